@@ -1,0 +1,22 @@
+"""Emitters: one ``ast.NodeVisitor`` per target writes a Program as source text."""
+
+from __future__ import annotations
+
+from ..errors import BackendUnavailable
+
+TARGETS = ("wgsl", "glsl", "hlsl", "msl", "cuda", "python")
+GPU_TARGETS = ("wgsl", "glsl", "hlsl", "msl", "cuda")
+
+
+def emitter_class(target: str) -> type:
+    """The emitter class of ``target``; a clear error for targets not built yet."""
+    if target == "wgsl":
+        from .wgsl import WgslEmitter
+        return WgslEmitter
+    if target == "python":
+        from .python import PythonEmitter
+        return PythonEmitter
+    if target in TARGETS:
+        raise BackendUnavailable(f"the {target!r} emitter is not implemented yet in this version "
+                                 "of pyshade (available: wgsl, python)")
+    raise ValueError(f"unknown target {target!r}: choose one of {', '.join(TARGETS)}")

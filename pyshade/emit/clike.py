@@ -1,0 +1,55 @@
+"""Brace-language syntax shared by WGSL, GLSL, HLSL, MSL and CUDA C."""
+
+from __future__ import annotations
+
+import ast
+
+from .. import types as T
+from .base import Emitter
+
+
+class CLikeEmitter(Emitter):
+    """Blocks in braces, statements ending in ``;``, ``&&``/``||``/``!``."""
+
+    bool_ops = {ast.And: "&&", ast.Or: "||"}
+
+    def stmt_end(self, text: str) -> str:
+        return text + ";"
+
+    def begin_if(self, cond: str, node: ast.AST) -> None:
+        self.line(f"if ({cond}) {{", node)
+
+    def begin_elif(self, cond: str, node: ast.AST) -> None:
+        self.depth -= 0
+        self.out[-1:] = self.out[-1:]
+        self.line(f"}} else if ({cond}) {{", node)
+
+    def begin_else(self) -> None:
+        self.line("} else {")
+
+    def end_block(self) -> None:
+        self.line("}")
+
+    def begin_while(self, cond: str, node: ast.AST) -> None:
+        self.line(f"while ({cond}) {{", node)
+
+    def ex_UnaryOp(self, node: ast.UnaryOp) -> str:
+        if isinstance(node.op, ast.Not):
+            return f"!{self.sub(node.operand)}"
+        if isinstance(node.op, ast.UAdd):
+            return self.expr(node.operand)
+        if isinstance(node.op, ast.Invert):
+            return f"~{self.sub(node.operand)}"
+        return self.negate(node)
+
+    def negate(self, node: ast.UnaryOp) -> str:
+        return f"-{self.sub(node.operand)}"
+
+    def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
+        sym = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+               ast.GtE: ">="}[op]
+        return f"{self.sub(a)} {sym} {self.sub(b)}"
+
+    def is_signed_int(self, t: T.Type) -> bool:
+        e = t.elem if isinstance(t, T.VectorType) else (t.base if isinstance(t, T.EnumType) else t)
+        return isinstance(e, T.ScalarType) and e.kind == "int"

@@ -1,0 +1,408 @@
+"""Python emitter: the kernel as plain Python for the CPU device.
+
+The output reproduces GPU fixed-width semantics with the helpers of
+``pyshade.runtime.cpu_support`` (``_u32(a * b)`` wraps, ``_f32(a + b)`` rounds
+to binary32, shifts check their count, signed indices refuse negatives). The
+text is compiled with the user's file name and line numbers (``compile_code``),
+so tracebacks, pdb and coverage show the user's own source lines. A kernel
+that calls ``barrier()`` becomes a generator that yields at each barrier.
+Structs are values on a GPU: reading a struct or array into a variable,
+passing or storing it copies it (``_copy``).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any
+
+from .. import types as T
+from ..frontend.exprs import IDS
+from ..frontend.program import FuncInfo
+from .base import Emitter
+
+WRAP = {"i32": "_i32", "u32": "_u32", "i64": "_i64", "u64": "_u64", "f32": "_f32",
+        "f16": "_f16"}
+ROUND = {"f32": "_f32", "f16": "_f16", "f64": "_f64"}
+
+
+def _scalar(t: T.Type) -> T.Type:
+    if isinstance(t, (T.VectorType, T.MatrixType)):
+        return t.elem
+    return t.base if isinstance(t, T.EnumType) else t
+
+
+class PythonEmitter(Emitter):
+    """Writes a Program as Python for the CPU interpreter."""
+
+    target = "python"
+    comment = "#"
+    bool_ops = {ast.And: "and", ast.Or: "or"}
+
+    # -- program -------------------------------------------------------------------------
+    def header(self) -> None:
+        super().header()
+        self.line("import math")
+        self.line("from pyshade.runtime.cpu_support import *  # noqa: F403")
+        self.line()
+
+    def enum_decl(self, e: T.EnumType) -> None:
+        for m, v in e.members.items():
+            self.line(f"{self.global_name(f'{e.name}_{m}')} = {v}")
+        self.line()
+
+    def struct_decl(self, s: T.StructType) -> None:
+        name = self.global_name(s.name)
+        fields = [f for f, _ in s.fields]
+        defaults = ", ".join(f"{f!r}: {self.zero(t)}" for f, t in s.fields)
+        self.line(f"{name} = make_struct_class({name!r}, {fields!r}, {{{defaults}}})")
+        self.line()
+
+    def zero(self, t: T.Type) -> str:
+        t = t.base if isinstance(t, T.EnumType) else t
+        if isinstance(t, T.ScalarType):
+            return "False" if t.kind == "bool" else ("0.0" if t.is_float else "0")
+        if isinstance(t, T.VectorType):
+            return f"Vec(({self.zero(t.elem)},) * {t.n})"
+        if isinstance(t, T.MatrixType):
+            return f"_mat({t.n})"
+        if isinstance(t, T.StructType):
+            return f"{self.global_name(t.name)}()"
+        if isinstance(t, T.ArrayType):
+            z = self.zero(t.elem)
+            if isinstance(t.elem, (T.StructType, T.ArrayType)):
+                return f"[{z} for _ in range({t.n})]"
+            return f"[{z}] * {t.n}"
+        raise self.error(self.k.tree, f"internal: no zero for {t}")
+
+    def function_header(self, f: FuncInfo) -> None:
+        params = []
+        if f.is_kernel:
+            params += [self.id_value(i) for i in IDS if i in f.ids_used]
+            params += [self.global_name(s) for s in f.shared]
+            params += [self.local(n) if not isinstance(t, T.BufferType) else self.global_name(n)
+                       for n, t in f.params]
+            name = self.global_name(f.name)
+        else:
+            self.rev_buffers = {g: p for p, g in f.buffer_params.items()}
+            params += [self.local(n) for n, _ in f.all_params]
+            params += [self.id_value(i) for i in sorted(f.ids_used)]
+            name = self.global_name(f.emit_name)
+        self.out.append(f"def {name}({', '.join(params)}):")
+        self.line_map.append(f.tree.lineno)
+
+    def function_prologue(self, f: FuncInfo) -> None:
+        if f.is_kernel:
+            self.rev_buffers = {}
+
+    def ref(self, node: ast.AST) -> str:
+        kind, name = getattr(node, "ps_ref", ("local", node.id))
+        if kind == "global":
+            if not self.func.is_kernel:
+                return self.local(self.rev_buffers[name])
+            return self.global_name(name)
+        return self.local(name)
+
+    def empty_body(self) -> None:
+        self.line("pass")
+
+    def visit_Pass(self, node: ast.Pass) -> None:
+        self.line("pass", node)
+
+    # -- statements ---------------------------------------------------------------------
+    def begin_if(self, cond: str, node: ast.AST) -> None:
+        self.line(f"if {cond}:", node)
+
+    def begin_elif(self, cond: str, node: ast.AST) -> None:
+        self.line(f"elif {cond}:", node)
+
+    def begin_else(self) -> None:
+        self.line("else:")
+
+    def end_block(self) -> None:
+        pass
+
+    def begin_while(self, cond: str, node: ast.AST) -> None:
+        self.line(f"while {cond}:", node)
+
+    def visit_For(self, node: ast.For) -> None:
+        args = ", ".join(self.expr(a) for a in node.iter.args)
+        self.line(f"for {self.local(node.target.id)} in range({args}):", node)
+        self.nested(node.body)
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        msg = f", {node.msg.value!r}" if node.msg is not None else ""
+        self.line(f"assert {self.expr(node.test)}{msg}", node)
+
+    def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
+        self.line(f"{self.local(name)} = {self.value(value)}", node)
+
+    def declare_default(self, name: str, node: ast.AST | None = None) -> None:
+        pass
+
+    def declare_temp(self, name: str, t: T.Type, value: str, node: ast.AST) -> None:
+        self.line(f"{name} = {value}", node)
+
+    def assign(self, target: ast.expr, value: ast.expr, node: ast.AST) -> None:
+        self.line(self.store(target, self.value(value)), node)
+
+    def store(self, target: ast.expr, v: str) -> str:
+        """``target = v`` where vectors and matrices are immutable values."""
+        if isinstance(target, ast.Attribute) and isinstance(target.value.ps_type, T.VectorType):
+            return self.store(target.value, f"_vset({self.expr(target.value)}, "
+                                            f"{target.attr!r}, {v})")
+        if isinstance(target, ast.Subscript) and isinstance(target.value.ps_type, T.VectorType):
+            comps = "'xyzw'[" + self.index(target.slice) + "]"
+            return self.store(target.value, f"_vset({self.expr(target.value)}, {comps}, {v})")
+        if isinstance(target, ast.Subscript) and isinstance(target.value.ps_type, T.MatrixType):
+            return self.store(target.value, f"_mset({self.expr(target.value)}, "
+                                            f"{self.index(target.slice)}, {v})")
+        return f"{self.expr(target)} = {v}"
+
+    def call_statement(self, call: ast.expr, node: ast.AST) -> None:
+        kind, what = call.ps_call
+        if kind == "builtin" and what.name == "barrier":
+            self.line("yield", node)
+            return
+        self.line(self.expr(call), node)
+
+    # -- expressions -------------------------------------------------------------------
+    def value(self, node: ast.expr) -> str:
+        s = self.expr(node)
+        if isinstance(node.ps_type, (T.StructType, T.ArrayType)) and \
+                isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
+            return f"_copy({s})"
+        return s
+
+    def literal(self, value: Any, t: T.Type) -> str:
+        t = t.base if isinstance(t, T.EnumType) else t
+        if isinstance(value, bool) or t == T.bool_:
+            return "True" if value else "False"
+        if isinstance(t, T.ScalarType) and t.is_float or isinstance(value, float):
+            v = float(value)
+            if isinstance(t, T.ScalarType) and t.name in ("f32", "f16"):
+                from ..runtime.cpu_support import _f16, _f32
+                v = (_f32 if t.name == "f32" else _f16)(v)
+            if math.isnan(v):
+                return "math.nan"
+            if math.isinf(v):
+                return "math.inf" if v > 0 else "-math.inf"
+            return repr(v)
+        return str(int(value))
+
+    def ex_Subscript(self, node: ast.Subscript) -> str:
+        return f"{self.sub(node.value)}[{self.index(node.slice)}]"
+
+    def index(self, node: ast.expr) -> str:
+        s = self.expr(node)
+        t = _scalar(node.ps_type)
+        if isinstance(t, T.ScalarType) and t.kind == "int" and not isinstance(node, ast.Constant):
+            return f"_idx({s})"
+        return s
+
+    def ex_Attribute(self, node: ast.Attribute) -> str:
+        if isinstance(node.value.ps_type, T.EnumType):
+            return self.expr(node.value)
+        return f"{self.sub(node.value)}.{node.attr}"
+
+    def ex_IfExp(self, node: ast.IfExp) -> str:
+        return f"{self.sub(node.body)} if {self.sub(node.test)} else {self.sub(node.orelse)}"
+
+    def ex_UnaryOp(self, node: ast.UnaryOp) -> str:
+        if isinstance(node.op, ast.Not):
+            return f"not {self.sub(node.operand)}"
+        if isinstance(node.op, ast.UAdd):
+            return self.expr(node.operand)
+        op = "-" if isinstance(node.op, ast.USub) else "~"
+        return self.elementwise(node.ps_type, lambda a: self.wrap(node.ps_type, f"{op}{a}"),
+                                [self.sub(node.operand)], [node.operand.ps_type])
+
+    def wrap(self, t: T.Type, s: str) -> str:
+        w = WRAP.get(_scalar(t).name)
+        return f"{w}({s})" if w else s
+
+    def rnd(self, t: T.Type) -> str:
+        return ROUND.get(_scalar(t).name, "_f32")
+
+    def elementwise(self, t: T.Type, scalar: Any, args: list[str], types: list) -> str:
+        """Apply a scalar expression builder to scalars, or map it over vectors."""
+        if any(isinstance(a, T.VectorType) for a in types):
+            names = ["a", "b", "c"][:len(args)]
+            return f"_vmap(lambda {', '.join(names)}: {scalar(*names)}, {', '.join(args)})"
+        return scalar(*args)
+
+    def ex_BinOp(self, node: ast.BinOp) -> str:
+        op = type(node.op)
+        t = node.ps_type
+        lt, rt = node.left.ps_type, node.right.ps_type
+        a, b = self.sub(node.left), self.sub(node.right)
+        if op is ast.MatMult:
+            return f"_matmul({a}, {b}, _f32)"
+        if isinstance(lt, T.MatrixType) or isinstance(rt, T.MatrixType):
+            return self.matrix_op(node, a, b)
+        if op is ast.Pow:
+            fn = self.pow_helper()
+            w = WRAP.get(_scalar(t).name) or "float"
+            return self.elementwise(t, lambda x: f"{fn}({x}, {node.right.value}, {w})", [a], [lt])
+        e = _scalar(t)
+        sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}.get(op)
+        if sym:
+            f = lambda x, y: self.wrap(t, f"{x} {sym} {y}")  # noqa: E731
+        elif op is ast.Div:
+            f = lambda x, y: f"{self.rnd(t)}(_fdiv({x}, {y}))"  # noqa: E731
+        elif op is ast.FloorDiv:
+            if e.is_float:
+                f = lambda x, y: f"_ffloordiv({x}, {y}, {self.rnd(t)})"  # noqa: E731
+            else:
+                f = lambda x, y: self.wrap(t, f"{x} // {y}")  # noqa: E731
+        elif op is ast.Mod:
+            if e.is_float:
+                f = lambda x, y: f"_fmod({x}, {y}, {self.rnd(t)})"  # noqa: E731
+            else:
+                f = lambda x, y: f"{x} % {y}"  # noqa: E731
+        elif op is ast.LShift:
+            f = lambda x, y: self.wrap(t, f"_shl({x}, {y}, {e.bits})")  # noqa: E731
+        elif op is ast.RShift:
+            f = lambda x, y: f"_shr({x}, {y}, {e.bits})"  # noqa: E731
+        else:
+            s2 = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}[op]
+            f = lambda x, y: f"{x} {s2} {y}"  # noqa: E731
+        return self.elementwise(t, f, [a, b], [lt, rt])
+
+    def matrix_op(self, node: ast.BinOp, a: str, b: str) -> str:
+        lt, rt = node.left.ps_type, node.right.ps_type
+        n = (lt if isinstance(lt, T.MatrixType) else rt).n
+        sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}[type(node.op)]
+        if isinstance(lt, T.MatrixType) and isinstance(rt, T.MatrixType):
+            return (f"_mat({n}, *(_vmap(lambda x, y: _f32(x {sym} y), c, d) "
+                    f"for c, d in zip({a}, {b})))")
+        m, s = (a, b) if isinstance(lt, T.MatrixType) else (b, a)
+        return f"_mat({n}, *(_vmap(lambda x, y: _f32(x {sym} y), c, {s}) for c in {m}))"
+
+    def pow_helper(self) -> str:
+        def make(name: str) -> str:
+            return (f"def {name}(x, n, wrap):\n"
+                    f"    # x ** n for a constant n: n - 1 multiplications, left to right\n"
+                    f"    if n == 0:\n        return wrap(1)\n"
+                    f"    r = x\n    for _ in range(n - 1):\n        r = wrap(r * x)\n"
+                    f"    return r")
+        return self.helper("powi", make)
+
+    def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
+        sym = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+               ast.GtE: ">="}[op]
+        return self.elementwise(node.ps_type, lambda x, y: f"{x} {sym} {y}",
+                                [self.sub(a), self.sub(b)], [a.ps_type, b.ps_type])
+
+    # -- calls ----------------------------------------------------------------------------
+    def call_func(self, node: ast.Call, info: FuncInfo) -> str:
+        args = []
+        for (pname, _), a in zip(info.all_params, node.ps_args):
+            args.append(self.expr(a) if pname in info.buffer_params else self.value(a))
+        args += self.id_args(info)
+        return f"{self.globals.name(info.emit_name)}({', '.join(args)})"
+
+    def call_cast(self, node: ast.Call, t: T.Type) -> str:
+        a = node.args[0]
+        src, dst = _scalar(a.ps_type), _scalar(t)
+        s = self.expr(a)
+        if src == dst:
+            return s
+        if dst.kind == "bool":
+            return f"({s} != 0)"
+        if dst.is_int:
+            if src.kind == "bool":
+                return f"int({s})"
+            if src.is_float:
+                return f"_ftoi({s}, {dst.min}, {dst.max})"
+            return self.wrap(dst, s)
+        return f"{self.rnd(dst)}({s})" if dst.name != "f64" else f"float({s})"
+
+    def call_construct(self, node: ast.Call, t: T.Type) -> str:
+        if isinstance(t, T.MatrixType):
+            return f"_mat({t.n}{''.join(', ' + self.expr(a) for a in node.args)})"
+        args = node.args
+        if not args:
+            return self.zero(t)
+        if len(args) == 1 and isinstance(args[0].ps_type, T.VectorType):
+            src = args[0].ps_type
+            if src == t:
+                return self.expr(args[0])
+            conv = ast.Call(ast.Name("x", ast.Load()), [], [])
+            x = ast.Name("x", ast.Load())
+            x.ps_type = src.elem
+            x.ps_ref = ("raw", "x")
+            conv.args = [x]
+            inner = self.call_cast(conv, t.elem)
+            return f"_vmap(lambda x: {inner}, {self.expr(args[0])})"
+        if len(args) == 1:
+            return f"Vec(({self.expr(args[0])},) * {t.n})"
+        parts = [f"*{self.expr(a)}" if isinstance(a.ps_type, T.VectorType) else self.expr(a)
+                 for a in args]
+        return f"Vec(({', '.join(parts)}))"
+
+    def ex_Name(self, node: ast.Name) -> str:
+        if getattr(node, "ps_ref", ("",))[0] == "raw":
+            return node.id
+        return self.ref(node)
+
+    def call_struct(self, node: ast.Call, st: T.StructType) -> str:
+        vals = [f"{f}={self.value(a)}" for f, a in node.ps_fields if a is not None]
+        return f"{self.global_name(st.name)}({', '.join(vals)})"
+
+    def call_array(self, node: ast.Call, at: T.ArrayType) -> str:
+        return self.zero(at)
+
+    def call_builtin(self, node: ast.Call, b: Any) -> str:
+        spell = b.spell.get("python", "")
+        t = node.ps_type
+        args = [self.value(a) for a in node.args]
+        types = [a.ps_type for a in node.args]
+        if spell.startswith("{map}(") or spell.startswith("{pred}("):
+            fn = spell[spell.index("(") + 1:-1]
+            rnd = self.rnd(t) if spell.startswith("{map}") else ""
+            names = ["a", "b", "c"][:len(args)]
+            return self.elementwise(t, lambda *xs: f"{rnd}({fn}({', '.join(xs)}))" if rnd
+                                    else f"{fn}({', '.join(xs)})", args, types)
+        if b.name in ("abs", "min", "max"):
+            fn = b.name
+            if b.name == "abs" and _scalar(t).is_int:
+                return self.elementwise(t, lambda x: self.wrap(t, f"abs({x})"), args, types)
+            return self.elementwise(t, lambda *xs: f"{fn}({', '.join(xs)})", args, types)
+        if b.name == "print":
+            parts = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                     else None for a in node.args]
+            shown = [repr(p) if p is not None else self.expr(a) for p, a in zip(parts, node.args)]
+            return f"print({', '.join(shown)})"
+        extras = {"r": self.rnd(t) if t is not None else "_f32",
+                  "wrap": WRAP.get(_scalar(t).name, "int") if t is not None else "int",
+                  "ids": _Ids(self)}
+        if b.name == "bitcast":
+            extras["T"] = _scalar(t).name
+            extras["src"] = _scalar(types[1]).name
+        if node.args and isinstance(_scalar(types[0]), T.ScalarType):
+            extras["bits"] = _scalar(types[0]).bits
+        if b.name.startswith("atomic_") and b.name != "atomic_compare_exchange":
+            extras["wrap"] = WRAP.get(_scalar(t).name, "int")
+        return spell.format(*args, **extras)
+
+    # -- compile with the user's lines --------------------------------------------------
+    def compile_code(self) -> Any:
+        """Compile the emitted text so that its code carries the user's file and lines."""
+        text = self.text()
+        tree = ast.parse(text)
+        fallback = self.k.tree.lineno
+        mapping = self.line_map
+        for node in ast.walk(tree):
+            if hasattr(node, "lineno"):
+                src = mapping[node.lineno - 1] if node.lineno - 1 < len(mapping) else None
+                node.lineno = node.end_lineno = src or fallback
+        return compile(tree, self.prog.filename, "exec")
+
+
+class _Ids:
+    def __init__(self, em: PythonEmitter):
+        self.em = em
+
+    def __getattr__(self, which: str) -> str:
+        return self.em.id_value(which)

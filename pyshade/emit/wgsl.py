@@ -1,0 +1,462 @@
+"""WGSL emitter: the language of WebGPU (naga in wgpu-py, Tint in browsers).
+
+Design notes:
+- Resources: each ``Buffer[T]`` is ``@group(0) @binding(i)`` storage (read or
+  read_write as used); scalar/struct parameters are members of one struct
+  ``Params`` in a uniform buffer (read-only storage where the uniform layout
+  rules would move a field), copied into locals named as in Python.
+- ``bool`` is not host-shareable in WGSL: bool struct fields and parameters
+  are u32 in memory, converted at each access.
+- Python semantics: ``//`` and ``%`` on signed ints and ``%`` on floats use
+  generated helpers (floor semantics); WGSL integer arithmetic already wraps;
+  ``round`` is ties-to-even; ``&&``/``||`` short-circuit. ``x if c else y``
+  becomes ``select`` (both sides evaluated: WGSL defines out-of-bounds reads
+  and division by zero), which is refused when a side has side effects.
+- WGSL has no f64/i64/u64: using them is a TranslationError naming wgsl.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import struct
+from typing import Any
+
+from .. import types as T
+from ..frontend.program import FuncInfo
+from .clike import CLikeEmitter
+
+SCALAR = {"bool": "bool", "i32": "i32", "u32": "u32", "f32": "f32", "f16": "f16"}
+ID_BUILTINS = {"global_id": "global_invocation_id", "local_id": "local_invocation_id",
+               "group_id": "workgroup_id", "num_groups": "num_workgroups",
+               "local_index": "local_invocation_index"}
+
+
+class WgslEmitter(CLikeEmitter):
+    """Writes a Program as WGSL."""
+
+    target = "wgsl"
+
+    # -- types -------------------------------------------------------------------------
+    def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
+        if isinstance(t, T.EnumType):
+            return self.type_name(t.base)
+        if isinstance(t, T.ScalarType):
+            if t.name not in SCALAR:
+                raise self.error(node or self.func_node(), f"{t.name} is not supported by WGSL "
+                                 "(no 64-bit types): use f32/i32/u32 or another target")
+            if t.kind == "bool" and storage:
+                return "u32"
+            return SCALAR[t.name]
+        if isinstance(t, T.VectorType):
+            return f"vec{t.n}<{self.type_name(t.elem, node, storage)}>"
+        if isinstance(t, T.MatrixType):
+            return f"mat{t.n}x{t.n}<f32>"
+        if isinstance(t, T.ArrayType):
+            return f"array<{self.type_name(t.elem, node, storage)}, {t.n}>"
+        if isinstance(t, T.StructType):
+            return self.global_name(t.name)
+        raise self.error(node or self.func_node(), f"internal: no WGSL type for {t}")
+
+    def func_node(self) -> ast.AST:
+        return self.func.tree if self.func else self.k.tree
+
+    def literal(self, value: Any, t: T.Type) -> str:
+        t = t.base if isinstance(t, T.EnumType) else t
+        if t == T.bool_ or isinstance(value, bool):
+            return "true" if value else "false"
+        if t.kind == "int":
+            v = int(value)
+            return f"{v}i" if v != -2**31 else "i32(-2147483647 - 1)"
+        if t.kind == "uint":
+            return f"{int(value)}u"
+        v = float(value)
+        suffix = "h" if t == T.f16 else "f"
+        if math.isnan(v) or math.isinf(v):
+            bits = struct.unpack("<I", struct.pack("<f", v))[0]
+            return f"bitcast<f32>({bits:#010x}u)" if t == T.f32 else f"f16({v})"
+        r = repr(float(v)) if t != T.f32 else _shortest_f32(v)
+        return r + suffix
+
+    # -- declarations --------------------------------------------------------------------
+    def enum_decl(self, e: T.EnumType) -> None:
+        for m, v in e.members.items():
+            self.line(f"const {self.global_name(f'{e.name}_{m}')}: {self.type_name(e.base)} = "
+                      f"{self.literal(v, e.base)};")
+        self.line()
+
+    def struct_decl(self, s: T.StructType) -> None:
+        self.line(f"struct {self.global_name(s.name)} {{")
+        for f, ft in s.fields:
+            self.line(f"    {f}: {self.type_name(ft, storage=True)},")
+        self.line("}")
+        self.line()
+
+    def resources(self) -> None:
+        k = self.k
+        uses_f16 = any(t == T.f16 or getattr(t, "elem", None) == T.f16
+                       for t in self._all_types())
+        if uses_f16:
+            self.out.insert(1, "enable f16;")
+            self.line_map.insert(1, None)
+        for i, b in enumerate(k.buffers):
+            elem = self.type_name(b.type.elem, storage=True)
+            if b.atomic:
+                elem = f"atomic<{elem}>"
+            access = "read_write" if b.written else "read"
+            self.line(f"@group(0) @binding({i}) var<storage, {access}> "
+                      f"{self.global_name(b.name)}: array<{elem}>;")
+        if k.values:
+            block = self.prog.param_block
+            self.line(f"struct {self.globals.name('_ps_Params')} {{")
+            for (name, t), (_, off, align, size) in zip(k.values, block.placed):
+                attrs = ""
+                if align:
+                    attrs += f"@align({align}) "
+                if size:
+                    attrs += f"@size({size}) "
+                self.line(f"    {attrs}{name}: {self.type_name(t, storage=True)},")
+            self.line("}")
+            space = "uniform" if block.kind == "uniform" else "storage, read"
+            self.line(f"@group(0) @binding({len(k.buffers)}) var<{space}> "
+                      f"{self.globals.name('_ps_params')}: {self.globals.name('_ps_Params')};")
+        for name, sh in k.shared.items():
+            elem = self.type_name(sh.type.elem, storage=True)
+            if sh.atomic:
+                elem = f"atomic<{elem}>"
+            self.line(f"var<workgroup> {self.global_name(name)}: array<{elem}, {sh.type.n}>;")
+        self.line()
+
+    def _all_types(self) -> list:
+        ts = [b.type.elem for b in self.k.buffers] + [t for _, t in self.k.values]
+        for f in self.prog.funcs + [self.k]:
+            ts += list(f.locals.values())
+        for s in self.prog.structs:
+            ts += [t for _, t in s.fields]
+        return ts
+
+    # -- functions -------------------------------------------------------------------
+    def function_header(self, f: FuncInfo) -> None:
+        src_line = f.tree.lineno
+        if f.is_kernel:
+            x, y, z = f.workgroup_size
+            self.line(f"@compute @workgroup_size({x}, {y}, {z})")
+            params = []
+            needed = set(f.ids_used)
+            if f.folded and needed & {"global_id", "group_id", "num_groups"}:
+                needed |= {"group_id", "num_groups", "local_id"}
+            for which in ID_BUILTINS:
+                if which in needed:
+                    name = self.names.name(f"_ps_raw_{which}" if f.folded else "_ps_" + which)
+                    t = "u32" if which == "local_index" else "vec3<u32>"
+                    params.append(f"@builtin({ID_BUILTINS[which]}) {name}: {t}")
+            self.line(f"fn {self.global_name(f.name)}({', '.join(params)}) {{  "
+                      f"// {self.file}:{src_line}")
+            return
+        params = []
+        self.param_names: dict[str, str] = {}
+        for name, t in f.params:
+            pname = self.names.fresh(name) if name in f.mutated else self.local(name)
+            self.param_names[name] = pname
+            params.append(f"{pname}: {self.type_name(t, f.tree)}")
+        for which in sorted(f.ids_used):
+            t = "u32" if which == "local_index" else "vec3<u32>"
+            params.append(f"{self.id_value(which)}: {t}")
+        ret = f" -> {self.type_name(f.ret, f.tree)}" if f.ret is not None else ""
+        self.line(f"fn {self.global_name(f.emit_name)}({', '.join(params)}){ret} {{  "
+                  f"// {self.file}:{src_line}")
+
+    def function_prologue(self, f: FuncInfo) -> None:
+        if f.is_kernel:
+            if f.folded:
+                self.unfold_ids(f)
+            params = self.globals.name("_ps_params")
+            for name, t in f.values:
+                v = f"{params}.{name}"
+                if t == T.bool_:
+                    v = f"({v} != 0u)"
+                kw = "var" if name in f.mutated else "let"
+                self.line(f"{kw} {self.local(name)}: {self.type_name(t)} = {v};")
+            return
+        for name, t in f.params:
+            if name in f.mutated:
+                self.line(f"var {self.local(name)}: {self.type_name(t)} = {self.param_names[name]};")
+
+    def unfold_ids(self, f: FuncInfo) -> None:
+        """Groups beyond the per-dimension limit are folded into y/z by the runtime."""
+        raw = lambda w: self.names.name(f"_ps_raw_{w}")  # noqa: E731
+        wid, nwg, lid = raw("group_id"), raw("num_groups"), raw("local_id")
+        x = f.workgroup_size[0]
+        lin = self.names.name("_ps_group_id")
+        self.line(f"let {lin} = vec3<u32>({wid}.x + {wid}.y * {nwg}.x + {wid}.z * {nwg}.x * "
+                  f"{nwg}.y, 0u, 0u);")
+        if "num_groups" in f.ids_used:
+            self.line(f"let {self.names.name('_ps_num_groups')} = vec3<u32>({nwg}.x * {nwg}.y * "
+                      f"{nwg}.z, 1u, 1u);")
+        if "global_id" in f.ids_used:
+            self.line(f"let {self.names.name('_ps_global_id')} = vec3<u32>({lin}.x * {x}u + "
+                      f"{lid}.x, {lid}.y, {lid}.z);")
+        if "local_id" in f.ids_used:
+            self.line(f"let {self.names.name('_ps_local_id')} = {lid};")
+        if "local_index" in f.ids_used:
+            self.line(f"let {self.names.name('_ps_local_index')} = "
+                      f"{self.names.name('_ps_raw_local_index')};")
+
+    def function_footer(self, f: FuncInfo) -> None:
+        self.line("}")
+
+    # -- statements ---------------------------------------------------------------------
+    def begin_for(self, var: str, t: T.Type, start: str, cond: str, step: str,
+                  node: ast.AST) -> None:
+        self.line(f"for (var {var}: {self.type_name(t)} = {start}; {cond}; {var} += {step}) {{",
+                  node)
+
+    def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
+        if isinstance(t, T.ArrayType):
+            return self.declare_default(name, node)
+        kw = "var" if name in self.func.mutated else "let"
+        self.line(f"{kw} {self.local(name)}: {self.type_name(t, node)} = {self.value(value)};",
+                  node)
+
+    def declare_default(self, name: str, node: ast.AST | None = None) -> None:
+        t = self.func.locals[name]
+        self.line(f"var {self.local(name)}: {self.type_name(t, node)};", node)
+
+    def declare_temp(self, name: str, t: T.Type, value: str, node: ast.AST) -> None:
+        self.line(f"let {name}: {self.type_name(t, node)} = {value};", node)
+
+    def assign(self, target: ast.expr, value: ast.expr, node: ast.AST) -> None:
+        v = self.value(value)
+        if isinstance(target, ast.Attribute) and target.value.ps_type is not None and \
+                isinstance(target.value.ps_type, T.StructType) and target.ps_type == T.bool_:
+            v = f"select(0u, 1u, {v})"
+        if self.atomic_element(target):
+            self.line(f"atomicStore(&{self.place(target)}, {v});", node)
+            return
+        self.line(f"{self.place(target)} = {v};", node)
+
+    def place(self, target: ast.expr) -> str:
+        """A reference expression (store side)."""
+        if isinstance(target, ast.Name):
+            return self.ref(target)
+        if isinstance(target, ast.Subscript):
+            return f"{self.place(target.value)}[{self.expr(target.slice)}]"
+        return f"{self.place(target.value)}.{target.attr}"
+
+    def atomic_element(self, node: ast.expr) -> bool:
+        if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Name):
+            return False
+        ref = getattr(node.value, "ps_ref", None)
+        if not ref or ref[0] != "global":
+            return False
+        for b in self.k.buffers:
+            if b.name == ref[1]:
+                return b.atomic
+        sh = self.k.shared.get(ref[1])
+        return bool(sh and sh.atomic)
+
+    def call_statement(self, call: ast.expr, node: ast.AST) -> None:
+        kind, what = call.ps_call
+        if kind == "builtin" and what.name == "barrier":
+            self.line("storageBarrier();", node)
+            self.line("workgroupBarrier();", node)
+            return
+        text = self.expr(call)
+        if call.ps_type is not None:
+            text = f"_ = {text}"
+        self.line(f"{text};", node)
+
+    # -- expressions -------------------------------------------------------------------
+    def ex_Subscript(self, node: ast.Subscript) -> str:
+        s = f"{self.sub(node.value)}[{self.expr(node.slice)}]"
+        if self.atomic_element(node):
+            return f"atomicLoad(&{s})"
+        return s
+
+    def ex_Attribute(self, node: ast.Attribute) -> str:
+        vt = node.value.ps_type
+        if isinstance(vt, T.EnumType):       # .value
+            return self.expr(node.value)
+        s = f"{self.sub(node.value)}.{node.attr}"
+        if isinstance(vt, T.StructType) and node.ps_type == T.bool_:
+            return f"({s} != 0u)"
+        return s
+
+    def ex_IfExp(self, node: ast.IfExp) -> str:
+        for side in (node.body, node.orelse):
+            for n in ast.walk(side):
+                call = getattr(n, "ps_call", None)
+                if call and ((call[0] == "builtin" and not call[1].pure) or
+                             (call[0] == "func" and not call[1].pure)):
+                    raise self.error(node, "x if c else y becomes select() in WGSL, which "
+                                           "evaluates both sides: this side has side effects; "
+                                           "use an if statement")
+        return f"select({self.expr(node.orelse)}, {self.expr(node.body)}, {self.expr(node.test)})"
+
+    def negate(self, node: ast.UnaryOp) -> str:
+        t = node.ps_type
+        e = t.elem if isinstance(t, T.VectorType) else t
+        if e.kind == "uint":
+            return f"({self.type_name(t)}() - {self.sub(node.operand)})"
+        return f"-{self.sub(node.operand)}"
+
+    def ex_BinOp(self, node: ast.BinOp) -> str:
+        op = type(node.op)
+        t = node.ps_type
+        lt, rt = node.left.ps_type, node.right.ps_type
+        a, b = self.sub(node.left), self.sub(node.right)
+        e = t.elem if isinstance(t, (T.VectorType, T.MatrixType)) else (
+            t.base if isinstance(t, T.EnumType) else t)
+        if op is ast.Add:
+            return f"{a} + {b}"
+        if op is ast.Sub:
+            return f"{a} - {b}"
+        if op in (ast.Mult, ast.MatMult):
+            return f"{a} * {b}"
+        if op is ast.Div:
+            return f"{a} / {b}"
+        if op in (ast.FloorDiv, ast.Mod):
+            kind = "floordiv" if op is ast.FloorDiv else "mod"
+            if e.kind == "uint":
+                return f"{a} {'/' if kind == 'floordiv' else '%'} {b}"
+            if e.kind == "float" and kind == "floordiv":
+                return f"floor({a} / {b})"
+            a, b = self.broadcast(a, lt, t), self.broadcast(b, rt, t)
+            return f"{self.py_div_helper(kind, t)}({a}, {b})"
+        if op is ast.Pow:
+            return f"{self.pow_helper(t)}({self.expr(node.left)}, {node.right.value}u)"
+        if op in (ast.LShift, ast.RShift):
+            sym = "<<" if op is ast.LShift else ">>"
+            want = T.u32 if not isinstance(lt, T.VectorType) else T.vector_of(T.u32, lt.n)
+            rt_ = rt.base if isinstance(rt, T.EnumType) else rt
+            if rt_ != want:
+                b = f"{self.type_name(want)}({self.expr(node.right)})"
+            return f"{a} {sym} {b}"
+        if op is ast.BitXor and e == T.bool_:
+            return f"{a} != {b}"
+        sym = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}[op]
+        return f"{a} {sym} {b}"
+
+    def broadcast(self, s: str, t: T.Type, want: T.Type) -> str:
+        if isinstance(want, T.VectorType) and not isinstance(t, T.VectorType):
+            return f"{self.type_name(want)}({s})"
+        return s
+
+    def py_div_helper(self, kind: str, t: T.Type) -> str:
+        tn = self.type_name(t)
+        key = f"{kind}_{tn.replace('<', '_').replace('>', '')}"
+        zero = f"{tn}()"
+
+        def make(name: str) -> str:
+            if kind == "floordiv":
+                return (f"// Python's floor division (rounds toward -inf)\n"
+                        f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
+                        f"    let q = a / b;\n"
+                        f"    return select(q, q - {tn}(1), (a % b != {zero}) & "
+                        f"((a < {zero}) != (b < {zero})));\n}}")
+            e = t.elem if isinstance(t, T.VectorType) else t
+            if e.kind == "float":
+                return (f"// Python's float modulo (sign of the divisor)\n"
+                        f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
+                        f"    return a - b * floor(a / b);\n}}")
+            return (f"// Python's modulo (sign of the divisor)\n"
+                    f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
+                    f"    let r = a % b;\n"
+                    f"    return select(r, r + b, (r != {zero}) & ((r < {zero}) != (b < {zero})));\n}}")
+        return self.helper(key, make)
+
+    def pow_helper(self, t: T.Type) -> str:
+        tn = self.type_name(t)
+        key = f"powi_{tn.replace('<', '_').replace('>', '')}"
+
+        def make(name: str) -> str:
+            one = f"{tn}(1)"
+            return (f"// x ** n for a constant integer n: n - 1 multiplications, left to right\n"
+                    f"fn {name}(x: {tn}, n: u32) -> {tn} {{\n"
+                    f"    if (n == 0u) {{ return {one}; }}\n"
+                    f"    var r = x;\n"
+                    f"    for (var i = 1u; i < n; i += 1u) {{ r = r * x; }}\n"
+                    f"    return r;\n}}")
+        return self.helper(key, make)
+
+    # -- calls ----------------------------------------------------------------------------
+    def call_cast(self, node: ast.Call, t: T.Type) -> str:
+        return f"{self.type_name(t, node)}({self.expr(node.args[0])})"
+
+    def call_construct(self, node: ast.Call, t: T.Type) -> str:
+        return f"{self.type_name(t, node)}({', '.join(self.value(a) for a in node.args)})"
+
+    def call_struct(self, node: ast.Call, st: T.StructType) -> str:
+        vals = []
+        for f, a in node.ps_fields:
+            ft = st.field_types[f]
+            if a is None:
+                vals.append(f"{self.type_name(ft, node, storage=True)}()")
+            elif ft == T.bool_:
+                vals.append(f"select(0u, 1u, {self.value(a)})")
+            else:
+                vals.append(self.value(a))
+        return f"{self.global_name(st.name)}({', '.join(vals)})"
+
+    def id_value(self, which: str) -> str:
+        return self.names.name("_ps_" + which)
+
+    def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
+        extras: dict[str, Any] = {}
+        if b.name in ID_BUILTINS:
+            extras["ids"] = _Ids(self)
+        if b.name == "len":
+            t = node.args[0].ps_type
+            extras["len"] = (f"arrayLength(&{args[0]})" if isinstance(t, T.BufferType)
+                             else f"{t.n}u")
+        if b.name in ("math.isnan", "math.isinf"):
+            t = node.args[0].ps_type
+            bits = "u32" if not isinstance(t, T.VectorType) else f"vec{t.n}<u32>"
+            if t == T.f16 or getattr(t, "elem", None) == T.f16:
+                extras["isnan"] = f"({args[0]} != {args[0]})"
+                extras["isinf"] = f"(abs({args[0]}) > 65504.0h)"
+            else:
+                m = f"(bitcast<{bits}>({args[0]}) & {bits}(0x7fffffffu))"
+                extras["isnan"] = f"({m} > {bits}(0x7f800000u))"
+                extras["isinf"] = f"({m} == {bits}(0x7f800000u))"
+        if b.name == "bitcast":
+            extras["T"] = self.type_name(node.ps_type, node)
+        if b.name == "atomic_compare_exchange":
+            extras["cas"] = self.cas(node, args)
+        return extras
+
+    def cas(self, node: ast.Call, args: list[str]) -> str:
+        buf = args[0]
+        t = self.type_name(node.ps_type)
+
+        def make(name: str) -> str:
+            # WGSL only has the weak form, which may fail spuriously: retry until the
+            # value really differs or the exchange happened (Python's strong semantics).
+            return (f"fn {name}(i: u32, expected: {t}, desired: {t}) -> {t} {{\n"
+                    f"    loop {{\n"
+                    f"        let r = atomicCompareExchangeWeak(&{buf}[i], expected, desired);\n"
+                    f"        if (r.exchanged || r.old_value != expected) {{ return r.old_value; }}\n"
+                    f"    }}\n}}")
+        fn = self.helper(f"cas_{buf}", make)
+        idx = args[1] if node.args[1].ps_type == T.u32 else f"u32({args[1]})"
+        return f"{fn}({idx}, {args[2]}, {args[3]})"
+
+
+class _Ids:
+    def __init__(self, em: WgslEmitter):
+        self.em = em
+
+    def __getattr__(self, which: str) -> str:
+        return self.em.id_value(which)
+
+
+def _shortest_f32(v: float) -> str:
+    """Shortest decimal that reads back as the same binary32 value."""
+    f = struct.unpack("<f", struct.pack("<f", v))[0]
+    for digits in range(1, 18):
+        s = f"{f:.{digits}g}"
+        if struct.unpack("<f", struct.pack("<f", float(s)))[0] == f:
+            if "e" not in s and "." not in s and "inf" not in s and "nan" not in s:
+                s += ".0"
+            return s
+    return repr(f)

@@ -1,0 +1,1 @@
+"""Frontend: Python function -> specialised, lowered, typed Python AST."""

@@ -1,0 +1,217 @@
+"""Run the frontend for one specialisation: the kernel, then every helper it
+reaches, each monomorphised per argument types (and per bound buffer).
+
+``check_kernel`` is the frontend's entry point: source -> specialise ->
+lower -> type check, returning a ``Program`` for the emitters.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import typing
+from typing import Any
+
+from .. import types as T
+from .exprs import CT, decay
+from .lower import lower
+from .program import BufferParam, FuncInfo, KernelInfo, Program
+from .source import FunctionSource, get_source, make_error
+from .specialize import Specializer
+from .typecheck import Checker, ProgramBuilder, _annotations
+
+
+def kernel_params(fn: Any) -> list[tuple[str, Any, Any]]:
+    """(name, annotation object, default or inspect.Parameter.empty) of a kernel."""
+    import inspect
+    sig = inspect.signature(fn)
+    ann = _annotations(fn)
+    return [(n, ann.get(n), p.default) for n, p in sig.parameters.items()]
+
+
+def check_kernel(fn: Any, target: str, typevars: dict, consts: dict,
+                 workgroup_size: tuple[int, int, int], folded: bool = False) -> Program:
+    """Translate ``fn``'s AST into a typed Program for ``target``."""
+    src = get_source(fn)
+    tree = copy.deepcopy(src.tree)
+    builder = ProgramBuilder(target)
+    builder.typevars = typevars
+    ann = _annotations(fn)
+    if tree.args.vararg or tree.args.kwarg or tree.args.kwonlyargs or tree.args.posonlyargs:
+        raise src.error(tree, "kernels take plain positional parameters (no *args, **kwargs, "
+                              "keyword-only or positional-only parameters)")
+    params: list[tuple[str, T.Type]] = []
+    buffers: list[BufferParam] = []
+    values: list[tuple[str, T.Type]] = []
+    for a in tree.args.args:
+        annot = ann.get(a.arg)
+        if annot is None:
+            raise src.error(a, f"kernel parameter {a.arg!r} needs a type annotation "
+                               "(ps.Buffer[T], a scalar, vector, struct or ps.Const[...])")
+        if isinstance(annot, T.ConstAnnotation):
+            if a.arg not in consts:
+                raise src.error(a, f"no value for the Const parameter {a.arg!r}")
+            continue
+        try:
+            t = T.resolve_type(annot, typevars, where=f"parameter {a.arg!r}")
+        except T.TypeResolutionError as e:
+            raise src.error(a, str(e)) from None
+        if isinstance(t, T.ArrayType):
+            raise src.error(a, "arrays cannot be kernel parameters: use ps.Buffer[T]")
+        params.append((a.arg, t))
+        if isinstance(t, T.BufferType):
+            buffers.append(BufferParam(a.arg, t))
+        else:
+            values.append((a.arg, t))
+        builder.use_type(t)
+    tree = Specializer(src, consts, target).visit(tree)
+    tree = lower(src, tree)
+    kinfo = KernelInfo(src=src, tree=tree, name=tree.name, params=params, is_kernel=True,
+                       buffers=buffers, values=values, workgroup_size=workgroup_size,
+                       folded=folded)
+    builder.kernel = kinfo
+    builder.stack.append((fn.__code__, tree))
+    checker = Checker(builder, kinfo, consts)
+    checker.prog_checker = _Helpers(builder)
+    checker.run()
+    builder.stack.pop()
+    _name_helpers(builder.order)
+    return Program(kernel=kinfo, funcs=builder.order, structs=builder.structs,
+                   enums=builder.enums, target=target, consts=dict(consts))
+
+
+def _name_helpers(funcs: list[FuncInfo]) -> None:
+    by_name: dict[str, list[FuncInfo]] = {}
+    for f in funcs:
+        by_name.setdefault(f.name, []).append(f)
+    for name, fs in by_name.items():
+        if len(fs) == 1:
+            fs[0].emit_name = name
+            continue
+        for f in fs:
+            suffix = "_".join(t.name for _, t in f.params) or "v"
+            globs = "_".join(f.buffer_params.values())
+            f.emit_name = f"{name}_{suffix}" + (f"_{globs}" if globs else "")
+
+
+class _Helpers:
+    """Monomorphisation of helper functions (one instance per argument types)."""
+
+    def __init__(self, builder: ProgramBuilder):
+        self.b = builder
+
+    def helper(self, caller: Checker, node: ast.Call, fn: Any, src: FunctionSource,
+               args: list) -> FuncInfo:
+        tree0 = src.tree
+        pnames = [a.arg for a in tree0.args.args]
+        if tree0.args.vararg or tree0.args.kwarg or tree0.args.kwonlyargs:
+            caller.error(node, f"{fn.__name__}() has *args/**kwargs/keyword-only parameters: "
+                               "helpers take plain positional parameters")
+        defaults = tree0.args.defaults
+        if not len(pnames) - len(defaults) <= len(args) <= len(pnames):
+            caller.error(node, f"{fn.__name__}() takes {len(pnames)} arguments, "
+                               f"got {len(args)}")
+        if len(args) < len(pnames):
+            extra = []
+            for d in defaults[len(defaults) - (len(pnames) - len(args)):]:
+                extra.append(caller.tx(copy.deepcopy(d)))
+            args = list(args) + extra
+            node.args = list(node.args) + extra
+        ann = _annotations(fn)
+        tv: dict = dict(self.b.typevars)
+        ptypes: list[tuple[str, T.Type]] = []
+        globs: dict[str, str] = {}
+        for pname, a in zip(pnames, args):
+            annot = ann.get(pname)
+            at = a.ps_type
+            if isinstance(at, CT):
+                caller.error(a, f"cannot pass {ast.unparse(a)} to a helper: pass a value "
+                                "(Const types are used directly, as cmp.before(...))")
+            ref = getattr(a, "ps_ref", None)
+            if isinstance(at, T.BufferType) or (isinstance(at, T.ArrayType) and at.shared):
+                if not (ref and ref[0] == "global"):
+                    caller.error(a, "pass a Buffer or shared array by its name")
+                globs[pname] = ref[1]
+                if annot is not None:
+                    want = annot.elem if isinstance(annot, T.BufferAnnotation) else None
+                    if isinstance(want, typing.TypeVar):
+                        self.bind(caller, a, want, at.elem, tv)
+                ptypes.append((pname, at))
+                continue
+            if annot is None:
+                t = caller.default(a).ps_type
+            elif isinstance(annot, typing.TypeVar):
+                if isinstance(at, T.AbstractType):
+                    t = tv.get(annot) or caller.default(a).ps_type
+                else:
+                    t = decay(at) if isinstance(at, T.EnumType) and at not in _tv_options(annot) \
+                        else at
+                self.bind(caller, a, annot, t, tv)
+                t = tv[annot]
+            else:
+                try:
+                    t = T.resolve_type(annot, tv, where=f"parameter {pname!r} of {fn.__name__}")
+                except T.TypeResolutionError as e:
+                    caller.error(a, str(e))
+            caller.coerce(a, t, f"parameter {pname!r} of {fn.__name__}()")
+            ptypes.append((pname, t))
+        ret_ann = ann.get("return", "missing")
+        key = (fn.__code__, tuple(t for _, t in ptypes), tuple(sorted(globs.items())))
+        if key in self.b.funcs:
+            return self.b.funcs[key]
+        tree = copy.deepcopy(tree0)
+        tree.args.defaults = []
+        tree = Specializer(src, {}, self.b.target).visit(tree)
+        tree = lower(src, tree)
+        info = FuncInfo(src=src, tree=tree, name=tree.name,
+                        params=[(n, t) for n, t in ptypes if n not in globs], key=key,
+                        buffer_params=globs)
+        info.all_params = ptypes
+        if ret_ann not in ("missing", None):
+            try:
+                info.ret = T.resolve_type(ret_ann, tv, where=f"return of {fn.__name__}")
+            except T.TypeResolutionError as e:
+                raise make_error(src.filename, tree, str(e)) from None
+            info.ret_declared = True
+            self.b.use_type(info.ret)
+        elif ret_ann is None:
+            info.ret_declared = True
+        self.b.stack.append((fn.__code__, tree))
+        saved = self.b.typevars
+        self.b.typevars = tv
+        sub = Checker(self.b, info, {})
+        sub.params = dict(ptypes)
+        sub.prog_checker = self
+        sub.run()
+        self.b.typevars = saved
+        self.b.stack.pop()
+        self.b.funcs[key] = info
+        self.b.order.append(info)
+        return info
+
+    def bind(self, caller: Checker, node: ast.AST, var: typing.TypeVar, t: T.Type,
+             tv: dict) -> None:
+        if var in tv:
+            if tv[var] != t:
+                caller.error(node, f"TypeVar {var.__name__} is already bound to {tv[var]} "
+                                   f"in this call, got {t}")
+            return
+        opts = _tv_options(var)
+        if opts and t not in opts:
+            caller.error(node, f"{t} is not allowed for TypeVar {var.__name__} "
+                               f"(allowed: {', '.join(o.name for o in opts)})")
+        tv[var] = t
+
+
+def _tv_options(var: typing.TypeVar) -> list:
+    opts = list(var.__constraints__)
+    if var.__bound__ is not None:
+        b = var.__bound__
+        opts = list(getattr(b, "__args__", [b]))
+    out = []
+    for o in opts:
+        try:
+            out.append(T.resolve_type(o))
+        except T.TypeResolutionError:
+            pass
+    return out

@@ -1,0 +1,636 @@
+"""Type inference of expressions (a mixin of the type checker).
+
+Untyped literals are "abstract" (as in WGSL): an expression made only of
+literals is folded to one ``ast.Constant`` at once, and takes the type its
+context needs when it meets a typed value (``x + 1`` with ``x: u32``).
+Every typed node gets ``ps_type``.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import math
+import operator
+import types as pytypes
+from typing import Any
+
+import numpy as np
+
+from .. import lang
+from .. import types as T
+
+ARITH = (ast.Add, ast.Sub, ast.Mult)
+_PY_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+           ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+           ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor}
+_CMP_OPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+            ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
+OP_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+             ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>",
+             ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.MatMult: "@"}
+
+_NO_EXPR = {
+    ast.Lambda: "lambda is not supported in kernels: define a helper function with def",
+    ast.ListComp: "list comprehensions are not supported in kernels: use ps.array(T, N) and a loop",
+    ast.SetComp: "set comprehensions are not supported in kernels",
+    ast.DictComp: "dict comprehensions are not supported in kernels",
+    ast.GeneratorExp: "generator expressions are not supported in kernels: use a loop",
+    ast.List: "list literals are not supported in kernels: use ps.array(T, N)",
+    ast.Dict: "dict literals are not supported in kernels",
+    ast.Set: "set literals are not supported in kernels",
+    ast.Tuple: "tuples are only supported in assignments (a, b = b, a): use a vector or struct",
+    ast.JoinedStr: "f-strings are not supported in kernels: pass values to print() separately",
+    ast.Await: "await is not supported in kernels",
+    ast.Yield: "yield is not supported in kernels",
+    ast.YieldFrom: "yield is not supported in kernels",
+    ast.NamedExpr: "assignment expressions (:=) are not supported in kernels",
+    ast.Starred: "starred expressions are not supported in kernels",
+    ast.Slice: "slices are not supported in kernels: index one element at a time",
+}
+
+
+IDS = ("global_id", "local_id", "group_id", "num_groups", "local_index")
+
+
+class CT(T.Type):
+    """Type of a compile-time object: a module, class, function or type."""
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+        self.name = getattr(obj, "__name__", repr(obj))
+
+
+def is_int(t: Any) -> bool:
+    """Integer scalar (or enum, which decays to its integer base)."""
+    return isinstance(t, T.ScalarType) and t.is_int or isinstance(t, T.EnumType)
+
+
+def decay(t: Any) -> Any:
+    """Enums behave as their base integer type in arithmetic."""
+    return t.base if isinstance(t, T.EnumType) else t
+
+
+def elem_of(t: Any) -> Any:
+    """Scalar element type of a scalar, vector or matrix type."""
+    return t.elem if isinstance(t, (T.VectorType, T.MatrixType)) else decay(t)
+
+
+class ExprMixin:
+    """Expression rules; the class using it provides ``error``, ``lookup_name``..."""
+
+    # -- helpers ------------------------------------------------------------------------
+    def const(self, like: ast.AST, value: Any, t: T.Type) -> ast.Constant:
+        """A typed Constant node at ``like``'s location."""
+        node = ast.copy_location(ast.Constant(value), like)
+        node.end_lineno = getattr(like, "end_lineno", None)
+        node.end_col_offset = getattr(like, "end_col_offset", None)
+        node.ps_type = t
+        if isinstance(t, T.ScalarType) and t.is_int and not isinstance(value, bool):
+            self.check_range(like, int(value), t)
+        return node
+
+    def check_range(self, node: ast.AST, v: int, t: T.ScalarType) -> None:
+        if not t.min <= v <= t.max:
+            hint = f"; write {t.name}({v}) to wrap it" if t.is_int else ""
+            self.error(node, f"integer constant {v} does not fit {t.name}{hint}")
+
+    def types_of(self, nodes: list) -> list:
+        """Types of already-typed nodes."""
+        return [getattr(n, "ps_type", None) for n in nodes]
+
+    def default(self, node: ast.AST) -> ast.AST:
+        """Give an abstract literal its default type (i32 or f32)."""
+        t = node.ps_type
+        if isinstance(t, T.AbstractType):
+            return self.coerce(node, T.i32 if t.kind == "int" else T.f32) and node
+        return node
+
+    def coerce(self, node: ast.AST, want: T.Type, what: str = "") -> T.Type:
+        """Make ``node`` (already typed) have type ``want`` or raise a TranslationError."""
+        t = node.ps_type
+        if t == want:
+            return want
+        if isinstance(t, T.AbstractType) and isinstance(node, ast.Constant):
+            w = decay(want)
+            if isinstance(w, T.ScalarType) and w.is_int and t.kind == "int":
+                self.check_range(node, int(node.value), w)
+                node.ps_type = want
+                return want
+            if isinstance(w, T.ScalarType) and w.is_float:
+                node.value = float(node.value)
+                node.ps_type = want
+                return want
+            if isinstance(w, T.ScalarType) and w.is_int:
+                self.error(node, f"float literal {node.value!r} where {w.name} is needed: "
+                                 f"write an integer or convert with int(...)")
+        if isinstance(t, T.EnumType) and decay(t) == want:
+            return want
+        self.mismatch(node, want, t, what)
+        return want
+
+    def mismatch(self, node: ast.AST, want: Any, got: Any, what: str = "") -> None:
+        w, g = decay(want), decay(got)
+        where = f" for {what}" if what else ""
+        msg = f"expected {T.host_type_name(want)}{where}, got {T.host_type_name(got)}"
+        if isinstance(w, T.ScalarType) and isinstance(g, T.ScalarType):
+            if w.is_int and g.is_int:
+                msg += f" (mixed signedness or width: convert explicitly with {w.name}(...))"
+            elif w.kind != g.kind and "bool" not in (w.kind, g.kind):
+                cast = "float(...)" if w == T.f32 else ("int(...)" if w == T.i32 else f"{w.name}(...)")
+                msg += f" (ints and floats do not mix: convert explicitly with {cast})"
+            elif w.bits != g.bits:
+                msg += f" (convert explicitly with {w.name}(...))"
+        self.error(node, msg)
+
+    def unify(self, node: ast.AST, args: list, what: str, default: T.Type | None = None) -> T.Type:
+        """Give already-typed ``args`` one common type (literals follow typed values)."""
+        ts = self.types_of(args)
+        concrete = [t for t in ts if not isinstance(t, T.AbstractType)]
+        if concrete:
+            want = decay(concrete[0])
+            for a in args:
+                if a.ps_type != want:
+                    self.coerce(a, want, what)
+            return want
+        if default is None:
+            default = T.f32 if any(t.kind == "float" for t in ts) else T.i32
+        for a in args:
+            self.coerce(a, default, what)
+        return default
+
+    def require_float(self, node: ast.AST, t: T.Type) -> None:
+        if not (isinstance(elem_of(t), T.ScalarType) and elem_of(t).is_float):
+            self.error(node, f"{self.callee_name(node)}() needs a float argument, got {t}: "
+                             "convert with float(...)")
+
+    def require_numeric(self, node: ast.AST, t: T.Type) -> None:
+        e = elem_of(t)
+        if not (isinstance(e, T.ScalarType) and e.kind != "bool"):
+            self.error(node, f"{self.callee_name(node)}() needs numbers, got {t}")
+
+    def arity(self, node: ast.Call, n: int) -> None:
+        if node.keywords:
+            self.error(node.keywords[0], f"{self.callee_name(node)}() takes no keyword arguments")
+        if len(node.args) != n:
+            self.error(node, f"{self.callee_name(node)}() takes {n} argument"
+                             f"{'s' if n != 1 else ''}, got {len(node.args)}")
+
+    def callee_name(self, node: ast.AST) -> str:
+        if isinstance(node, ast.Call):
+            return ast.unparse(node.func)
+        return "this call"
+
+    # -- dispatch -------------------------------------------------------------------------
+    def tx(self, node: ast.expr, want: T.Type | None = None) -> ast.expr:
+        """Type ``node``; returns the (possibly replaced) node with ``ps_type``."""
+        for bad, msg in _NO_EXPR.items():
+            if isinstance(node, bad):
+                self.error(node, msg)
+        meth = getattr(self, "tx_" + type(node).__name__, None)
+        if meth is None:
+            self.error(node, f"{type(node).__name__} expressions are not supported in kernels")
+        out = meth(node)
+        if want is not None and out.ps_type is not None and not isinstance(out.ps_type, CT):
+            self.coerce(out, want)
+        return out
+
+    def tx_Constant(self, node: ast.Constant) -> ast.expr:
+        v = node.value
+        if isinstance(v, bool):
+            node.ps_type = T.bool_
+        elif isinstance(v, int):
+            node.ps_type = T.abstract_int
+        elif isinstance(v, float):
+            node.ps_type = T.abstract_float
+        elif isinstance(v, str):
+            self.error(node, "strings are only allowed as print() arguments")
+        else:
+            self.error(node, f"{v!r} is not supported in kernels")
+        return node
+
+    def tx_Name(self, node: ast.Name) -> ast.expr:
+        return self.name_load(node)
+
+    def value_node(self, node: ast.expr, obj: Any) -> ast.expr:
+        """A compile-time object used as a value: a constant, enum member or CT."""
+        if isinstance(obj, enum.Enum):
+            if not isinstance(obj, enum.IntEnum):
+                self.error(node, f"{obj!r}: only IntEnum members can be used in kernels")
+            et = T.EnumType(type(obj))
+            self.use_type(et)
+            c = self.const(node, int(obj.value), et)
+            c.ps_enum = obj
+            return c
+        if isinstance(obj, bool):
+            return self.const(node, obj, T.bool_)
+        if isinstance(obj, int):
+            return self.const(node, obj, T.abstract_int)
+        if isinstance(obj, float):
+            return self.const(node, obj, T.abstract_float)
+        if isinstance(obj, np.generic) and obj.dtype.kind in "biuf":
+            t = T.type_of_dtype(obj.dtype)
+            return self.const(node, obj.item(), t)
+        if isinstance(obj, (str, list, dict, tuple, set, np.ndarray)):
+            self.error(node, f"{ast.unparse(node)} is a {type(obj).__name__}: only numbers, "
+                             "enums, types and functions can be used from outside a kernel")
+        node.ps_type = CT(obj)
+        return node
+
+    def tx_Attribute(self, node: ast.Attribute) -> ast.expr:
+        node.value = self.tx(node.value)
+        vt = node.value.ps_type
+        if isinstance(vt, CT):
+            try:
+                obj = getattr(vt.obj, node.attr)
+            except AttributeError:
+                self.error(node, f"{ast.unparse(node.value)} has no attribute {node.attr!r}")
+            if obj is lang.target:
+                return self.const(node, self.target, CT(str))
+            return self.value_node(node, obj)
+        if isinstance(vt, T.StructType):
+            if node.attr in vt.field_types:
+                node.ps_type = vt.field_types[node.attr]
+                self.use_type(node.ps_type)
+                return node
+            self.error(node, f"struct {vt.name} has no field {node.attr!r} "
+                             f"(fields: {', '.join(vt.field_types)})")
+        if isinstance(vt, T.VectorType):
+            comps = node.attr
+            sets = ("xyzw"[:vt.n], "rgba"[:vt.n])
+            if not any(all(c in s for c in comps) for s in sets) or len(comps) > 4:
+                self.error(node, f"{vt.name} has no component or swizzle {comps!r}")
+            node.ps_type = vt.elem if len(comps) == 1 else T.vector_of(vt.elem, len(comps))
+            return node
+        if isinstance(vt, T.EnumType) and node.attr == "value":
+            node.ps_type = vt.base
+            return node
+        self.error(node, f"a {vt} value has no attribute {node.attr!r}")
+
+    def tx_Subscript(self, node: ast.Subscript) -> ast.expr:
+        node.value = self.tx(node.value)
+        vt = node.value.ps_type
+        if isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            self.error(node.slice, "slices and multi-dimensional indexing are not supported")
+        node.slice = self.index(node.slice)
+        if isinstance(vt, (T.BufferType, T.ArrayType)):
+            node.ps_type = vt.elem
+        elif isinstance(vt, T.VectorType):
+            node.ps_type = vt.elem
+        elif isinstance(vt, T.MatrixType):
+            node.ps_type = vt.column
+        else:
+            self.error(node, f"a {vt} value cannot be indexed")
+        if isinstance(vt, T.ArrayType) and isinstance(node.slice, ast.Constant):
+            if node.slice.value >= vt.n:
+                self.error(node.slice, f"index {node.slice.value} is out of range for {vt}")
+        return node
+
+    def index(self, node: ast.expr) -> ast.expr:
+        node = self.tx(node)
+        t = node.ps_type
+        if isinstance(t, T.AbstractType):
+            if t.kind != "int":
+                self.error(node, "an index must be an integer")
+            if node.value < 0:
+                self.error(node, "negative indices do not count from the end in kernels")
+            self.coerce(node, T.u32)
+        elif not (is_int(t) and decay(t).bits == 32):
+            self.error(node, f"an index must be i32 or u32, got {t}")
+        return node
+
+    # -- operators ------------------------------------------------------------------------
+    def fold(self, node: ast.AST, f: Any, *vals: Any) -> ast.expr:
+        try:
+            v = f(*vals)
+        except ZeroDivisionError:
+            self.error(node, "division by zero in a constant expression")
+        except (ValueError, OverflowError) as e:
+            self.error(node, f"invalid constant expression: {e}")
+        t = T.abstract_float if isinstance(v, float) else (
+            T.bool_ if isinstance(v, bool) else T.abstract_int)
+        return self.const(node, v, t)
+
+    def tx_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
+        node.operand = self.tx(node.operand)
+        t = node.operand.ps_type
+        if isinstance(node.op, ast.Not):
+            if t != T.bool_:
+                self.error(node, f"'not' needs a bool, got {t}: compare explicitly (x != 0)")
+            if isinstance(node.operand, ast.Constant):
+                return self.const(node, not node.operand.value, T.bool_)
+            node.ps_type = T.bool_
+            return node
+        if isinstance(t, T.AbstractType):
+            f = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+            if isinstance(node.op, ast.Invert) and t.kind != "int":
+                self.error(node, "~ needs an integer")
+            return self.fold(node, f[type(node.op)], node.operand.value)
+        e = elem_of(t)
+        if not isinstance(e, T.ScalarType) or e.kind == "bool":
+            self.error(node, f"unary {type(node.op).__name__} is not defined for {t}")
+        if isinstance(node.op, ast.Invert) and not e.is_int:
+            self.error(node, f"~ needs an integer, got {t}")
+        node.ps_type = decay(t)
+        return node
+
+    def tx_BinOp(self, node: ast.BinOp) -> ast.expr:
+        node.left = self.tx(node.left)
+        node.right = self.tx(node.right)
+        lt, rt = node.left.ps_type, node.right.ps_type
+        op = type(node.op)
+        sym = OP_SYMBOL.get(op, op.__name__)
+        if isinstance(lt, CT) or isinstance(rt, CT):
+            self.error(node, f"operator {sym} cannot be applied to {lt} and {rt}")
+        if isinstance(lt, T.AbstractType) and isinstance(rt, T.AbstractType):
+            if op is ast.MatMult:
+                self.error(node, "@ needs matrices")
+            return self.fold(node, _PY_OPS[op], node.left.value, node.right.value)
+        if op is ast.Pow:
+            return self.power(node)
+        if op in (ast.LShift, ast.RShift):
+            return self.shift(node)
+        if op is ast.MatMult:
+            return self.matmul(node)
+        # Literals take the element type of the other side.
+        if isinstance(lt, T.AbstractType):
+            self.coerce(node.left, elem_of(rt))
+        elif isinstance(rt, T.AbstractType):
+            self.coerce(node.right, elem_of(lt))
+        lt, rt = decay(node.left.ps_type), decay(node.right.ps_type)
+        le, re_ = elem_of(lt), elem_of(rt)
+        if le != re_:
+            self.mismatch(node.right, lt, rt, f"the right side of {sym}")
+        if op in (ast.BitAnd, ast.BitOr, ast.BitXor):
+            if not (le.is_int or le.kind == "bool"):
+                self.error(node, f"{sym} needs integers or bools, got {lt}")
+        elif le.kind == "bool":
+            self.error(node, f"{sym} is not defined for bool")
+        if op is ast.Div and not le.is_float:
+            self.error(node, f"'/' on integers ({lt}) is not allowed: use '//' for floor "
+                             "division, or convert with float(...)")
+        if op in (ast.FloorDiv, ast.Mod, ast.Div) and isinstance(lt, T.MatrixType):
+            self.error(node, f"{sym} is not defined for matrices")
+        # Shapes: same vector/matrix type, or one scalar broadcast.
+        if lt != rt and not (isinstance(lt, T.ScalarType) or isinstance(rt, T.ScalarType)):
+            self.error(node, f"{sym} needs operands of one shape, got {lt} and {rt}")
+        if isinstance(lt, T.MatrixType) or isinstance(rt, T.MatrixType):
+            if op not in (ast.Add, ast.Sub, ast.Mult) or (op is not ast.Mult and lt != rt):
+                self.error(node, f"{sym} on a matrix needs another matrix of the same size "
+                                 "(use @ for the matrix product)")
+        node.ps_type = lt if not isinstance(lt, T.ScalarType) else rt
+        return node
+
+    def power(self, node: ast.BinOp) -> ast.expr:
+        r = node.right
+        if not (isinstance(r.ps_type, T.AbstractType) and r.ps_type.kind == "int"
+                and 0 <= r.value <= 64):
+            self.error(r, "** needs a constant integer exponent 0..64; use math.pow(x, y) "
+                          "for other exponents")
+        lt = node.left.ps_type
+        if isinstance(lt, T.AbstractType):
+            self.default(node.left)
+        lt = decay(node.left.ps_type)
+        if not isinstance(elem_of(lt), T.ScalarType) or elem_of(lt).kind == "bool" \
+                or isinstance(lt, T.MatrixType):
+            self.error(node, f"** is not defined for {lt}")
+        r.ps_type = T.u32
+        node.ps_type = lt
+        return node
+
+    def shift(self, node: ast.BinOp) -> ast.expr:
+        if isinstance(node.left.ps_type, T.AbstractType):
+            self.coerce(node.left, T.i32)
+        if isinstance(node.right.ps_type, T.AbstractType):
+            if node.right.value < 0:
+                self.error(node.right, "negative shift count")
+            self.coerce(node.right, T.u32)
+        lt, rt = decay(node.left.ps_type), decay(node.right.ps_type)
+        if not (is_int(elem_of(lt)) and is_int(elem_of(rt))):
+            self.error(node, f"shifts need integers, got {lt} and {rt}")
+        if isinstance(node.right, ast.Constant) and node.right.value >= elem_of(lt).bits:
+            self.error(node.right, f"shift count {node.right.value} is out of range for {lt}")
+        node.ps_type = lt
+        return node
+
+    def matmul(self, node: ast.BinOp) -> ast.expr:
+        lt, rt = node.left.ps_type, node.right.ps_type
+        if isinstance(lt, T.MatrixType) and (rt == lt or rt == lt.column):
+            node.ps_type = rt
+        elif isinstance(rt, T.MatrixType) and lt == rt.column:
+            node.ps_type = lt
+        else:
+            self.error(node, f"@ needs matrix @ matrix, matrix @ vector or vector @ matrix "
+                             f"of one size, got {lt} @ {rt}")
+        return node
+
+    def tx_Compare(self, node: ast.Compare) -> ast.expr:
+        op = node.ops[0]
+        if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+            self.error(node, f"'{type(op).__name__.lower()}' comparisons are not supported: "
+                             "use == or !=")
+        node.left = self.tx(node.left)
+        node.comparators = [self.tx(node.comparators[0])]
+        a, b = node.left, node.comparators[0]
+        at, bt = a.ps_type, b.ps_type
+        if isinstance(at, CT) or isinstance(bt, CT):
+            if isinstance(a, ast.Constant) and isinstance(b, ast.Constant):
+                return self.const(node, _CMP_OPS[type(op)](a.value, b.value), T.bool_)
+            self.error(node, f"cannot compare {at} with {bt}")
+        if isinstance(at, T.AbstractType) and isinstance(bt, T.AbstractType):
+            return self.fold(node, _CMP_OPS[type(op)], a.value, b.value)
+        if isinstance(at, T.EnumType) and isinstance(bt, T.EnumType) and at != bt:
+            self.error(node, f"cannot compare {at.name} with {bt.name}")
+        if isinstance(at, T.AbstractType):
+            self.coerce(a, decay(bt))
+        elif isinstance(bt, T.AbstractType):
+            self.coerce(b, decay(at))
+        at, bt = decay(a.ps_type), decay(b.ps_type)
+        if at != bt:
+            self.mismatch(b, at, bt, "the comparison")
+        if isinstance(at, (T.StructType, T.MatrixType, T.ArrayType, T.BufferType)):
+            self.error(node, f"{at} values cannot be compared")
+        if at == T.bool_ and not isinstance(op, (ast.Eq, ast.NotEq)):
+            self.error(node, "bools can only be compared with == and !=")
+        node.ps_type = T.vector_of(T.bool_, at.n) if isinstance(at, T.VectorType) else T.bool_
+        return node
+
+    def tx_BoolOp(self, node: ast.BoolOp) -> ast.expr:
+        vals = []
+        for v in node.values:
+            v = self.tx(v)
+            if v.ps_type != T.bool_:
+                self.error(v, f"'{type(node.op).__name__.lower()}' needs bool operands, got "
+                              f"{v.ps_type}: compare explicitly (x != 0)")
+            vals.append(v)
+        node.values = vals
+        node.ps_type = T.bool_
+        return node
+
+    def tx_IfExp(self, node: ast.IfExp) -> ast.expr:
+        node.test = self.tx(node.test)
+        if node.test.ps_type != T.bool_:
+            self.error(node.test, f"a condition must be bool, got {node.test.ps_type}")
+        node.body = self.tx(node.body)
+        node.orelse = self.tx(node.orelse)
+        node.ps_type = self.unify(node, [node.body, node.orelse], "both branches")
+        return node
+
+    def tx_Call(self, node: ast.Call) -> ast.expr:
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.error(kw, "**kwargs is not supported in kernels")
+        node.func = self.tx(node.func)
+        ft = node.func.ps_type
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value.ps_type, T.StructType):
+            return self.method_call(node)
+        if not isinstance(ft, CT):
+            self.error(node, f"a {ft} value is not callable")
+        obj = ft.obj
+        b = lang.lookup(obj)
+        if b is not None:
+            return self.builtin_call(node, b)
+        if isinstance(obj, T.ScalarType):
+            return self.cast_call(node, obj)
+        if isinstance(obj, (T.VectorType, T.MatrixType)):
+            return self.construct(node, obj)
+        if T.is_newtype(obj):
+            return self.cast_call(node, T.resolve_type(obj))
+        if isinstance(obj, type) and issubclass(obj, enum.IntEnum):
+            et = T.EnumType(obj)
+            self.use_type(et)
+            return self.cast_call(node, et)
+        if T.struct_type(obj) is not None:
+            return self.struct_construct(node, T.struct_type(obj))
+        if obj in (T.array, T.shared_array):
+            self.error(node, f"ps.{obj.__name__}(...) must be assigned to a variable on its own")
+        if obj is range:
+            self.error(node, "range() is only allowed in 'for ... in range(...)'")
+        if isinstance(obj, (pytypes.FunctionType, staticmethod)):
+            return self.user_call(node, getattr(obj, "__func__", obj), node.args)
+        if isinstance(obj, type) and issubclass(obj, (int, float, bool)):
+            self.error(node, f"{obj.__name__}() is not supported here")
+        self.error(node, f"cannot call {ast.unparse(node.func)} in a kernel: it is not a "
+                         "pyshade builtin, a type or a Python function with source")
+
+    def builtin_call(self, node: ast.Call, b: lang.Builtin) -> ast.expr:
+        if b.name not in ("print",):
+            node.args = [self.tx(a) for a in node.args] if b.name not in ("bitcast",) else \
+                [node.args[0], self.tx(node.args[1])] if len(node.args) == 2 else node.args
+        node.ps_call = ("builtin", b)
+        if b.name in IDS:
+            self.func.ids_used.add(b.name)
+        t = b.typer(self, node, [])
+        if isinstance(t, ast.AST):   # casts fold to a replacement node
+            return t
+        node.ps_type = t
+        if not b.pure:
+            self.func.pure = False
+        if "barrier" in b.kinds:
+            self.barrier_call(node)
+        return node
+
+    def type_argument(self, node: ast.expr) -> T.Type:
+        node = self.tx(node)
+        if not isinstance(node.ps_type, CT):
+            self.error(node, "expected a type")
+        try:
+            return T.resolve_type(node.ps_type.obj)
+        except T.TypeResolutionError as e:
+            self.error(node, str(e))
+
+    def cast_call(self, node: ast.Call, t: T.Type) -> ast.expr:
+        if node.keywords or len(node.args) > 1:
+            self.error(node, f"{T.host_type_name(t)}() takes one argument")
+        node.ps_call = ("cast", t)
+        if not node.args:
+            return self.const(node, 0 if t != T.bool_ else False, t)
+        a = node.args[0] = self.tx(node.args[0]) if not hasattr(node.args[0], "ps_type") \
+            else node.args[0]
+        at = a.ps_type
+        base = decay(t)
+        if isinstance(at, T.AbstractType) or isinstance(a, ast.Constant) and \
+                isinstance(at, T.ScalarType):
+            v = a.value
+            if base == T.bool_:
+                return self.const(node, bool(v), t)
+            if base.is_float:
+                return self.const(node, float(v), t)
+            iv = int(math.trunc(v)) if isinstance(v, float) else int(v)
+            if isinstance(t, T.EnumType):
+                if iv not in t.members.values():
+                    self.error(node, f"{iv} is not a member of {t.name}")
+                c = self.const(node, iv, t)
+                c.ps_enum = t.cls(iv)
+                return c
+            iv &= (1 << base.bits) - 1
+            if base.kind == "int" and iv > base.max:
+                iv -= 1 << base.bits
+            return self.const(node, iv, t)
+        if not isinstance(decay(at), T.ScalarType):
+            self.error(node, f"cannot convert {at} to {T.host_type_name(t)}")
+        node.ps_type = t
+        return node
+
+    def construct(self, node: ast.Call, t: T.Type) -> ast.expr:
+        if node.keywords:
+            self.error(node, f"{t.name}() takes positional arguments")
+        node.args = [self.tx(a) for a in node.args]
+        node.ps_call = ("construct", t)
+        node.ps_type = t
+        if isinstance(t, T.VectorType):
+            if len(node.args) == 1 and isinstance(node.args[0].ps_type, T.VectorType):
+                src = node.args[0].ps_type
+                if src.n != t.n:
+                    self.error(node, f"cannot convert {src} to {t}")
+                return node
+            count = 0
+            for a in node.args:
+                at = a.ps_type
+                if isinstance(at, T.VectorType):
+                    if at.elem != t.elem:
+                        self.mismatch(a, T.vector_of(t.elem, at.n), at, f"{t.name}()")
+                    count += at.n
+                else:
+                    self.coerce(a, t.elem, f"{t.name}()")
+                    count += 1
+            if count not in (0, 1, t.n):
+                self.error(node, f"{t.name}() needs {t.n} components, got {count}")
+            return node
+        # matrices
+        if not node.args:
+            return node
+        if all(a.ps_type == t.column for a in node.args) and len(node.args) == t.n:
+            return node
+        if len(node.args) != t.n * t.n:
+            self.error(node, f"{t.name}() takes {t.n} column vectors or {t.n * t.n} floats "
+                             "(column-major)")
+        for a in node.args:
+            self.coerce(a, T.f32, f"{t.name}()")
+        return node
+
+    def struct_construct(self, node: ast.Call, st: T.StructType) -> ast.expr:
+        self.use_type(st)
+        names = [f for f, _ in st.fields]
+        given: dict[str, ast.expr] = {}
+        if len(node.args) > len(names):
+            self.error(node, f"{st.name}() takes at most {len(names)} positional arguments")
+        for f, a in zip(names, node.args):
+            given[f] = a
+        for kw in node.keywords:
+            if kw.arg not in st.field_types:
+                self.error(kw, f"struct {st.name} has no field {kw.arg!r}")
+            if kw.arg in given:
+                self.error(kw, f"field {kw.arg!r} given twice")
+            given[kw.arg] = kw.value
+        for f, a in list(given.items()):
+            a = self.tx(a)
+            self.coerce(a, st.field_types[f], f"field {st.name}.{f}")
+            given[f] = a
+        node.args = []
+        node.keywords = [ast.keyword(arg=f, value=given[f]) for f in names if f in given]
+        node.ps_fields = [(f, given.get(f)) for f in names]
+        node.ps_call = ("struct", st)
+        node.ps_type = st
+        return node

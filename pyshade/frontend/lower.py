@@ -1,0 +1,194 @@
+"""Desugaring passes: the type checker and emitters see a smaller Python.
+
+Each pass is an ``ast.NodeTransformer``:
+- chained comparisons ``a < b < c`` become ``a < b and b < c``;
+- tuple assignments and swaps become assignments through temporaries (only
+  where an element needs one), multiple targets ``a = b = v`` become two;
+- ``for i in ps.unroll(range(N))`` is unrolled (unless it breaks/continues).
+
+Temporaries are named ``_ps_tN``: the ``_ps`` prefix is reserved, so the
+namer gives them readable target names that never clash with user names.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from typing import Any
+
+from .. import lang
+from .source import FunctionSource
+
+TEMP_PREFIX = "_ps_t"
+
+
+def _simple(node: ast.AST) -> bool:
+    """Expressions that may be evaluated twice without a visible difference."""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _simple(node.value)
+    if isinstance(node, ast.Subscript):
+        return _simple(node.value) and _simple(node.slice)
+    if isinstance(node, ast.UnaryOp):
+        return _simple(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _simple(node.left) and _simple(node.right)
+    return False
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _base_name(target: ast.AST) -> str | None:
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
+class Lowering(ast.NodeTransformer):
+    """All desugaring in one transformer (each visit method is one rule)."""
+
+    def __init__(self, src: FunctionSource):
+        self.src = src
+        self.counter = 0
+
+    def temp(self, node: ast.AST) -> str:
+        self.counter += 1
+        return f"{TEMP_PREFIX}{self.counter}"
+
+    # -- a < b < c -------------------------------------------------------------------
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.ops) == 1:
+            return node
+        parts = []
+        left = node.left
+        for i, (op, right) in enumerate(zip(node.ops, node.comparators)):
+            if 0 < i < len(node.ops) and not _simple(left):
+                raise self.src.error(left, "a chained comparison evaluates this operand twice "
+                                           "here: assign it to a variable first")
+            parts.append(ast.copy_location(ast.Compare(left, [op], [right]), node))
+            left = right
+        return ast.copy_location(ast.BoolOp(ast.And(), parts), node)
+
+    # -- a, b = b, a ; a = b = v ----------------------------------------------------
+    def visit_Assign(self, node: ast.Assign) -> Any:
+        self.generic_visit(node)
+        if len(node.targets) > 1:
+            first = ast.copy_location(ast.Assign([node.targets[0]], node.value), node)
+            out = self.visit_Assign(first)
+            out = out if isinstance(out, list) else [out]
+            src_expr = copy.deepcopy(node.targets[0])
+            for t in node.targets[1:]:
+                _to_load(src_expr)
+                rest = ast.copy_location(ast.Assign([t], copy.deepcopy(src_expr)), node)
+                r = self.visit_Assign(rest)
+                out.extend(r if isinstance(r, list) else [r])
+            return out
+        target = node.targets[0]
+        if not isinstance(target, (ast.Tuple, ast.List)):
+            return node
+        if not isinstance(node.value, (ast.Tuple, ast.List)):
+            raise self.src.error(node.value, "tuple unpacking needs a tuple on the right "
+                                             "(a, b = x, y); functions return one value")
+        if any(isinstance(t, (ast.Tuple, ast.List, ast.Starred)) for t in target.elts):
+            raise self.src.error(target, "nested or starred unpacking is not supported")
+        if len(target.elts) != len(node.value.elts):
+            raise self.src.error(node, f"cannot unpack {len(node.value.elts)} values into "
+                                       f"{len(target.elts)} targets")
+        pre: list[ast.stmt] = []
+        values: list[ast.expr] = []
+        written: set[str] = set()
+        # Python evaluates every right-hand value before assigning: a value needs a
+        # temporary when an earlier target writes something it reads.
+        for i, value in enumerate(node.value.elts):
+            earlier = {_base_name(t) for t in target.elts[:i]}
+            if i > 0 and (_names_read(value) & earlier or not _simple(value)):
+                name = self.temp(node)
+                pre.append(ast.copy_location(
+                    ast.Assign([ast.Name(name, ast.Store())], value), node))
+                values.append(ast.Name(name, ast.Load()))
+            else:
+                values.append(value)
+            written |= earlier
+        # The first value is read before any assignment too; it needs a temp only
+        # when later values were hoisted (evaluation order) - they are pure reads.
+        assigns = [ast.copy_location(ast.Assign([t], v), node)
+                   for t, v in zip(target.elts, values)]
+        for a in pre + assigns:
+            ast.fix_missing_locations(a)
+            for n in ast.walk(a):
+                if not hasattr(n, "lineno"):
+                    ast.copy_location(n, node)
+        return pre + assigns
+
+    # -- for i in ps.unroll(range(N)) ---------------------------------------------
+    def visit_For(self, node: ast.For) -> Any:
+        self.generic_visit(node)
+        it = node.iter
+        if not (isinstance(it, ast.Call) and self._is_unroll(it.func)):
+            return node
+        if len(it.args) != 1 or not isinstance(it.args[0], ast.Call):
+            raise self.src.error(it, "ps.unroll() takes one range(...) argument")
+        rng = it.args[0]
+        bounds = []
+        for a in rng.args:
+            if not (isinstance(a, ast.Constant) and type(a.value) is int):
+                if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub) and \
+                        isinstance(a.operand, ast.Constant):
+                    bounds.append(-a.operand.value)
+                    continue
+                raise self.src.error(a, "ps.unroll(range(...)) needs constant bounds "
+                                        "(literals, Const parameters or module constants)")
+            bounds.append(a.value)
+        node.iter = rng
+        if any(isinstance(n, (ast.Break, ast.Continue)) for s in node.body for n in _walk_loop(s)):
+            return node  # a loop with break/continue is kept as a loop
+        if node.orelse or not isinstance(node.target, ast.Name):
+            return node
+        out: list[ast.stmt] = []
+        for k in range(*bounds):
+            out.append(ast.copy_location(ast.Assign(
+                [ast.Name(node.target.id, ast.Store())], ast.Constant(k)), node))
+            out.extend(copy.deepcopy(node.body))
+        for s in out:
+            ast.fix_missing_locations(ast.copy_location(s, s))
+            for n in ast.walk(s):
+                if not hasattr(n, "lineno"):
+                    ast.copy_location(n, node)
+        return out
+
+    def _is_unroll(self, func: ast.AST) -> bool:
+        if isinstance(func, ast.Attribute):
+            base = func.value
+            if isinstance(base, ast.Name):
+                found, obj = self.src.lookup(base.id)
+                return found and getattr(obj, func.attr, None) is lang.unroll
+        if isinstance(func, ast.Name):
+            found, obj = self.src.lookup(func.id)
+            return found and obj is lang.unroll
+        return False
+
+
+def _walk_loop(node: ast.AST):
+    """ast.walk that does not enter nested loops (their break is their own)."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.For, ast.While)):
+            continue
+        yield from _walk_loop(child)
+
+
+def _to_load(node: ast.AST) -> None:
+    for n in ast.walk(node):
+        if hasattr(n, "ctx"):
+            n.ctx = ast.Load()
+
+
+def lower(src: FunctionSource, tree: ast.FunctionDef) -> ast.FunctionDef:
+    """Run every desugaring pass over ``tree`` (modified in place and returned)."""
+    tree = Lowering(src).visit(tree)
+    ast.fix_missing_locations(tree)
+    return tree

@@ -1,0 +1,87 @@
+"""The typed program that the frontend hands to the emitters.
+
+``Program`` holds the kernel, every helper it reaches (monomorphised copies,
+callees first), and every struct and enum used. Expression nodes of the
+function trees carry ``ps_type`` (their type) and, where relevant, ``ps_ref``
+(what a name refers to), ``ps_call`` (what a call calls) and ``ps_attr``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import types as T
+from .source import FunctionSource
+
+
+@dataclass
+class BufferParam:
+    """A ``Buffer[T]`` kernel parameter."""
+
+    name: str
+    type: T.BufferType
+    written: bool = False
+    atomic: bool = False
+
+
+@dataclass
+class SharedArray:
+    """A ``ps.shared_array`` declared in the kernel body."""
+
+    name: str
+    type: T.ArrayType
+    atomic: bool = False
+
+
+@dataclass
+class FuncInfo:
+    """One translated function: the kernel or one monomorphised helper."""
+
+    src: FunctionSource
+    tree: ast.FunctionDef
+    name: str                               # Python name
+    params: list[tuple[str, T.Type]]        # runtime parameters (buffers of helpers excluded)
+    ret: T.Type | None = None
+    locals: dict[str, T.Type] = field(default_factory=dict)
+    is_kernel: bool = False
+    pure: bool = True                       # no stores to buffers, atomics, barrier, print
+    uses_barrier: bool = False
+    key: tuple = ()
+    emit_name: str = ""                     # unique name among the helpers (set by Program)
+    mutated: set[str] = field(default_factory=set)     # locals/params assigned after decl
+    inline_decl: dict[int, list[str]] = field(default_factory=dict)   # id(stmt) -> names
+    block_decl: dict[int, list[str]] = field(default_factory=dict)    # id(stmt list) -> names
+    direct_loop_vars: set[str] = field(default_factory=set)
+    buffer_params: dict[str, str] = field(default_factory=dict)       # helper param -> global
+    ids_used: set[str] = field(default_factory=set)                   # global_id, local_id...
+
+
+@dataclass
+class KernelInfo(FuncInfo):
+    """The kernel: resources and launch configuration on top of FuncInfo."""
+
+    buffers: list[BufferParam] = field(default_factory=list)
+    values: list[tuple[str, T.Type]] = field(default_factory=list)     # scalar/struct params
+    shared: dict[str, SharedArray] = field(default_factory=dict)
+    workgroup_size: tuple[int, int, int] = (64, 1, 1)
+    folded: bool = False
+
+
+@dataclass
+class Program:
+    """Everything one specialisation of a kernel translates to."""
+
+    kernel: KernelInfo
+    funcs: list[FuncInfo]                   # helpers, callees before callers
+    structs: list[T.StructType]
+    enums: list[T.EnumType]
+    target: str
+    helpers_needed: set[str] = field(default_factory=set)
+    consts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def filename(self) -> str:
+        """The kernel's source file."""
+        return self.kernel.src.filename

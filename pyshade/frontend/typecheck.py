@@ -1,0 +1,744 @@
+"""Type checking of statements, definite assignment, helpers and the kernel.
+
+``check_kernel`` runs the whole frontend for one specialisation and returns
+a ``Program``. A ``Checker`` walks one function in source order: the first
+assignment of a name fixes its type; a set of definitely-assigned names is
+carried through every statement (intersected where control flow joins) so
+that a read of a possibly-unassigned variable is an error, as it would be a
+NameError/UnboundLocalError in Python. Helpers are checked once per distinct
+argument types (monomorphisation); a call back into a function on the call
+stack is reported as recursion.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import enum
+import inspect
+import types as pytypes
+import typing
+from typing import Any
+
+from .. import lang
+from .. import types as T
+from ..errors import TranslationError
+from .exprs import CT, ExprMixin, decay, is_int
+from .lower import lower
+from .program import BufferParam, FuncInfo, KernelInfo, Program, SharedArray
+from .source import FunctionSource, get_source, make_error
+from .specialize import Specializer
+
+_NO_STMT = {
+    ast.Try: "try/except is not supported in kernels",
+    ast.With: "with is not supported in kernels",
+    ast.AsyncWith: "async with is not supported in kernels",
+    ast.AsyncFor: "async for is not supported in kernels",
+    ast.Global: "global is not supported in kernels: pass values as parameters",
+    ast.Nonlocal: "nonlocal is not supported in kernels",
+    ast.FunctionDef: "nested function definitions are not supported in kernels: define the "
+                     "helper at module level",
+    ast.AsyncFunctionDef: "nested function definitions are not supported in kernels",
+    ast.ClassDef: "class definitions are not supported in kernels: define the class at "
+                  "module level",
+    ast.Delete: "del is not supported in kernels",
+    ast.Raise: "raise is not supported in kernels: use assert (checked on the CPU)",
+    ast.Import: "import is not supported in kernels: import at module level",
+    ast.ImportFrom: "import is not supported in kernels: import at module level",
+}
+if hasattr(ast, "TryStar"):
+    _NO_STMT[ast.TryStar] = "try/except is not supported in kernels"
+
+_UNREACHABLE = None   # the "assigned" state after return/break/continue
+
+
+def _annotations(fn: Any) -> dict[str, Any]:
+    ann = dict(getattr(fn, "__annotations__", {}))
+    for k, v in ann.items():
+        if isinstance(v, str):
+            ns = dict(fn.__globals__)
+            ann[k] = eval(v, ns)  # noqa: S307 - the user's own annotation text
+    return ann
+
+
+class ProgramBuilder:
+    """State shared by all the functions of one specialisation."""
+
+    def __init__(self, target: str):
+        self.target = target
+        self.funcs: dict[tuple, FuncInfo] = {}
+        self.order: list[FuncInfo] = []
+        self.structs: list[T.StructType] = []
+        self.enums: list[T.EnumType] = []
+        self.stack: list[tuple[Any, ast.AST]] = []
+        self.kernel: KernelInfo | None = None
+
+    def use_type(self, t: Any) -> None:
+        if isinstance(t, (T.BufferType, T.ArrayType)):
+            self.use_type(t.elem)
+        elif isinstance(t, T.StructType):
+            if t not in self.structs:
+                for _, ft in t.fields:
+                    self.use_type(ft)
+                if t not in self.structs:
+                    self.structs.append(t)
+        elif isinstance(t, T.EnumType):
+            if t not in self.enums:
+                self.enums.append(t)
+
+
+class Checker(ExprMixin):
+    """Type-check one function (kernel or helper)."""
+
+    def __init__(self, prog: ProgramBuilder, func: FuncInfo, consts: dict[str, Any]):
+        self.prog = prog
+        self.func = func
+        self.src = func.src
+        self.target = prog.target
+        self.consts = consts
+        self.assigned: set[str] | None = set()
+        self.loops: list[list] = []          # per loop: the states at its breaks
+        self.block_path: list[int] = []
+        self.occ: dict[str, list[tuple[tuple, ast.stmt, ast.For | None]]] = {}
+        self.decl_count: dict[str, int] = {}
+        self.stmt: ast.stmt | None = None
+        self.for_targets: list[ast.For] = []
+        self.is_kernel = func.is_kernel
+        self.params = {n: t for n, t in func.params}
+
+    # -- errors -------------------------------------------------------------------------
+    def error(self, node: ast.AST | None, message: str, target: str | None = None) -> None:
+        raise make_error(self.src.filename, node, message, target)
+
+    def use_type(self, t: Any) -> None:
+        self.prog.use_type(t)
+
+    # -- names ------------------------------------------------------------------------------
+    def note(self, name: str) -> None:
+        loop_for = next((f for f in reversed(self.for_targets) if f.target.id == name), None)
+        self.occ.setdefault(name, []).append((tuple(self.block_path), self.stmt, loop_for))
+
+    def name_load(self, node: ast.Name) -> ast.expr:
+        name = node.id
+        f = self.func
+        if name in f.locals or name in self.params:
+            if self.assigned is not None and name not in self.assigned and name not in self.params:
+                self.error(node, f"variable {name!r} may be used before it is assigned "
+                                 "(assign it on every path first)")
+            node.ps_type = f.locals.get(name) or self.params[name]
+            node.ps_ref = ("local", name)
+            if name in f.buffer_params:
+                node.ps_ref = ("global", f.buffer_params[name])
+            elif self.is_kernel and isinstance(node.ps_type, T.BufferType):
+                node.ps_ref = ("global", name)
+            elif self.is_kernel and self.prog.kernel and name in self.prog.kernel.shared:
+                node.ps_ref = ("global", name)
+            if node.ps_ref[0] == "local":
+                self.note(name)
+            return node
+        if name in self.consts:
+            return self.value_node(node, self.consts[name])
+        if name in self.assigned_anywhere:
+            self.error(node, f"variable {name!r} is used before it is assigned")
+        found, obj = self.src.lookup(name)
+        if not found:
+            self.error(node, f"unknown name {name!r}")
+        if obj is lang.target:
+            return self.const(node, self.target, CT(str))
+        return self.value_node(node, obj)
+
+    def declare(self, node: ast.Name, t: T.Type) -> None:
+        f = self.func
+        if node.id in self.consts:
+            self.error(node, f"{node.id!r} is a Const parameter and cannot be assigned")
+        if isinstance(t, T.AbstractType):
+            t = T.i32 if t.kind == "int" else T.f32
+        if isinstance(t, (T.BufferType, CT)) or t is None:
+            self.error(node, f"cannot assign a {t} to a variable")
+        f.locals[node.id] = t
+        self.use_type(t)
+
+    def store_name(self, target: ast.Name, value: ast.expr | None, t: T.Type | None = None) -> None:
+        name = target.id
+        f = self.func
+        known = f.locals.get(name) or self.params.get(name)
+        if known is None:
+            self.declare(target, t if t is not None else value.ps_type)
+            if value is not None:
+                self.coerce(value, f.locals[name], f"variable {name!r}")
+        else:
+            if isinstance(known, T.BufferType) or name in f.buffer_params:
+                self.error(target, f"cannot assign to the Buffer parameter {name!r}")
+            if self.prog.kernel and self.is_kernel and name in self.prog.kernel.shared:
+                self.error(target, f"cannot assign to the shared array {name!r} as a whole")
+            if t is not None and t != known:
+                self.error(target, f"variable {name!r} is {known}, annotated here as {t}")
+            if value is not None:
+                self.coerce(value, known, f"variable {name!r}")
+            f.mutated.add(name)
+        target.ps_type = f.locals.get(name) or self.params[name]
+        target.ps_ref = ("local", name)
+        self.decl_count[name] = self.decl_count.get(name, 0) + 1
+        if name in self.params and not self.is_kernel and isinstance(
+                known, (T.StructType, T.ArrayType)):
+            pass
+        if self.assigned is not None:
+            self.assigned.add(name)
+        self.note(name)
+
+    # -- statements ----------------------------------------------------------------------
+    def body(self, stmts: list[ast.stmt]) -> None:
+        self.block_path.append(id(stmts))
+        for s in stmts:
+            self.statement(s)
+        self.block_path.pop()
+
+    def statement(self, node: ast.stmt) -> None:
+        for bad, msg in _NO_STMT.items():
+            if isinstance(node, bad):
+                self.error(node, msg)
+        meth = getattr(self, "st_" + type(node).__name__, None)
+        if meth is None:
+            self.error(node, f"{type(node).__name__} statements are not supported in kernels")
+        prev, self.stmt = self.stmt, node
+        meth(node)
+        self.stmt = prev
+
+    def st_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def st_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            node.ps_docstring = True
+            return
+        if isinstance(node.value, ast.Constant) and node.value.value is Ellipsis:
+            node.ps_docstring = True
+            return
+        if not isinstance(node.value, ast.Call):
+            self.error(node, "this expression statement has no effect")
+        node.value = self.tx(node.value)
+
+    def st_Assign(self, node: ast.Assign) -> None:
+        target = node.targets[0]
+        if isinstance(node.value, ast.Call):
+            obj = self.static_callee(node.value)
+            if obj in (T.array, T.shared_array):
+                return self.local_array(node, target, obj is T.shared_array)
+        node.value = self.tx(node.value)
+        if isinstance(node.value.ps_type, CT) or node.value.ps_type is None:
+            self.error(node.value, "this value cannot be assigned to a variable")
+        self.store(target, node.value)
+
+    def st_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if not isinstance(node.target, ast.Name):
+            self.error(node, "annotations are only allowed on simple names")
+        t = self.eval_type(node.annotation)
+        if node.value is None:
+            name = node.target.id
+            if name in self.func.locals and self.func.locals[name] != t:
+                self.error(node, f"variable {name!r} is already {self.func.locals[name]}")
+            self.declare(node.target, t)
+            node.target.ps_type = t
+            node.target.ps_ref = ("local", name)
+            self.note(name)
+            return
+        node.value = self.tx(node.value, t)
+        self.store_name(node.target, node.value, t)
+
+    def st_AugAssign(self, node: ast.AugAssign) -> None:
+        load = copy.deepcopy(node.target)
+        for n in ast.walk(load):
+            if hasattr(n, "ctx"):
+                n.ctx = ast.Load()
+        binop = ast.copy_location(ast.BinOp(load, node.op, node.value), node)
+        binop = self.tx(binop)
+        if isinstance(binop, ast.Constant):
+            self.error(node, "augmented assignment to a constant")
+        tt = binop.left.ps_type
+        if decay(binop.ps_type) != decay(tt):
+            self.mismatch(node.value, tt, binop.ps_type, "augmented assignment")
+        for n in ast.walk(node.target):
+            if isinstance(n, ast.Call):
+                self.error(n, "calls are not allowed in the target of an augmented "
+                              "assignment: assign the index to a variable first")
+        node.value = binop.right
+        node.ps_binop = binop
+        self.store(node.target, None, already=binop.left)
+
+    def store(self, target: ast.expr, value: ast.expr | None, already: ast.expr | None = None) -> None:
+        if isinstance(target, ast.Name):
+            if value is None:
+                t = self.func.locals.get(target.id) or self.params.get(target.id)
+                if t is None:
+                    self.error(target, f"variable {target.id!r} is used before it is assigned")
+                self.name_load(ast.copy_location(ast.Name(target.id, ast.Load()), target))
+                target.ps_type = t
+                target.ps_ref = ("local", target.id)
+                self.func.mutated.add(target.id)
+                self.note(target.id)
+                return
+            return self.store_name(target, value)
+        if not isinstance(target, (ast.Subscript, ast.Attribute)):
+            self.error(target, "cannot assign to this expression")
+        typed = already if already is not None else self.tx(_as_load(target))
+        # Copy the typing of the load onto the store target's nodes.
+        _copy_types(typed, target)
+        if isinstance(target, ast.Attribute) and isinstance(target.value.ps_type, T.VectorType) \
+                and len(target.attr) > 1:
+            self.error(target, "assignment to a multi-component swizzle is not supported: "
+                               "assign the components one by one")
+        root = target
+        while isinstance(root, (ast.Subscript, ast.Attribute)):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            self.error(target, "cannot assign through this expression")
+        ref = getattr(root, "ps_ref", ("local", root.id))
+        if ref[0] == "global":
+            self.mark_written(ref[1])
+            self.func.pure = False
+        else:
+            if root.id in self.params and not self.is_kernel and isinstance(
+                    self.params[root.id], (T.StructType, T.ArrayType)):
+                self.error(target, f"a helper cannot modify its argument {root.id!r} (structs "
+                                   "and arrays are passed by value on GPUs): return a new value")
+            self.func.mutated.add(root.id)
+        if value is not None:
+            self.coerce(value, target.ps_type, "the assignment")
+
+    def mark_written(self, global_name: str, atomic: bool = False) -> None:
+        k = self.prog.kernel
+        for b in k.buffers:
+            if b.name == global_name:
+                b.written = True
+                b.atomic = b.atomic or atomic
+        if global_name in k.shared:
+            k.shared[global_name].atomic = k.shared[global_name].atomic or atomic
+
+    def local_array(self, node: ast.Assign, target: ast.expr, shared: bool) -> None:
+        call = node.value
+        if not isinstance(target, ast.Name):
+            self.error(node, "assign ps.array(...) to a plain variable")
+        if len(call.args) != 2 or call.keywords:
+            self.error(call, "ps.array(T, N) takes a type and a constant length")
+        et = self.eval_type(call.args[0])
+        n = self.tx(call.args[1])
+        if not (isinstance(n, ast.Constant) and isinstance(n.value, int) and n.value > 0):
+            self.error(call.args[1], "the length of an array must be a positive constant")
+        at = T.ArrayType(et, n.value, shared)
+        call.ps_type = at
+        call.ps_call = ("array", at)
+        if shared:
+            if not self.is_kernel or len(self.block_path) != 1:
+                self.error(node, "ps.shared_array(...) must be declared at the top level of "
+                                 "the kernel body")
+            if target.id in self.prog.kernel.shared or target.id in self.func.locals:
+                self.error(node, f"{target.id!r} is already declared")
+            self.prog.kernel.shared[target.id] = SharedArray(target.id, at)
+            self.use_type(at)
+            node.ps_shared = True
+            target.ps_ref = ("global", target.id)
+            target.ps_type = at
+            self.func.locals[target.id] = at
+            if self.assigned is not None:
+                self.assigned.add(target.id)
+            return
+        if target.id in self.func.locals:
+            self.error(node, f"{target.id!r} is already declared: arrays cannot be reassigned")
+        self.store_name(target, None, at)
+
+    def st_If(self, node: ast.If) -> None:
+        node.test = self.tx(node.test)
+        if node.test.ps_type != T.bool_:
+            self.error(node.test, f"a condition must be bool, got {node.test.ps_type}: compare "
+                                  "explicitly (x != 0)")
+        before = self.copy_state()
+        self.body(node.body)
+        after_body = self.assigned
+        self.assigned = before
+        self.body(node.orelse)
+        self.assigned = _join(after_body, self.assigned)
+
+    def st_While(self, node: ast.While) -> None:
+        node.test = self.tx(node.test)
+        if node.test.ps_type != T.bool_:
+            self.error(node.test, f"a condition must be bool, got {node.test.ps_type}")
+        if node.orelse:
+            self.error(node.orelse[0], "while/else is not supported")
+        self.loop(node, node.body, infinite=isinstance(node.test, ast.Constant) and node.test.value)
+
+    def loop(self, node: ast.AST, body: list, infinite: bool = False) -> None:
+        before = self.copy_state()
+        self.loops.append([])
+        self.body(body)
+        breaks = self.loops.pop()
+        if infinite:
+            state = None
+            for b in breaks:
+                state = b if state is None else _join(state, b)
+            self.assigned = state if breaks else None
+        else:
+            self.assigned = before
+            for b in breaks:
+                self.assigned = _join(self.assigned, b)
+
+    def st_For(self, node: ast.For) -> None:
+        if node.orelse:
+            self.error(node.orelse[0], "for/else is not supported")
+        if not isinstance(node.target, ast.Name):
+            self.error(node.target, "the loop variable must be a plain name")
+        it = node.iter
+        if not (isinstance(it, ast.Call) and self.static_callee(it) is range):
+            self.error(it, "kernels can only loop over range(...) (or ps.unroll(range(N)))")
+        if not 1 <= len(it.args) <= 3 or it.keywords:
+            self.error(it, "range() takes 1 to 3 arguments")
+        args = [self.tx(a) for a in it.args]
+        name = node.target.id
+        known = self.func.locals.get(name) or self.params.get(name)
+        if known is not None:
+            want = known
+        else:
+            concrete = [a.ps_type for a in args if not isinstance(a.ps_type, T.AbstractType)]
+            want = decay(concrete[0]) if concrete else T.i32
+        for a in args:
+            if not (is_int(a.ps_type) or isinstance(a.ps_type, T.AbstractType)):
+                self.error(a, f"range() needs integers, got {a.ps_type}")
+            self.coerce(a, want, "range()")
+        if len(args) == 3 and isinstance(args[2], ast.Constant) and args[2].value == 0:
+            self.error(args[2], "range() step must not be zero")
+        it.args = args
+        it.ps_type = want
+        if known is None:
+            self.declare(node.target, want)
+        node.target.ps_type = want
+        node.target.ps_ref = ("local", name)
+        self.note(name)
+        before = self.copy_state()
+        if self.assigned is not None:
+            self.assigned.add(name)
+        self.for_targets.append(node)
+        self.loops.append([])
+        self.body(node.body)
+        breaks = self.loops.pop()
+        self.for_targets.pop()
+        self.assigned = before
+        for b in breaks:
+            self.assigned = _join(self.assigned, b)
+
+    def st_Break(self, node: ast.Break) -> None:
+        if not self.loops:
+            self.error(node, "'break' outside a loop")
+        self.loops[-1].append(self.copy_state())
+        self.assigned = _UNREACHABLE
+
+    def st_Continue(self, node: ast.Continue) -> None:
+        if not self.loops:
+            self.error(node, "'continue' outside a loop")
+        self.assigned = _UNREACHABLE
+
+    def st_Return(self, node: ast.Return) -> None:
+        f = self.func
+        if node.value is None:
+            if f.ret is not None and not self.is_kernel:
+                self.error(node, f"this function returns {f.ret}: 'return' needs a value")
+        else:
+            if self.is_kernel:
+                self.error(node, "a kernel cannot return a value: write results to a Buffer")
+            node.value = self.tx(node.value)
+            if f.ret is None and not getattr(f, "ret_declared", False):
+                f.ret = self.default(node.value).ps_type
+                self.use_type(f.ret)
+            self.coerce(node.value, f.ret, "the return value")
+        self.assigned = _UNREACHABLE
+
+    def st_Assert(self, node: ast.Assert) -> None:
+        node.test = self.tx(node.test)
+        if node.test.ps_type != T.bool_:
+            self.error(node.test, f"assert needs a bool, got {node.test.ps_type}")
+        if node.msg is not None and not (isinstance(node.msg, ast.Constant)
+                                         and isinstance(node.msg.value, str)):
+            self.error(node.msg, "an assert message must be a string literal")
+
+    def st_Match(self, node: ast.Match) -> None:
+        node.subject = self.tx(node.subject)
+        st = node.subject.ps_type
+        if isinstance(st, T.AbstractType):
+            self.default(node.subject)
+            st = node.subject.ps_type
+        if not is_int(st):
+            self.error(node.subject, f"match needs an integer or IntEnum subject, got {st}")
+        before = self.copy_state()
+        states = []
+        covered: set[int] = set()
+        wildcard = False
+        for case in node.cases:
+            if case.guard is not None:
+                self.error(case.guard, "match guards (case ... if ...) are not supported")
+            if wildcard:
+                self.error(case.pattern, "this case is unreachable: it follows 'case _'")
+            values = self.case_values(case.pattern, st)
+            if values is None:
+                wildcard = True
+            else:
+                case.ps_values = values
+                covered.update(v.value for v in values)
+            self.assigned = set(before) if before is not None else None
+            self.body(case.body)
+            states.append(self.assigned)
+        exhaustive = wildcard
+        if isinstance(st, T.EnumType) and not wildcard:
+            missing = [n for n, v in st.members.items() if v not in covered]
+            if missing:
+                self.error(node, f"match over {st.name} does not handle "
+                                 f"{', '.join(st.name + '.' + m for m in missing)}: add the "
+                                 "missing cases or 'case _:'")
+            exhaustive = True
+        state = before if not exhaustive else None
+        first = True
+        for s in states:
+            if first and exhaustive:
+                state, first = s, False
+            else:
+                state = _join(state, s)
+        self.assigned = state if (states or not exhaustive) else before
+
+    def case_values(self, pat: ast.pattern, st: T.Type) -> list | None:
+        if isinstance(pat, ast.MatchAs) and pat.pattern is None and pat.name is None:
+            return None
+        if isinstance(pat, ast.MatchOr):
+            out = []
+            for p in pat.patterns:
+                v = self.case_values(p, st)
+                if v is None:
+                    self.error(p, "'_' inside '|' is not supported")
+                out.extend(v)
+            return out
+        if isinstance(pat, ast.MatchValue):
+            v = self.tx(pat.value)
+            if not isinstance(v, ast.Constant):
+                self.error(pat, "case patterns must be constants or enum members")
+            if isinstance(v.ps_type, T.EnumType) and isinstance(st, T.EnumType) and v.ps_type != st:
+                self.error(pat, f"{v.ps_type.name} member in a match over {st.name}")
+            self.coerce(v, st if not isinstance(v.ps_type, T.EnumType) else v.ps_type)
+            pat.value = v
+            return [v]
+        if isinstance(pat, ast.MatchAs):
+            self.error(pat, "capture patterns (case x:) are not supported: use case _:")
+        self.error(pat, f"{type(pat).__name__} patterns are not supported: use literals, enum "
+                        "members, | and _")
+
+    def copy_state(self) -> set[str] | None:
+        return None if self.assigned is None else set(self.assigned)
+
+    # -- compile-time evaluation --------------------------------------------------------------
+    def static_callee(self, call: ast.Call) -> Any:
+        """The object a call's function expression names, if it is compile-time."""
+        node = call.func
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id in self.func.locals or node.id in self.params:
+            return None
+        if node.id in self.consts:
+            obj = self.consts[node.id]
+        else:
+            found, obj = self.src.lookup(node.id)
+            if not found:
+                return None
+        for p in reversed(parts):
+            obj = getattr(obj, p, None)
+        return obj
+
+    def eval_type(self, node: ast.expr) -> T.Type:
+        ns = dict(self.src.globals)
+        ns.update(self.src.closure)
+        ns.update(self.consts)
+        try:
+            obj = eval(compile(ast.Expression(_as_load(copy.deepcopy(node))), self.src.filename,
+                               "eval"), ns)  # noqa: S307 - the user's own annotation
+        except Exception as e:  # noqa: BLE001 - any failure is the annotation's
+            self.error(node, f"cannot evaluate the annotation {ast.unparse(node)}: {e}")
+        try:
+            t = T.resolve_type(obj, self.prog.typevars)
+        except T.TypeResolutionError as e:
+            self.error(node, str(e))
+        self.use_type(t)
+        return t
+
+    # -- calls ----------------------------------------------------------------------------------
+    def barrier_call(self, node: ast.Call) -> None:
+        if not self.is_kernel:
+            self.error(node, "barrier() must be called in the kernel body, not in a helper")
+        self.func.uses_barrier = True
+
+    def print_call(self, node: ast.Call) -> None:
+        if self.target not in ("python", "cuda"):
+            self.error(node, f"print() is not available on {self.target}: it works on the "
+                             "CPU device and on CUDA; guard it with "
+                             "'if ps.target == \"python\":'", target=self.target)
+        if node.keywords:
+            self.error(node.keywords[0], "print() keyword arguments are not supported")
+        out = []
+        for a in node.args:
+            if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                a.ps_type = CT(str)
+                out.append(a)
+                continue
+            a = self.default(self.tx(a))
+            if not isinstance(decay(a.ps_type), (T.ScalarType, T.VectorType)):
+                self.error(a, f"print() cannot print a {a.ps_type}")
+            out.append(a)
+        node.args = out
+        self.func.pure = False
+        return None
+
+    def atomic_call(self, node: ast.Call, nargs: int) -> T.Type:
+        self.arity(node, nargs)
+        buf = node.args[0]
+        bt = buf.ps_type
+        ref = getattr(buf, "ps_ref", None)
+        if not (isinstance(buf, ast.Name) and ref and ref[0] == "global"
+                and isinstance(bt, (T.BufferType, T.ArrayType)) and bt.elem in (T.u32, T.i32)):
+            self.error(buf, "atomics need a Buffer[u32], Buffer[i32] or a shared array of "
+                            "u32/i32 as first argument")
+        self.coerce(node.args[1], T.u32 if isinstance(node.args[1].ps_type, T.AbstractType)
+                    else decay(node.args[1].ps_type))
+        if not is_int(node.args[1].ps_type):
+            self.error(node.args[1], "an index must be an integer")
+        for a in node.args[2:]:
+            self.coerce(a, bt.elem, "the atomic's value")
+        self.mark_written(ref[1], atomic=True)
+        return bt.elem
+
+    def method_call(self, node: ast.Call) -> ast.expr:
+        st = node.func.value.ps_type
+        meth = getattr(st.cls, node.func.attr, None)
+        raw = inspect.getattr_static(st.cls, node.func.attr, None)
+        if meth is None or not callable(meth):
+            self.error(node, f"struct {st.name} has no method {node.func.attr!r}")
+        if isinstance(raw, staticmethod):
+            return self.user_call(node, raw.__func__, node.args)
+        return self.user_call(node, meth, [node.func.value] + list(node.args), bound=True)
+
+    def user_call(self, node: ast.Call, fn: Any, args: list, bound: bool = False) -> ast.expr:
+        if not isinstance(fn, pytypes.FunctionType):
+            self.error(node, f"cannot call {ast.unparse(node.func)}: not a Python function")
+        if node.keywords:
+            self.error(node.keywords[0], "keyword arguments to helper functions are not "
+                                         "supported: pass them positionally")
+        for key, where in self.prog.stack:
+            if key is fn.__code__:
+                chain = " -> ".join(f.__code__.co_name for f, _ in
+                                    [(k, w) for k, w in []]) or fn.__name__
+                names = [c.co_name for c, _ in self.prog.stack] + [fn.__name__]
+                chain = " -> ".join(names[names.index(fn.__name__):])
+                self.error(node, f"recursion is not supported on GPUs: {chain}")
+        try:
+            src = get_source(fn)
+        except TranslationError as e:
+            self.error(node, f"cannot translate the call to {ast.unparse(node.func)}: "
+                             f"{e.message if hasattr(e, 'message') else e}")
+        typed_args = [a if hasattr(a, "ps_type") and bound and i == 0 else self.tx(a)
+                      for i, a in enumerate(args)]
+        if bound:
+            node.func.value = typed_args[0]
+        else:
+            node.args = typed_args
+        info = self.prog_checker.helper(self, node, fn, src, typed_args)
+        node.ps_call = ("func", info)
+        node.ps_args = typed_args
+        node.ps_type = info.ret
+        self.func.ids_used |= info.ids_used
+        if not info.pure:
+            self.func.pure = False
+        return node
+
+    @property
+    def assigned_anywhere(self) -> set[str]:
+        if not hasattr(self, "_assigned_anywhere"):
+            self._assigned_anywhere = {n.id for n in ast.walk(self.func.tree)
+                                       if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        return self._assigned_anywhere
+
+    # -- whole function -------------------------------------------------------------------------
+    def run(self) -> None:
+        tree = self.func.tree
+        self.body(tree.body)
+        f = self.func
+        if f.ret is not None and self.assigned is not None and not f.is_kernel:
+            self.error(tree, f"function {f.name!r} may end without returning a {f.ret}")
+        self.place_declarations()
+
+    def place_declarations(self) -> None:
+        """Where each local is declared: see FuncInfo.inline_decl / block_decl."""
+        f = self.func
+        for name, occs in self.occ.items():
+            if name in self.params or name not in f.locals:
+                continue
+            if isinstance(f.locals[name], T.ArrayType) and f.locals[name].shared:
+                continue
+            fors = {id(o[2]) if o[2] is not None else None for o in occs}
+            loops = [o[2] for o in occs]
+            if None not in fors and not any(_assigns_in_body(fl, name) for fl in loops):
+                f.direct_loop_vars.add(name)
+                continue
+            paths = [o[0] for o in occs]
+            common = paths[0]
+            for p in paths[1:]:
+                n = 0
+                while n < min(len(common), len(p)) and common[n] == p[n]:
+                    n += 1
+                common = common[:n]
+            first_path, first_stmt, _ = occs[0]
+            if first_path == common and isinstance(first_stmt, (ast.Assign, ast.AnnAssign)) \
+                    and _assigns_name(first_stmt, name):
+                f.inline_decl.setdefault(id(first_stmt), []).append(name)
+            else:
+                f.block_decl.setdefault(common[-1], []).append(name)
+
+
+def _assigns_in_body(loop: ast.For, name: str) -> bool:
+    for s in loop.body:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
+                return True
+    return False
+
+
+def _assigns_name(stmt: ast.stmt, name: str) -> bool:
+    t = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+    return isinstance(t, ast.Name) and t.id == name
+
+
+def _join(a: set | None, b: set | None) -> set | None:
+    if a is None:
+        return None if b is None else set(b)
+    if b is None:
+        return set(a)
+    return a & b
+
+
+def _as_load(node: ast.expr) -> ast.expr:
+    node = copy.copy(node)
+    for n in ast.walk(node):
+        if hasattr(n, "ctx"):
+            n.ctx = ast.Load()
+    return node
+
+
+def _copy_types(src: ast.AST, dst: ast.AST) -> None:
+    """Copy ps_* annotations from a typed load tree onto the same-shaped store tree."""
+    for a, b in zip(ast.walk(src), ast.walk(dst)):
+        for k, v in vars(a).items():
+            if k.startswith("ps_"):
+                setattr(b, k, v)
+    if isinstance(dst, ast.Subscript):
+        dst.slice = src.slice
+        dst.value = _relink(src.value, dst.value)
+    elif isinstance(dst, ast.Attribute):
+        dst.value = _relink(src.value, dst.value)
+
+
+def _relink(src: ast.expr, dst: ast.expr) -> ast.expr:
+    """Use the typed load subtree (constants may have been folded) with Store ctx kept."""
+    return src

@@ -1,0 +1,374 @@
+"""Kernel-side builtins: ids, barrier, atomics, math and the ``ps.*`` helpers.
+
+Each builtin is ONE ``Builtin`` registry entry: its signature rule (``typer``),
+its spelling per target, its CPU implementation and its docstring. Entries
+are keyed by the Python object a kernel refers to (``ps.global_id``,
+``math.sqrt``, the builtin ``abs``...), so name resolution in the frontend is
+a dictionary lookup after evaluating the dotted name.
+
+Spellings are format strings over the emitted argument texts (``{0}``,
+``{1}``...; ``{T}`` is the target's name of the result type) or callables
+``f(emitter, node, args) -> str`` for the few that need more.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import types as T
+
+
+class _Target(str):
+    """``ps.target``: the target being translated, a compile-time constant.
+
+    On the host it compares equal to "python" (the CPU device's target), but
+    inside a kernel every comparison with it is folded before type checking.
+    """
+
+
+target = _Target("python")
+
+
+def _kernel_only(name: str) -> Callable[..., Any]:
+    def f(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"pyshade.{name}() can only be called inside a kernel or helper "
+                           "(launch the kernel, or run it on device 'cpu')")
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+@dataclass
+class Builtin:
+    """Registry entry of one builtin function usable in kernels."""
+
+    name: str
+    obj: Any
+    typer: Callable[..., Any]            # typer(tc, call_node, arg_types) -> result type
+    spell: dict[str, Any]                # target -> format string or callable
+    doc: str = ""
+    pure: bool = True                    # no side effects (may be evaluated speculatively)
+    kinds: tuple = field(default_factory=tuple)   # free-form tags: "atomic", "barrier"...
+
+
+REGISTRY: dict[int, Builtin] = {}
+BY_NAME: dict[str, Builtin] = {}
+
+
+def _register(name: str, obj: Any, typer: Callable[..., Any], doc: str,
+              pure: bool = True, kinds: tuple = (), **spell: Any) -> Any:
+    if obj is None:
+        obj = _kernel_only(name)
+    if doc and getattr(obj, "__module__", None) == __name__:
+        obj.__doc__ = doc
+    b = Builtin(name, obj, typer, spell, doc, pure, kinds)
+    REGISTRY[id(obj)] = b
+    BY_NAME[name] = b
+    return obj
+
+
+def lookup(obj: Any) -> Builtin | None:
+    """The registry entry for a Python object, or None."""
+    return REGISTRY.get(id(obj))
+
+
+# ----------------------------------------------------------------------------
+# Typers. ``tc`` is the type checker: it offers ``error(node, msg)``,
+# ``coerce(node, type)``, ``unify(call, args, what)`` and ``float_like(t)``.
+
+def _t_const(result: T.Type) -> Callable[..., Any]:
+    def typer(tc: Any, node: Any, args: list) -> T.Type:
+        tc.arity(node, 0)
+        return result
+    return typer
+
+
+def _t_void(tc: Any, node: Any, args: list) -> None:
+    tc.arity(node, 0)
+    return None
+
+
+def _t_float_map(n: int) -> Callable[..., Any]:
+    """n float arguments (scalar or vector) of one type -> that type."""
+    def typer(tc: Any, node: Any, args: list) -> T.Type:
+        tc.arity(node, n)
+        t = tc.unify(node, node.args, "arguments", default=T.f32)
+        tc.require_float(node, t)
+        return t
+    return typer
+
+
+def _t_num_map(n: int) -> Callable[..., Any]:
+    """n numeric arguments (int or float, scalar or vector) of one type -> that type."""
+    def typer(tc: Any, node: Any, args: list) -> T.Type:
+        tc.arity(node, n)
+        t = tc.unify(node, node.args, "arguments")
+        tc.require_numeric(node, t)
+        return t
+    return typer
+
+
+def _t_minmax(tc: Any, node: Any, args: list) -> T.Type:
+    if len(node.args) != 2:
+        tc.error(node, f"{tc.callee_name(node)}() takes exactly 2 arguments in a kernel")
+    return _t_num_map(2)(tc, node, args)
+
+
+def _t_round(tc: Any, node: Any, args: list) -> T.Type:
+    if len(node.args) != 1:
+        tc.error(node, "round() with ndigits is not supported in kernels: use round(x)")
+    return _t_float_map(1)(tc, node, args)
+
+
+def _t_float_pred(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 1)
+    t = tc.unify(node, node.args, "argument", default=T.f32)
+    tc.require_float(node, t)
+    return T.vector_of(T.bool_, t.n) if isinstance(t, T.VectorType) else T.bool_
+
+
+def _t_int_bits(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 1)
+    t = tc.unify(node, node.args, "argument", default=T.u32)
+    if not (isinstance(t, T.ScalarType) and t.is_int):
+        tc.error(node, f"{tc.callee_name(node)}() needs an integer argument, got {t}")
+    return t
+
+
+def _t_clamp(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 3)
+    t = tc.unify(node, node.args, "arguments")
+    tc.require_numeric(node, t)
+    return t
+
+
+def _t_mix(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 3)
+    t = tc.unify(node, node.args[:2], "arguments", default=T.f32)
+    tc.require_float(node, t)
+    elem = t.elem if isinstance(t, T.VectorType) else t
+    tt = tc.types_of([node.args[2]])[0]
+    if tt != t:
+        tc.coerce(node.args[2], elem)
+    return t
+
+
+def _t_step(tc: Any, node: Any, args: list) -> T.Type:
+    return _t_float_map(2)(tc, node, args)
+
+
+def _t_smoothstep(tc: Any, node: Any, args: list) -> T.Type:
+    return _t_float_map(3)(tc, node, args)
+
+
+def _t_vec_reduce(n: int) -> Callable[..., Any]:
+    """dot/distance: n float vectors -> scalar; length: one vector -> scalar."""
+    def typer(tc: Any, node: Any, args: list) -> T.Type:
+        tc.arity(node, n)
+        t = tc.unify(node, node.args, "arguments", default=T.f32)
+        tc.require_float(node, t)
+        return t.elem if isinstance(t, T.VectorType) else t
+    return typer
+
+
+def _t_cross(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 2)
+    t = tc.unify(node, node.args, "arguments")
+    if t != T.vec3:
+        tc.error(node, f"cross() needs two vec3, got {t}")
+    return t
+
+
+def _t_normalize(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 1)
+    t = tc.unify(node, node.args, "argument")
+    if not (isinstance(t, T.VectorType) and t.elem == T.f32):
+        tc.error(node, f"normalize() needs a float vector, got {t}")
+    return t
+
+
+def _t_select(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 3)
+    t = tc.unify(node, node.args[:2], "first two arguments")
+    c = tc.types_of([node.args[2]])[0]
+    want = T.vector_of(T.bool_, t.n) if isinstance(t, T.VectorType) else T.bool_
+    if c not in (T.bool_, want):
+        tc.error(node.args[2], f"select()'s condition must be bool (or {want}), got {c}")
+    return t
+
+
+def _t_bitcast(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 2)
+    dst = tc.type_argument(node.args[0])
+    src = tc.types_of([node.args[1]])[0]
+    if isinstance(src, T.AbstractType):
+        src = tc.coerce(node.args[1], T.i32 if src.kind == "int" else T.f32)
+    if not (isinstance(dst, T.ScalarType) and isinstance(src, T.ScalarType)
+            and dst.size == src.size and "bool" not in (dst.kind, src.kind)):
+        tc.error(node, f"bitcast() converts between scalar types of one size, not {src} -> {dst}")
+    return dst
+
+
+def _t_len(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 1)
+    t = tc.types_of(node.args)[0]
+    if not isinstance(t, (T.BufferType, T.ArrayType)):
+        tc.error(node, f"len() needs a Buffer or array, got {t}")
+    return T.u32
+
+
+def _t_int(tc: Any, node: Any, args: list) -> T.Type:
+    return tc.cast_call(node, T.i32)
+
+
+def _t_float(tc: Any, node: Any, args: list) -> T.Type:
+    return tc.cast_call(node, T.f32)
+
+
+def _t_bool(tc: Any, node: Any, args: list) -> T.Type:
+    return tc.cast_call(node, T.bool_)
+
+
+def _t_print(tc: Any, node: Any, args: list) -> None:
+    return tc.print_call(node)
+
+
+def _t_atomic(nargs: int) -> Callable[..., Any]:
+    def typer(tc: Any, node: Any, args: list) -> T.Type:
+        return tc.atomic_call(node, nargs)
+    return typer
+
+
+def _t_fma(tc: Any, node: Any, args: list) -> T.Type:
+    return _t_float_map(3)(tc, node, args)
+
+
+# ----------------------------------------------------------------------------
+# Invocation ids and synchronisation
+
+global_id = _register("global_id", None, _t_const(T.uvec3),
+                      "The invocation's global id (uvec3).", wgsl="{ids.global_id}",
+                      python="{ids.global_id}")
+local_id = _register("local_id", None, _t_const(T.uvec3),
+                     "The invocation's id within its workgroup (uvec3).",
+                     wgsl="{ids.local_id}", python="{ids.local_id}")
+group_id = _register("group_id", None, _t_const(T.uvec3), "The workgroup's id (uvec3).",
+                     wgsl="{ids.group_id}", python="{ids.group_id}")
+num_groups = _register("num_groups", None, _t_const(T.uvec3),
+                       "The number of workgroups of the launch (uvec3).",
+                       wgsl="{ids.num_groups}", python="{ids.num_groups}")
+local_index = _register("local_index", None, _t_const(T.u32),
+                        "The invocation's flattened index within its workgroup (u32).",
+                        wgsl="{ids.local_index}", python="{ids.local_index}")
+barrier = _register("barrier", None, _t_void,
+                    "Workgroup execution and memory barrier (uniform control flow only).",
+                    pure=False, kinds=("barrier",),
+                    wgsl="workgroupBarrier(); storageBarrier()", python="yield")
+
+_ATOMICS = {"add": "Add", "sub": "Sub", "min": "Min", "max": "Max", "and": "And",
+            "or": "Or", "xor": "Xor", "exchange": "Exchange"}
+for _op, _w in _ATOMICS.items():
+    globals()[f"atomic_{_op}"] = _register(
+        f"atomic_{_op}", None, _t_atomic(3),
+        f"Atomically ``buf[i] = buf[i] {_op} v``; returns the old value.",
+        pure=False, kinds=("atomic", _op), wgsl=f"atomic{_w}(&{{0}}[{{1}}], {{2}})",
+        python=f"_atomic('{_op}', {{0}}, {{1}}, {{2}}, {{wrap}})")
+atomic_compare_exchange = _register(
+    "atomic_compare_exchange", None, _t_atomic(4),
+    "Atomically store ``new`` in ``buf[i]`` if it equals ``expected``; returns the old value.",
+    pure=False, kinds=("atomic", "cas"), wgsl="{cas}", python="_atomic_cas({0}, {1}, {2}, {3})")
+
+# ----------------------------------------------------------------------------
+# Python builtins
+
+_register("abs", builtins.abs, _t_num_map(1), "Absolute value.", wgsl="abs({0})",
+          python="{abs}")
+_register("min", builtins.min, _t_minmax, "Smaller of two values.", wgsl="min({0}, {1})",
+          python="{min}")
+_register("max", builtins.max, _t_minmax, "Larger of two values.", wgsl="max({0}, {1})",
+          python="{max}")
+_register("round", builtins.round, _t_round, "Round to nearest, ties to even (returns a float).",
+          wgsl="round({0})", python="{r}(_round({0}))")
+_register("int", builtins.int, _t_int, "Convert to i32 (floats truncate toward zero).",
+          wgsl="", python="")
+_register("float", builtins.float, _t_float, "Convert to f32.", wgsl="", python="")
+_register("bool", builtins.bool, _t_bool, "Convert to bool (non-zero is True).", wgsl="",
+          python="")
+_register("len", builtins.len, _t_len, "Number of elements of a Buffer or array (u32).",
+          wgsl="{len}", python="len({0})")
+_register("print", builtins.print, _t_print, "Print values (CPU and CUDA only).", pure=False,
+          kinds=("print",), python="print({args})")
+
+# ----------------------------------------------------------------------------
+# The math module
+
+for _name, _wg in (("sqrt", "sqrt"), ("sin", "sin"), ("cos", "cos"), ("tan", "tan"),
+                   ("asin", "asin"), ("acos", "acos"), ("atan", "atan"), ("exp", "exp"),
+                   ("log", "log"), ("log2", "log2"), ("fabs", "abs")):
+    _register(f"math.{_name}", getattr(math, _name), _t_float_map(1),
+              f"math.{_name} on f32/f16/f64 scalars or float vectors.",
+              wgsl=f"{_wg}({{0}})", python=f"{{map}}(_{_name})")
+for _name in ("floor", "ceil", "trunc"):
+    _register(f"math.{_name}", getattr(math, _name), _t_float_map(1),
+              f"math.{_name}: returns the float type (an integral value), as GPUs do.",
+              wgsl=f"{_name}({{0}})", python=f"{{map}}(_{_name})")
+_register("math.atan2", math.atan2, _t_float_map(2), "math.atan2(y, x).",
+          wgsl="atan2({0}, {1})", python="{map}(_atan2)")
+_register("math.pow", math.pow, _t_float_map(2), "math.pow(x, y) on floats.",
+          wgsl="pow({0}, {1})", python="{map}(_pow)")
+_register("math.isnan", math.isnan, _t_float_pred, "True where x is NaN.",
+          wgsl="{isnan}", python="{pred}(_isnan)")
+_register("math.isinf", math.isinf, _t_float_pred, "True where x is +-infinity.",
+          wgsl="{isinf}", python="{pred}(_isinf)")
+
+# ----------------------------------------------------------------------------
+# pyshade helpers
+
+clamp = _register("clamp", None, _t_clamp, "min(max(x, lo), hi), element-wise.",
+                  wgsl="clamp({0}, {1}, {2})", python="_clamp({0}, {1}, {2})")
+mix = _register("mix", None, _t_mix, "Linear interpolation a*(1-t) + b*t.",
+                wgsl="mix({0}, {1}, {2})", python="_mix({0}, {1}, {2}, {r})")
+step = _register("step", None, _t_step, "0.0 where x < edge, else 1.0: step(edge, x).",
+                 wgsl="step({0}, {1})", python="{map}(_step)")
+smoothstep = _register("smoothstep", None, _t_smoothstep,
+                       "Hermite interpolation between edges e0 and e1: smoothstep(e0, e1, x).",
+                       wgsl="smoothstep({0}, {1}, {2})", python="_smoothstep({0}, {1}, {2}, {r})")
+dot = _register("dot", None, _t_vec_reduce(2), "Dot product of two float vectors.",
+                wgsl="dot({0}, {1})", python="_dot({0}, {1}, {r})")
+cross = _register("cross", None, _t_cross, "Cross product of two vec3.",
+                  wgsl="cross({0}, {1})", python="_cross({0}, {1}, {r})")
+length = _register("length", None, _t_vec_reduce(1), "Euclidean length of a float vector.",
+                   wgsl="length({0})", python="_length({0}, {r})")
+normalize = _register("normalize", None, _t_normalize, "The vector scaled to length 1.",
+                      wgsl="normalize({0})", python="_normalize({0}, {r})")
+distance = _register("distance", None, _t_vec_reduce(2), "length(a - b).",
+                     wgsl="distance({0}, {1})", python="_distance({0}, {1}, {r})")
+fma = _register("fma", None, _t_fma, "a * b + c (fused where the target fuses).",
+                wgsl="fma({0}, {1}, {2})", python="_fma({0}, {1}, {2}, {r})")
+select = _register("select", None, _t_select,
+                   "select(f, t, cond): t where cond else f (both evaluated).",
+                   wgsl="select({0}, {1}, {2})", python="_select({0}, {1}, {2})")
+bitcast = _register("bitcast", None, _t_bitcast,
+                    "bitcast(T, x): reinterpret the bits of x as scalar type T.",
+                    wgsl="bitcast<{T}>({1})", python="_bitcast({1}, '{src}', '{T}')")
+popcount = _register("popcount", None, _t_int_bits, "Number of 1 bits.",
+                     wgsl="countOneBits({0})", python="_popcount({0}, {bits})")
+reverse_bits = _register("reverse_bits", None, _t_int_bits, "Bits in reverse order.",
+                         wgsl="reverseBits({0})", python="{wrap}(_reverse_bits({0}, {bits}))")
+count_leading_zeros = _register("count_leading_zeros", None, _t_int_bits,
+                                "Number of leading 0 bits.", wgsl="countLeadingZeros({0})",
+                                python="_clz({0}, {bits})")
+
+
+def unroll(r: Any) -> Any:
+    """``for i in ps.unroll(range(N))``: the loop is unrolled (N a constant)."""
+    return r
+
+
+__all__ = ["target", "unroll", "global_id", "local_id", "group_id", "num_groups",
+           "local_index", "barrier", "clamp", "mix", "step", "smoothstep", "dot", "cross",
+           "length", "normalize", "distance", "fma", "select", "bitcast", "popcount",
+           "reverse_bits", "count_leading_zeros", "atomic_compare_exchange"] + [
+           f"atomic_{o}" for o in _ATOMICS]

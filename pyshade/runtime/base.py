@@ -1,0 +1,132 @@
+"""The one Device API that every backend implements.
+
+A device owns arrays (``DeviceArray``) and runs ``Compiled`` kernels. The
+kernel object (``pyshade.kernel``) does all argument checking and packing; a
+backend only receives, per launch, the compiled program, the buffers in
+binding order, the packed parameter block and the group counts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class BufferSlot:
+    """One ``Buffer[T]`` parameter: binding ``binding`` of group 0."""
+
+    name: str            # Python parameter name
+    binding: int
+    dtype: np.dtype      # host dtype of one element
+    writable: bool       # the kernel stores to it (or uses atomics)
+    atomic: bool = False
+
+
+@dataclass(frozen=True)
+class ParamBlock:
+    """Scalar and struct parameters packed in one buffer after the buffers."""
+
+    binding: int
+    size: int                        # bytes, multiple of 16
+    kind: str = "uniform"            # "uniform" or "storage" (read-only storage)
+    fields: tuple = ()               # ((name, offset, pyshade type), ...)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Everything a runtime needs to bind and dispatch a compiled kernel."""
+
+    buffers: tuple[BufferSlot, ...]
+    params: ParamBlock | None
+    workgroup_size: tuple[int, int, int]
+    folded: bool = False  # group counts > 65535 folded into y/z; the code unfolds them
+
+
+@dataclass
+class Compiled:
+    """A kernel specialisation compiled for one target (``ps.compile``'s result)."""
+
+    target: str
+    binary: Any            # bytes (SPIR-V, PTX, DXIL) or str (WGSL, Python code object)
+    source: str            # the generated text
+    entry: str             # entry point name in ``source``
+    layout: Layout
+    key: tuple = ()        # (kernel id, specialisation, target): cache key for pipelines
+    log: str = ""          # toolchain warnings
+    extra: dict = field(default_factory=dict)
+
+
+class DeviceArray:
+    """A 1-D array that lives on a device. ``numpy()`` downloads it."""
+
+    device: "Device"
+    dtype: np.dtype
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def nbytes(self) -> int:
+        """Size in bytes."""
+        return self.size * self.dtype.itemsize
+
+    def __len__(self) -> int:
+        return self.shape[0] if self.shape else 1
+
+    def numpy(self) -> np.ndarray:
+        """Copy the array to the host and return it."""
+        raise NotImplementedError
+
+    def write(self, data: np.ndarray) -> None:
+        """Overwrite the array's contents with ``data`` (same dtype and size)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.device.name} shape={self.shape} dtype={self.dtype}>"
+
+
+class Device:
+    """A place to run kernels. Subclasses: CpuDevice, WgpuDevice, ..."""
+
+    name: str = "?"        # "cpu", "wgpu", ...
+    backend: str = "?"     # same as name for the built-in devices
+    target: str = "?"      # the language this device consumes: "python", "wgsl", ...
+    adapter: str = "?"     # human-readable hardware / driver description
+
+    def array(self, data: Any, dtype: Any = None) -> DeviceArray:
+        """Upload ``data`` (array-like) and return a device array."""
+        raise NotImplementedError
+
+    def empty(self, shape: int | Sequence[int], dtype: Any = np.float32) -> DeviceArray:
+        """An uninitialised device array."""
+        return self.zeros(shape, dtype)
+
+    def zeros(self, shape: int | Sequence[int], dtype: Any = np.float32) -> DeviceArray:
+        """A zero-filled device array."""
+        return self.array(np.zeros(shape, dtype=dtype))
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator["Device"]:
+        """Record launches and submit them together where the API allows."""
+        yield self
+
+    def synchronize(self) -> None:
+        """Wait for all submitted work."""
+
+    def launch_compiled(self, compiled: Compiled, buffers: Sequence[DeviceArray],
+                        params: bytes | None, groups: tuple[int, int, int]) -> None:
+        """Run ``compiled`` over ``groups`` workgroups with the given bindings."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<pyshade.Device {self.name}: {self.adapter}>"

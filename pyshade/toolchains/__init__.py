@@ -1,0 +1,54 @@
+"""Platform toolchains that check or compile generated code (naga, ...).
+
+Generated code marks where each statement came from with a trailing comment,
+``stmt;  // some/file.py:12`` (``# some/file.py:12`` in Python output), or
+with such a comment on a line of its own just before the statement.
+``map_line`` turns a line number that a toolchain reports back into the
+Python ``(file, line)`` it was generated from.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["map_line"]
+
+# A "//" or "#" comment, at line start or after whitespace, that ends in
+# "FILE:LINE". FILE may contain spaces or colons (Windows drives); the last
+# ":digits" is the line number.
+_MARK = re.compile(r"(?:^|\s)(?://|#)\s*(\S(?:.*\S)?):(\d+)\s*$")
+
+
+def map_line(source: str, target_line: int) -> tuple[str | None, int | None]:
+    """Return the ``(file, line)`` of the nearest location comment at or above ``target_line``.
+
+    ``target_line`` is 1-based, as toolchains report it; values past the end
+    are clamped to the last line. Returns ``(None, None)`` when no line at or
+    above carries a location comment.
+    """
+    lines = source.splitlines()
+    if not lines or target_line is None or target_line < 1:
+        return None, None
+    for i in range(min(target_line, len(lines)) - 1, -1, -1):
+        m = _MARK.search(lines[i])
+        if m:
+            return m.group(1), int(m.group(2))
+    return None, None
+
+
+def compile_source(target: str, text: str, emitter: object, validate: bool = True) -> tuple:
+    """Compile generated ``text`` for ``target``: returns (binary, log).
+
+    WGSL's binary is the text itself (naga compiles it inside wgpu when a
+    pipeline is made); with ``validate`` naga checks it first. Python's binary
+    is a code object whose lines are the user's.
+    """
+    if target == "wgsl":
+        if validate:
+            from .naga import validate_wgsl
+            validate_wgsl(text)
+        return text, ""
+    if target == "python":
+        return emitter.compile_code(), ""
+    from ..errors import BackendUnavailable
+    raise BackendUnavailable(f"no toolchain for target {target!r} in this version")

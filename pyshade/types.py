@@ -1,0 +1,542 @@
+"""Types of the kernel language: scalars, vectors, matrices, arrays, buffers,
+structs and enums, their numpy dtypes, and the portable struct layout.
+
+The canonical byte layout is WGSL's storage layout (the same as GLSL std430):
+every target's emitter inserts whatever padding its language needs to
+reproduce it, so one numpy structured dtype describes a struct everywhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import typing
+from typing import Any
+
+import numpy as np
+
+
+class Type:
+    """Base class of every kernel-language type."""
+
+    name: str = "?"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    # Layout of a value of this type in host-shareable memory.
+    @property
+    def size(self) -> int:
+        """Size in bytes in the canonical (std430 / WGSL storage) layout."""
+        raise TypeError(f"{self.name} has no memory layout")
+
+    @property
+    def align(self) -> int:
+        """Alignment in bytes in the canonical layout."""
+        raise TypeError(f"{self.name} has no memory layout")
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        """The numpy dtype of one value in host-shareable memory."""
+        raise TypeError(f"{self.name} has no numpy dtype")
+
+
+class ScalarType(Type):
+    """A scalar type; also a callable cast (``u32(x)``) in kernels and on the host."""
+
+    def __init__(self, name: str, kind: str, bits: int, np_name: str):
+        self.name = name
+        self.kind = kind          # "bool", "int", "uint", "float"
+        self.bits = bits
+        self._np = np.dtype(np_name)
+
+    @property
+    def is_int(self) -> bool:
+        """True for signed and unsigned integers."""
+        return self.kind in ("int", "uint")
+
+    @property
+    def is_float(self) -> bool:
+        """True for f16, f32 and f64."""
+        return self.kind == "float"
+
+    @property
+    def signed(self) -> bool:
+        """True for signed integers and floats."""
+        return self.kind in ("int", "float")
+
+    @property
+    def min(self) -> int:
+        """Smallest integer value (integers only)."""
+        return -(1 << (self.bits - 1)) if self.kind == "int" else 0
+
+    @property
+    def max(self) -> int:
+        """Largest integer value (integers only)."""
+        return (1 << (self.bits - 1)) - 1 if self.kind == "int" else (1 << self.bits) - 1
+
+    @property
+    def size(self) -> int:
+        # bool is not host-shareable on most targets: it is stored as a u32.
+        return 4 if self.kind == "bool" else self.bits // 8
+
+    @property
+    def align(self) -> int:
+        return self.size
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype(np.uint32) if self.kind == "bool" else self._np
+
+    def __call__(self, value: Any = 0) -> Any:
+        """Host-side cast with the kernel's semantics (integers wrap)."""
+        if self.kind == "bool":
+            return bool(value)
+        if self.is_int:
+            if isinstance(value, (float, np.floating)):
+                value = int(value)
+            v = int(value) & ((1 << self.bits) - 1)
+            if self.kind == "int" and v > self.max:
+                v -= 1 << self.bits
+            return self._np.type(v)
+        return self._np.type(value)
+
+    def __reduce__(self):
+        return (_scalar_by_name, (self.name,))
+
+
+bool_ = ScalarType("bool", "bool", 32, "bool")
+i32 = ScalarType("i32", "int", 32, "int32")
+u32 = ScalarType("u32", "uint", 32, "uint32")
+f32 = ScalarType("f32", "float", 32, "float32")
+f16 = ScalarType("f16", "float", 16, "float16")
+f64 = ScalarType("f64", "float", 64, "float64")
+i64 = ScalarType("i64", "int", 64, "int64")
+u64 = ScalarType("u64", "uint", 64, "uint64")
+SCALARS = {t.name: t for t in (bool_, i32, u32, f32, f16, f64, i64, u64)}
+
+
+def _scalar_by_name(name: str) -> ScalarType:
+    return SCALARS[name]
+
+
+class AbstractType(Type):
+    """Type of an untyped literal (``1``, ``2.5``): concretised by its context."""
+
+    def __init__(self, name: str, kind: str):
+        self.name = name
+        self.kind = kind
+
+
+abstract_int = AbstractType("int literal", "int")
+abstract_float = AbstractType("float literal", "float")
+
+
+class VectorType(Type):
+    """``vecN`` of f32, ``ivecN`` of i32, ``uvecN`` of u32, ``bvecN`` of bool."""
+
+    def __init__(self, name: str, elem: ScalarType, n: int):
+        self.name = name
+        self.elem = elem
+        self.n = n
+
+    @property
+    def size(self) -> int:
+        return self.elem.size * self.n
+
+    @property
+    def align(self) -> int:
+        return self.elem.size * (2 if self.n == 2 else 4)
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype((self.elem.np_dtype, (self.n,)))
+
+    def __call__(self, *args: Any) -> np.ndarray:
+        """Host-side constructor: a numpy array of the components."""
+        vals = [c for a in args for c in (np.ravel(a) if np.ndim(a) else [a])]
+        if len(vals) == 1:
+            vals = vals * self.n
+        return np.array(vals, dtype=self.elem.np_dtype)
+
+
+_VEC_PREFIX = {"f32": "vec", "i32": "ivec", "u32": "uvec", "bool": "bvec"}
+VECTORS: dict[tuple[str, int], VectorType] = {}
+for _e in (f32, i32, u32, bool_):
+    for _n in (2, 3, 4):
+        VECTORS[(_e.name, _n)] = VectorType(f"{_VEC_PREFIX[_e.name]}{_n}", _e, _n)
+vec2, vec3, vec4 = (VECTORS[("f32", n)] for n in (2, 3, 4))
+ivec2, ivec3, ivec4 = (VECTORS[("i32", n)] for n in (2, 3, 4))
+uvec2, uvec3, uvec4 = (VECTORS[("u32", n)] for n in (2, 3, 4))
+bvec2, bvec3, bvec4 = (VECTORS[("bool", n)] for n in (2, 3, 4))
+
+
+def vector_of(elem: ScalarType, n: int) -> VectorType:
+    """The vector type of ``n`` elements of ``elem`` (raises KeyError if none)."""
+    return VECTORS[(elem.name, n)]
+
+
+class MatrixType(Type):
+    """Square f32 matrix, column-major: ``m[i]`` is column i."""
+
+    def __init__(self, n: int):
+        self.name = f"mat{n}"
+        self.n = n
+        self.elem = f32
+        self.column = VECTORS[("f32", n)]
+
+    @property
+    def size(self) -> int:
+        return self.n * _round_up(self.column.align, self.column.size)
+
+    @property
+    def align(self) -> int:
+        return self.column.align
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        # Columns are padded to their alignment (mat3: 3 columns of 4 floats).
+        return np.dtype((np.float32, (self.n, self.column.align // 4)))
+
+    def __call__(self, *args: Any) -> np.ndarray:
+        """Host-side constructor from n*n column-major scalars."""
+        return np.array(args, dtype=np.float32).reshape(self.n, self.n)
+
+
+mat2, mat3, mat4 = MatrixType(2), MatrixType(3), MatrixType(4)
+MATRICES = {2: mat2, 3: mat3, 4: mat4}
+
+
+class ArrayType(Type):
+    """Fixed-size array ``ps.array(T, N)``: locals, shared memory, struct fields."""
+
+    def __init__(self, elem: Type, n: int, shared: bool = False):
+        self.elem = elem
+        self.n = n
+        self.shared = shared
+        self.name = f"array({elem.name}, {n})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ArrayType) and (self.elem, self.n) == (other.elem, other.n)
+
+    def __hash__(self) -> int:
+        return hash(("array", self.elem, self.n))
+
+    @property
+    def stride(self) -> int:
+        """Distance in bytes between consecutive elements."""
+        return _round_up(self.elem.align, self.elem.size)
+
+    @property
+    def size(self) -> int:
+        return self.n * self.stride
+
+    @property
+    def align(self) -> int:
+        return self.elem.align
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        e = self.elem.np_dtype
+        if e.itemsize != self.stride:
+            e = np.dtype({"names": ["v"], "formats": [e], "offsets": [0], "itemsize": self.stride})
+        return np.dtype((e, (self.n,)))
+
+
+class BufferType(Type):
+    """``ps.Buffer[T]``: a kernel parameter bound to a device array of T."""
+
+    def __init__(self, elem: Type):
+        self.elem = elem
+        self.name = f"Buffer[{elem.name}]"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BufferType) and self.elem == other.elem
+
+    def __hash__(self) -> int:
+        return hash(("buffer", self.elem))
+
+
+class EnumType(Type):
+    """An ``IntEnum`` subclass used in a kernel: u32 unless a member is negative."""
+
+    def __init__(self, cls: type):
+        self.cls = cls
+        self.name = cls.__name__
+        self.members = {m.name: int(m.value) for m in cls}
+        self.base = i32 if any(v < 0 for v in self.members.values()) else u32
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EnumType) and self.cls is other.cls
+
+    def __hash__(self) -> int:
+        return hash(("enum", self.cls))
+
+    @property
+    def size(self) -> int:
+        return 4
+
+    @property
+    def align(self) -> int:
+        return 4
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return self.base.np_dtype
+
+
+class StructType(Type):
+    """Layout and field types of a ``@ps.struct`` class."""
+
+    def __init__(self, cls: type, fields: list[tuple[str, Type]]):
+        self.cls = cls
+        self.name = cls.__name__
+        self.fields = fields
+        self.field_types = dict(fields)
+        offset, align = 0, 4
+        self.offsets: dict[str, int] = {}
+        for fname, ftype in fields:
+            offset = _round_up(ftype.align, offset)
+            self.offsets[fname] = offset
+            offset += ftype.size
+            align = max(align, ftype.align)
+        self._align = align
+        self._size = _round_up(align, offset)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StructType) and self.cls is other.cls
+
+    def __hash__(self) -> int:
+        return hash(("struct", self.cls))
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @property
+    def align(self) -> int:
+        return self._align
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype({"names": [f for f, _ in self.fields],
+                         "formats": [t.np_dtype for _, t in self.fields],
+                         "offsets": [self.offsets[f] for f, _ in self.fields],
+                         "itemsize": self._size})
+
+
+def _round_up(align: int, n: int) -> int:
+    return (n + align - 1) // align * align
+
+
+# ----------------------------------------------------------------------------
+# Annotation markers: Buffer[T], Const[T], array(T, N)
+
+class Buffer:
+    """``ps.Buffer[T]`` in a kernel signature: a device array of T."""
+
+    def __class_getitem__(cls, item: Any) -> "BufferAnnotation":
+        return BufferAnnotation(item)
+
+
+class BufferAnnotation:
+    """The object ``Buffer[T]`` evaluates to (T may be a TypeVar)."""
+
+    def __init__(self, elem: Any):
+        self.elem = elem
+
+    def __repr__(self) -> str:
+        return f"Buffer[{getattr(self.elem, '__name__', self.elem)}]"
+
+
+class Const:
+    """``ps.Const[int]`` (or bool, float, type): a compile-time parameter."""
+
+    def __class_getitem__(cls, item: Any) -> "ConstAnnotation":
+        return ConstAnnotation(item)
+
+
+class ConstAnnotation:
+    """The object ``Const[T]`` evaluates to."""
+
+    def __init__(self, kind: Any):
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"Const[{getattr(self.kind, '__name__', self.kind)}]"
+
+
+def array(elem: Any, n: int) -> Any:
+    """A zero-initialised local array of ``n`` elements (kernels only).
+
+    Outside a kernel, ``ps.array(T, N)`` in an annotation or struct field
+    describes the array type.
+    """
+    return ArrayAnnotation(elem, n)
+
+
+def shared_array(elem: Any, n: int) -> Any:
+    """Workgroup-shared memory of ``n`` elements (kernels only, top level)."""
+    return ArrayAnnotation(elem, n, shared=True)
+
+
+class ArrayAnnotation:
+    """What ``ps.array(T, N)`` evaluates to on the host: a type description."""
+
+    def __init__(self, elem: Any, n: int, shared: bool = False):
+        self.elem, self.n, self.shared = elem, n, shared
+
+
+# ----------------------------------------------------------------------------
+# Structs
+
+def struct(cls: type) -> type:
+    """Class decorator: an annotated class becomes a portable GPU struct.
+
+    The class becomes a dataclass whose fields default to zero; ``Cls.dtype``
+    is the numpy structured dtype of its canonical layout;
+    ``Cls.from_numpy(arr)`` converts records back to instances, checking that
+    enum fields hold valid members.
+    """
+    hints = typing.get_type_hints(cls, include_extras=True)
+    own = [n for n in cls.__dict__.get("__annotations__", {})]
+    fields = [(n, resolve_type(hints[n], where=f"field {cls.__name__}.{n}")) for n in own]
+    for fname, ftype in fields:
+        if not hasattr(cls, fname):
+            setattr(cls, fname, dataclasses.field(default_factory=lambda t=ftype: zero_value(t)))
+    cls = dataclasses.dataclass(cls)
+    st = StructType(cls, fields)
+    cls.__pyshade_struct__ = st
+    cls.dtype = st.np_dtype
+    cls.from_numpy = classmethod(_from_numpy)
+    cls.to_numpy = _to_numpy
+    return cls
+
+
+def zero_value(t: Type) -> Any:
+    """The host-side zero of type ``t``."""
+    if isinstance(t, ScalarType):
+        return t(0)
+    if isinstance(t, EnumType):
+        return t.cls(min(t.members.values(), key=abs)) if 0 not in t.members.values() else t.cls(0)
+    if isinstance(t, StructType):
+        return t.cls()
+    return np.zeros((), dtype=t.np_dtype)[()]
+
+
+def struct_type(cls: Any) -> StructType | None:
+    """The StructType of a ``@ps.struct`` class, else None."""
+    return getattr(cls, "__pyshade_struct__", None) if isinstance(cls, type) else None
+
+
+def _record_to_value(t: Type, v: Any) -> Any:
+    if isinstance(t, StructType):
+        return t.cls(**{f: _record_to_value(ft, v[f]) for f, ft in t.fields})
+    if isinstance(t, EnumType):
+        iv = int(v)
+        try:
+            return t.cls(iv)
+        except ValueError:
+            raise ValueError(f"{iv} is not a valid {t.name} member "
+                             f"(valid: {sorted(t.members.values())})") from None
+    if isinstance(t, ScalarType):
+        return bool(v) if t.kind == "bool" else t.np_dtype.type(v)
+    return np.array(v)
+
+
+def _from_numpy(cls: type, arr: np.ndarray) -> Any:
+    """Convert a record (or an array of records) of ``cls.dtype`` to instances."""
+    st = cls.__pyshade_struct__
+    arr = np.asarray(arr)
+    if arr.dtype != st.np_dtype:
+        arr = arr.view(st.np_dtype) if arr.dtype.itemsize == 1 else arr.astype(st.np_dtype)
+    if arr.ndim == 0:
+        return _record_to_value(st, arr[()])
+    return [_record_to_value(st, r) for r in arr]
+
+
+def _value_to_record(t: Type, v: Any, out: np.ndarray) -> None:
+    if isinstance(t, StructType):
+        for f, ft in t.fields:
+            if isinstance(ft, StructType):
+                _value_to_record(ft, getattr(v, f), out[f])
+            else:
+                out[f] = _field_host_value(ft, getattr(v, f))
+    else:
+        out[...] = _field_host_value(t, v)
+
+
+def _field_host_value(t: Type, v: Any) -> Any:
+    if isinstance(t, EnumType):
+        return int(v)
+    if isinstance(t, ScalarType):
+        return int(bool(v)) if t.kind == "bool" else t(v)
+    return v
+
+
+def _to_numpy(self: Any) -> np.ndarray:
+    """This instance as a 0-d record of ``type(self).dtype``."""
+    st = type(self).__pyshade_struct__
+    out = np.zeros((), dtype=st.np_dtype)
+    _value_to_record(st, self, out)
+    return out
+
+
+# ----------------------------------------------------------------------------
+# Resolution of annotation objects to kernel types
+
+class TypeResolutionError(TypeError):
+    """An annotation object is not a kernel-language type."""
+
+
+def is_newtype(obj: Any) -> bool:
+    """True for ``typing.NewType`` objects."""
+    return hasattr(obj, "__supertype__") and callable(obj)
+
+
+def resolve_type(obj: Any, typevars: dict | None = None, where: str = "annotation") -> Type:
+    """Map an annotation object (``u32``, ``int``, a struct class, ...) to a Type."""
+    if isinstance(obj, Type):
+        return obj
+    if obj is int:
+        return i32
+    if obj is float:
+        return f32
+    if obj is bool:
+        return bool_
+    if isinstance(obj, typing.TypeVar):
+        if typevars and obj in typevars:
+            return typevars[obj]
+        raise TypeResolutionError(f"TypeVar {obj.__name__} is not bound in {where}")
+    if is_newtype(obj):
+        return resolve_type(obj.__supertype__, typevars, where)
+    if isinstance(obj, type) and issubclass(obj, enum.IntEnum):
+        return EnumType(obj)
+    st = struct_type(obj)
+    if st is not None:
+        return st
+    if isinstance(obj, BufferAnnotation):
+        return BufferType(resolve_type(obj.elem, typevars, where))
+    if isinstance(obj, ArrayAnnotation):
+        return ArrayType(resolve_type(obj.elem, typevars, where), int(obj.n), obj.shared)
+    if isinstance(obj, type) and dataclasses.is_dataclass(obj):
+        raise TypeResolutionError(f"{obj.__name__} is a dataclass but not a @ps.struct ({where})")
+    raise TypeResolutionError(f"{obj!r} is not a pyshade type ({where})")
+
+
+def type_of_dtype(dt: Any) -> Type:
+    """The scalar type of a numpy dtype (for binding TypeVars from arguments)."""
+    dt = np.dtype(dt)
+    for t in (i32, u32, f32, f16, f64, i64, u64):
+        if t.np_dtype == dt:
+            return t
+    if dt == np.dtype(bool):
+        return bool_
+    raise TypeResolutionError(f"no pyshade scalar type for numpy dtype {dt}")
+
+
+def host_type_name(t: Type) -> str:
+    """The name a user writes for ``t`` in Python (for messages)."""
+    if isinstance(t, ScalarType) and t.kind == "bool":
+        return "bool"
+    return t.name
