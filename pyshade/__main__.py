@@ -1,0 +1,7 @@
+"""``python -m pyshade``: the same as the ``pyshade`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

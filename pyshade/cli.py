@@ -1,0 +1,173 @@
+"""Command line: ``pyshade translate | check | devices | demo``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+import pyshade as ps
+
+
+def _load_module(path: str) -> Any:
+    path = os.path.abspath(path)
+    name = "pyshade_user_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"pyshade: cannot load {path}")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    sys.path.insert(0, os.path.dirname(path))
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _kernels(mod: Any, name: str | None) -> list[ps.Kernel]:
+    if name:
+        k = getattr(mod, name, None)
+        if not isinstance(k, ps.Kernel):
+            raise SystemExit(f"pyshade: {name!r} is not a @ps.kernel in {mod.__file__}")
+        return [k]
+    ks = [v for v in vars(mod).values() if isinstance(v, ps.Kernel)]
+    if not ks:
+        raise SystemExit(f"pyshade: no @ps.kernel in {mod.__file__}")
+    return ks
+
+
+def _split(target: str) -> tuple[str, str | None]:
+    path, _, kernel = target.partition(":") if not os.path.exists(target) else (target, "", "")
+    return path, kernel or None
+
+
+def _bindings(defs: list[str], mod: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for d in defs or []:
+        key, _, text = d.partition("=")
+        if not text:
+            raise SystemExit(f"pyshade: -D needs NAME=VALUE, got {d!r}")
+        ns = dict(vars(ps))
+        ns.update(vars(mod))
+        try:
+            out[key] = eval(text, ns)  # noqa: S307 - the user's own command line
+        except Exception as e:  # noqa: BLE001
+            raise SystemExit(f"pyshade: cannot evaluate -D {d}: {e}") from None
+    return out
+
+
+def cmd_translate(args: argparse.Namespace) -> int:
+    path, kname = _split(args.file)
+    mod = _load_module(path)
+    targets = ps.GPU_TARGETS + ("python",) if args.target == "all" else (args.target,)
+    for k in _kernels(mod, kname):
+        bindings = _bindings(args.define, mod)
+        for t in targets:
+            try:
+                text = ps.translate(k, t, **bindings)
+            except ps.BackendUnavailable as e:
+                print(f"// {t}: {e}", file=sys.stderr)
+                if len(targets) == 1:
+                    return 2
+                continue
+            except ps.TranslationError as e:
+                print(e, file=sys.stderr)
+                return 1
+            if len(targets) > 1:
+                print(f"// ===== {k.__name__}: {t} =====")
+            sys.stdout.write(text)
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    path, kname = _split(args.file)
+    mod = _load_module(path)
+    bad = 0
+    for k in _kernels(mod, kname):
+        try:
+            rep = ps.check(k, **_bindings(args.define, mod))
+        except ps.TranslationError as e:
+            print(e)
+            bad += 1
+            continue
+        print(rep)
+        for t, e in rep.errors.items():
+            print(f"--- {k.__name__} [{t}]\n{e}")
+        bad += not rep.ok
+    return 1 if bad else 0
+
+
+def cmd_devices(args: argparse.Namespace) -> int:
+    print(f"{'device':8} {'available':10} adapter / reason")
+    for d in ps.devices():
+        print(f"{d.name:8} {'yes' if d.available else 'no':10} "
+              f"{d.adapter if d.available else d.reason.splitlines()[0]}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from pyshade.algorithms import sort
+    names = args.device or [d.name for d in ps.devices() if d.available]
+    rng = np.random.default_rng()
+    rows = []
+    failed = False
+    for name in names:
+        try:
+            dev = ps.device(name)
+        except ps.BackendUnavailable as e:
+            rows.append((name, str(e).splitlines()[0], "-", "-", "-", "unavailable"))
+            continue
+        n = args.n if args.n else (args.cpu_n if name == "cpu" else 1 << 16)
+        for dtype in (np.uint32, np.int32, np.float32):
+            if dtype == np.float32:
+                x = rng.standard_normal(n).astype(np.float32) * 1000
+            else:
+                info = np.iinfo(dtype)
+                x = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+            sort(x[:min(n, 1024)], device=dev)      # warm-up: compile + pipeline caches
+            t0 = time.perf_counter()
+            y = sort(x, device=dev)
+            dt = time.perf_counter() - t0
+            ok = np.array_equal(y, np.sort(x))
+            failed |= not ok
+            rows.append((name, dev.adapter, np.dtype(dtype).name, str(n), f"{dt * 1e3:.1f} ms",
+                         "ok" if ok else "FAILED"))
+    head = ("device", "adapter", "dtype", "n", "time", "result")
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+    print("bitonic sort (pyshade.algorithms.sort) against numpy.sort:")
+    for r in [head] + rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``pyshade`` command."""
+    p = argparse.ArgumentParser(prog="pyshade", description="Python GPU kernels everywhere.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("translate", help="print generated source")
+    t.add_argument("file", help="FILE.py:KERNEL")
+    t.add_argument("--target", default="wgsl",
+                   choices=list(ps.GPU_TARGETS) + ["python", "all"])
+    t.add_argument("-D", dest="define", action="append", help="bind a TypeVar/Const: -D T=u32")
+    t.set_defaults(fn=cmd_translate)
+    c = sub.add_parser("check", help="compile every kernel with every toolchain present")
+    c.add_argument("file", help="FILE.py[:KERNEL]")
+    c.add_argument("-D", dest="define", action="append")
+    c.set_defaults(fn=cmd_check)
+    d = sub.add_parser("devices", help="list backends, adapters and availability")
+    d.set_defaults(fn=cmd_devices)
+    m = sub.add_parser("demo", help="bitonic sort on every available device vs numpy")
+    m.add_argument("--n", type=int, default=0, help="elements (default 65536; cpu: --cpu-n)")
+    m.add_argument("--cpu-n", type=int, default=4096,
+                   help="elements on the cpu device, which interprets each invocation")
+    m.add_argument("--device", action="append", help="device name (repeatable)")
+    m.set_defaults(fn=cmd_demo)
+    args = p.parse_args(argv)
+    return args.fn(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+"""Kernels that must NOT translate: each one is used by ``test_errors.py``.
+
+The tests assert the exact line and column of each error, so this file is
+append-only: add new cases at the end and never move existing lines.
+Importing it must not raise (decorating a kernel is lazy).
+"""
+# ruff: noqa: F841, F821, B018, PLW0603, UP028, C416, C419, SIM105, E731, S110
+
+from __future__ import annotations
+
+import os
+from enum import IntEnum
+
+import numpy as np
+
+import pyshade as ps
+from pyshade import f32, f64, i32, u32
+
+COUNTER = 0
+
+
+class Color(IntEnum):
+    RED = 0
+    GREEN = 1
+    BLUE = 2
+
+
+# -- unsupported syntax ------------------------------------------------------------------
+@ps.kernel
+def list_literal(out: ps.Buffer[u32]):
+    a = [1, 2, 3]
+
+
+@ps.kernel
+def dict_literal(out: ps.Buffer[u32]):
+    a = {1: 2}
+
+
+@ps.kernel
+def set_literal(out: ps.Buffer[u32]):
+    a = {1, 2}
+
+
+@ps.kernel
+def list_comp(out: ps.Buffer[u32]):
+    a = [i for i in range(4)]
+
+
+@ps.kernel
+def dict_comp(out: ps.Buffer[u32]):
+    a = {i: i for i in range(4)}
+
+
+@ps.kernel
+def set_comp(out: ps.Buffer[u32]):
+    a = {i for i in range(4)}
+
+
+@ps.kernel
+def generator(out: ps.Buffer[u32]):
+    out[0] = sum(i for i in range(4))
+
+
+@ps.kernel
+def string_value(out: ps.Buffer[u32]):
+    s = "hello"
+
+
+@ps.kernel
+def lambda_expr(out: ps.Buffer[u32]):
+    f = lambda v: v + 1
+
+
+@ps.kernel
+def try_stmt(out: ps.Buffer[u32]):
+    try:
+        out[0] = u32(1)
+    except Exception:
+        pass
+
+
+@ps.kernel
+def with_stmt(out: ps.Buffer[u32]):
+    with open("x"):
+        pass
+
+
+@ps.kernel
+def global_stmt(out: ps.Buffer[u32]):
+    global COUNTER
+    COUNTER = 1
+
+
+def make_nonlocal():
+    n = 0
+
+    @ps.kernel
+    def nonlocal_stmt(out: ps.Buffer[u32]):
+        nonlocal n
+        n = 1
+    return nonlocal_stmt
+
+
+nonlocal_stmt = make_nonlocal()
+
+
+@ps.kernel
+def nested_def(out: ps.Buffer[u32]):
+    def helper(v: u32) -> u32:
+        return v
+    out[0] = helper(u32(1))
+
+
+@ps.kernel
+def class_def(out: ps.Buffer[u32]):
+    class Local:
+        pass
+
+
+@ps.kernel
+def yield_expr(out: ps.Buffer[u32]):
+    yield out[0]
+
+
+@ps.kernel
+async def async_kernel(out: ps.Buffer[u32]):
+    out[0] = u32(1)
+
+
+@ps.kernel
+def fstring(out: ps.Buffer[u32], n: u32):
+    print(f"n = {n}")
+
+
+# -- recursion ------------------------------------------------------------------------------
+def fact(n: u32) -> u32:
+    if n <= 1:
+        return u32(1)
+    return n * fact(n - 1)
+
+
+@ps.kernel
+def direct_recursion(out: ps.Buffer[u32]):
+    out[0] = fact(u32(5))
+
+
+def ping(n: u32) -> u32:
+    if n == 0:
+        return n
+    return pong(n - 1)
+
+
+def pong(n: u32) -> u32:
+    return ping(n)
+
+
+@ps.kernel
+def mutual_recursion(out: ps.Buffer[u32]):
+    out[0] = ping(u32(3))
+
+
+# -- names and calls ------------------------------------------------------------------------
+@ps.kernel
+def unknown_name(out: ps.Buffer[u32]):
+    out[0] = undefined_thing + 1
+
+
+@ps.kernel
+def c_builtin(out: ps.Buffer[u32]):
+    out[0] = u32(os.getpid())
+
+
+@ps.kernel
+def numpy_call(out: ps.Buffer[f32]):
+    out[0] = np.sin(out[1])
+
+
+# -- typing ---------------------------------------------------------------------------------
+@ps.kernel
+def mixed_signedness(out: ps.Buffer[u32], a: u32, b: i32):
+    out[0] = a + b
+
+
+@ps.kernel
+def int_plus_float(out: ps.Buffer[f32], a: i32, b: f32):
+    out[0] = a + b
+
+
+@ps.kernel
+def int_division(out: ps.Buffer[u32], a: u32, b: u32):
+    out[0] = a / b
+
+
+@ps.kernel
+def maybe_unassigned(out: ps.Buffer[u32], n: u32):
+    if n > 3:
+        v = u32(1)
+    out[0] = v
+
+
+@ps.kernel
+def non_exhaustive_match(out: ps.Buffer[u32], c: Color):
+    match c:
+        case Color.RED:
+            out[0] = u32(1)
+
+
+@ps.kernel
+def uses_f64(out: ps.Buffer[f32], a: f32):
+    x: f64 = f64(a)
+    out[0] = f32(x * 2.0)
+
+
+@ps.kernel
+def uses_print(out: ps.Buffer[u32]):
+    print("value", out[0])
+
+
+@ps.kernel
+def tuple_value(out: ps.Buffer[u32]):
+    t = (1, 2)
+
+
+@ps.kernel
+def out_of_range(out: ps.Buffer[u32]):
+    x: u32 = -1
+    out[0] = x
+
+
+def sync_helper(v: u32) -> u32:
+    ps.barrier()
+    return v
+
+
+@ps.kernel
+def barrier_in_helper(out: ps.Buffer[u32]):
+    out[0] = sync_helper(out[0])
+
+
+@ps.kernel
+def returns_value(out: ps.Buffer[u32]):
+    return out[0]
+
+
+@ps.kernel
+def non_bool_condition(out: ps.Buffer[u32], x: u32):
+    if x:
+        out[0] = x
+
+
+# -- launch ---------------------------------------------------------------------------------
+@ps.kernel
+def fill(out: ps.Buffer[u32], v: u32):
+    i = ps.global_id().x
+    if i < len(out):
+        out[i] = v

@@ -1,0 +1,136 @@
+"""Golden tests: every kernel of ``tests/golden/<case>.py`` against its reviewed output.
+
+For each case file and each ``ps.Kernel`` defined at its module level, and for
+each target of ``TARGETS``, the translation must equal
+``tests/golden/<target>/<case>.<kernel>.<ext>`` byte for byte.
+``pytest --update-golden`` rewrites those files (and deletes stale ones)
+instead; review the diff before committing.
+
+A case module may define ``SPECS = {"kernel_name": {"T": ps.u32, "n": 4}}``:
+the TypeVar and Const bindings of its generic or ``Const`` kernels.
+
+Every stored WGSL file is also validated by naga (wgpu-py), and every stored
+Python file is compiled with ``compile()``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import pyshade as ps
+
+from conftest import require
+
+GOLDEN = Path(__file__).parent / "golden"
+TARGETS = {"wgsl": "wgsl", "python": "py"}      # target -> file extension
+
+
+def _case_names() -> list[str]:
+    return sorted(p.stem for p in GOLDEN.glob("*.py") if not p.name.startswith("_"))
+
+
+_modules: dict[str, ModuleType] = {}
+
+
+def load_case(case: str) -> ModuleType:
+    """Import ``tests/golden/<case>.py`` as module ``golden_<case>`` (once)."""
+    if case not in _modules:
+        name = f"golden_{case}"
+        spec = importlib.util.spec_from_file_location(name, GOLDEN / f"{case}.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod          # dataclasses and typing look modules up here
+        spec.loader.exec_module(mod)
+        _modules[case] = mod
+    return _modules[case]
+
+
+def kernels_of(mod: ModuleType) -> list[str]:
+    """Names of the ``ps.Kernel`` objects defined at the module's top level."""
+    return [n for n, v in vars(mod).items() if isinstance(v, ps.Kernel)]
+
+
+def golden_path(case: str, kernel: str, target: str) -> Path:
+    return GOLDEN / target / f"{case}.{kernel}.{TARGETS[target]}"
+
+
+def _all_kernels() -> list[tuple[str, str]]:
+    return [(c, k) for c in _case_names() for k in kernels_of(load_case(c))]
+
+
+KERNELS = _all_kernels()
+IDS = [f"{c}.{k}" for c, k in KERNELS]
+
+
+def translate(case: str, kernel: str, target: str) -> str:
+    mod = load_case(case)
+    bindings = getattr(mod, "SPECS", {}).get(kernel, {})
+    return ps.translate(getattr(mod, kernel), target, **bindings)
+
+
+def test_cases_exist() -> None:
+    assert len(_case_names()) >= 16
+    for case in _case_names():
+        assert kernels_of(load_case(case)), f"{case}.py defines no kernel"
+        specs = getattr(load_case(case), "SPECS", {})
+        unknown = set(specs) - set(kernels_of(load_case(case)))
+        assert not unknown, f"{case}.py: SPECS names no kernel {sorted(unknown)}"
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
+@pytest.mark.parametrize(("case", "kernel"), KERNELS, ids=IDS)
+def test_golden(case: str, kernel: str, target: str, update_golden: bool) -> None:
+    text = translate(case, kernel, target)
+    path = golden_path(case, kernel, target)
+    if update_golden:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+        return
+    assert path.exists(), f"{path} is missing: run pytest --update-golden and review it"
+    assert text == path.read_text(), (f"{target} output of {case}.{kernel} changed: run "
+                                      f"pytest --update-golden and review the diff")
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_no_stale_golden_files(target: str, update_golden: bool) -> None:
+    expected = {golden_path(c, k, target).name for c, k in KERNELS}
+    stale = [p for p in (GOLDEN / target).glob(f"*.{TARGETS[target]}")
+             if p.name not in expected]
+    if update_golden:
+        for p in stale:
+            p.unlink()
+        return
+    assert not stale, f"golden files without a kernel: {[p.name for p in stale]}"
+
+
+@pytest.fixture(scope="module")
+def wgpu_device() -> ps.Device:
+    try:
+        import wgpu  # noqa: F401
+    except ImportError:
+        require(False, "wgpu-py is not installed: naga cannot validate the WGSL goldens")
+    try:
+        return ps.device("wgpu")
+    except ps.BackendUnavailable as e:
+        require(False, f"no WebGPU adapter to validate WGSL with naga: {e}")
+
+
+@pytest.mark.parametrize(("case", "kernel"), KERNELS, ids=IDS)
+def test_wgsl_golden_validates(case: str, kernel: str, wgpu_device: ps.Device) -> None:
+    from pyshade.toolchains.naga import validate_wgsl
+
+    path = golden_path(case, kernel, "wgsl")
+    assert path.exists(), f"{path} is missing: run pytest --update-golden"
+    validate_wgsl(path.read_text(), wgpu_device)
+
+
+@pytest.mark.parametrize(("case", "kernel"), KERNELS, ids=IDS)
+def test_python_golden_compiles(case: str, kernel: str) -> None:
+    path = golden_path(case, kernel, "python")
+    assert path.exists(), f"{path} is missing: run pytest --update-golden"
+    compile(path.read_text(), str(path), "exec")
