@@ -37,13 +37,13 @@ def _as_kernel(k: Any) -> Kernel:
     raise TypeError(f"{k!r} is not a kernel")
 
 
-def translate(k: Any, target: str = "wgsl", **bindings: Any) -> str:
+def translate(k: Any, target: str = "wgsl", /, **bindings: Any) -> str:
     """The source text of kernel ``k`` for ``target``; TypeVars/Consts as keywords."""
     k = _as_kernel(k)
     return k.translate_spec(target, k.spec(bindings))[0]
 
 
-def translate_all(k: Any, **bindings: Any) -> dict[str, Any]:
+def translate_all(k: Any, /, **bindings: Any) -> dict[str, Any]:
     """{target: source} for the five GPU targets; a target that cannot be produced
     maps to the exception that says why."""
     out: dict[str, Any] = {}
@@ -55,7 +55,7 @@ def translate_all(k: Any, **bindings: Any) -> dict[str, Any]:
     return out
 
 
-def compile(k: Any, target: str = "wgsl", **bindings: Any) -> Compiled:  # noqa: A001
+def compile(k: Any, target: str = "wgsl", /, **bindings: Any) -> Compiled:  # noqa: A001
     """Translate and compile with the target's toolchain (WGSL: validated by naga)."""
     k = _as_kernel(k)
     return k.compile_spec(target, k.spec(bindings), validate=True)
@@ -78,7 +78,7 @@ class CheckReport:
         return "\n".join(f"{self.kernel:24} {t:7} {r}" for t, r in self.results.items())
 
 
-def check(k: Any, **bindings: Any) -> CheckReport:
+def check(k: Any, /, **bindings: Any) -> CheckReport:
     """Compile ``k`` with every toolchain present; TypeVars default to their first option."""
     k = _as_kernel(k)
     for tv in k.typevars():

@@ -109,7 +109,8 @@ def pack_value(t: T.Type, v: Any, name: str) -> bytes:
                 raise LaunchError(f"parameter {name!r} is {t.name}, got {v!r} "
                                   f"({type(v).__name__})")
             if not t.min <= int(v) <= t.max:
-                raise LaunchError(f"parameter {name!r}: {int(v)} does not fit {t.name}")
+                raise LaunchError(f"parameter {name!r}: {int(v)} does not fit {t.name} "
+                                  f"(range {t.min}..{t.max})")
             return np.array(int(v), dtype=t.np_dtype).tobytes()
         if not isinstance(v, (int, float, np.integer, np.floating)):
             raise LaunchError(f"parameter {name!r} is {t.name}, got {type(v).__name__}")
@@ -226,7 +227,7 @@ class Kernel:
             self._sources[key] = (text, em)
         return self._sources[key]
 
-    def source(self, target: str = "wgsl", **bindings: Any) -> str:
+    def source(self, target: str = "wgsl", /, **bindings: Any) -> str:
         """The generated source for ``target`` (same as ``ps.translate``)."""
         return self.translate_spec(target, self.spec(bindings))[0]
 
@@ -363,17 +364,34 @@ def _bind(tv: dict, var: typing.TypeVar, t: T.Type, name: str) -> None:
     tv[var] = t
 
 
+def _check_dtype(v: Any, slot: BufferSlot, kname: str) -> None:
+    """An array fits a slot when its dtype is the element's, or, for vector and
+    matrix elements (numpy keeps no sub-array dtype), when it is the component
+    dtype with the element's shape as trailing dimensions: (n, 4) for vec4."""
+    if v.dtype == slot.dtype:
+        return
+    sub = slot.dtype.subdtype
+    if sub is not None and v.dtype == sub[0] and tuple(v.shape[1:]) == sub[1]:
+        if sub[1] == (3,):
+            raise LaunchError(f"{kname}(): {slot.name!r} is a buffer of 3-component vectors, "
+                              "whose elements are 16 bytes apart on a GPU: use a 4-component "
+                              "vector buffer, or a @ps.struct with a vec3 field")
+        return
+    want = (f"{sub[0]} with shape (n, {', '.join(map(str, sub[1]))})" if sub
+            else f"dtype {slot.dtype}")
+    raise LaunchError(f"{kname}(): {slot.name!r} needs {want}, got {v.dtype} with shape "
+                      f"{tuple(v.shape)}")
+
+
 def _as_device_array(dev: Any, v: Any, slot: BufferSlot, kname: str) -> tuple:
     if isinstance(v, DeviceArray):
         if v.device is not dev:
             raise LaunchError(f"{kname}(): array {slot.name!r} lives on {v.device.name}, the "
                               f"launch is on {dev.name}: copy it with dev.array(arr.numpy())")
-        if v.dtype != slot.dtype:
-            raise LaunchError(f"{kname}(): {slot.name!r} needs dtype {slot.dtype}, got {v.dtype}")
+        _check_dtype(v, slot, kname)
         return v, None
     if isinstance(v, np.ndarray):
-        if v.dtype != slot.dtype:
-            raise LaunchError(f"{kname}(): {slot.name!r} needs dtype {slot.dtype}, got {v.dtype}")
+        _check_dtype(v, slot, kname)
         return dev.array(v), v
     if hasattr(v, "__cuda_array_interface__") and hasattr(dev, "from_cuda"):
         return dev.from_cuda(v), None

@@ -21,10 +21,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from conftest import require
 
 import pyshade as ps
-
-from conftest import require
 
 GOLDEN = Path(__file__).parent / "golden"
 TARGETS = {"wgsl": "wgsl", "python": "py"}      # target -> file extension

@@ -80,6 +80,15 @@ class Emitter(ast.NodeVisitor):
     def global_name(self, name: str) -> str:
         return self.globals.name(name)
 
+    def field_name(self, struct: str, field: str, fields: list[str] | None = None) -> str:
+        """Target name of a member of struct ``struct`` (a field may be a keyword of the
+        target, e.g. ``loop``): one namer per struct, so the names are stable."""
+        cache = self.__dict__.setdefault("_field_names", {})
+        if struct not in cache:
+            namer = Namer()
+            cache[struct] = {f: namer.name(f) for f in fields or []}
+        return cache[struct][field]
+
     # -- program ------------------------------------------------------------------------
     def emit(self) -> str:
         """Write the whole program: the order is the same for every target."""
@@ -249,7 +258,8 @@ class Emitter(ast.NodeVisitor):
                 else:
                     self.begin_else()
             else:
-                test = " || ".join(self.compare_eq(s, self.expr(v)) for v in values) \
+                test = f" {self.bool_ops[ast.Or]} ".join(
+                    self.compare_eq(s, self.expr(v)) for v in values) \
                     if len(values) > 1 else self.compare_eq(s, self.expr(values[0]))
                 (self.begin_if if first else self.begin_elif)(test, case.pattern)
             self.nested(case.body)

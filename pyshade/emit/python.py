@@ -277,7 +277,10 @@ class PythonEmitter(Emitter):
             return (f"_mat({n}, *(_vmap(lambda x, y: _f32(x {sym} y), c, d) "
                     f"for c, d in zip({a}, {b})))")
         m, s = (a, b) if isinstance(lt, T.MatrixType) else (b, a)
-        return f"_mat({n}, *(_vmap(lambda x, y: _f32(x {sym} y), c, {s}) for c in {m}))"
+        # The scalar goes through zip (evaluated outside the generator): a user variable
+        # named c or d must not be shadowed by the generator's own names.
+        return (f"_mat({n}, *(_vmap(lambda x, y: _f32(x {sym} y), c, d) "
+                f"for c, d in zip({m}, ({s},) * {n})))")
 
     def pow_helper(self) -> str:
         def make(name: str) -> str:
@@ -356,7 +359,14 @@ class PythonEmitter(Emitter):
     def call_builtin(self, node: ast.Call, b: Any) -> str:
         spell = b.spell.get("python", "")
         t = node.ps_type
+        if b.name == "print":      # before args: strings are no values
+            parts = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                     else None for a in node.args]
+            shown = [repr(p) if p is not None else self.expr(a) for p, a in zip(parts, node.args)]
+            return f"print({', '.join(shown)})"
         args = [self.value(a) for a in node.args]
+        if b.name.startswith("atomic_"):   # the buffer or shared array itself, not a copy
+            args[0] = self.expr(node.args[0])
         types = [a.ps_type for a in node.args]
         if spell.startswith("{map}(") or spell.startswith("{pred}("):
             fn = spell[spell.index("(") + 1:-1]
@@ -369,11 +379,6 @@ class PythonEmitter(Emitter):
             if b.name == "abs" and _scalar(t).is_int:
                 return self.elementwise(t, lambda x: self.wrap(t, f"abs({x})"), args, types)
             return self.elementwise(t, lambda *xs: f"{fn}({', '.join(xs)})", args, types)
-        if b.name == "print":
-            parts = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str)
-                     else None for a in node.args]
-            shown = [repr(p) if p is not None else self.expr(a) for p, a in zip(parts, node.args)]
-            return f"print({', '.join(shown)})"
         extras = {"r": self.rnd(t) if t is not None else "_f32",
                   "wrap": WRAP.get(_scalar(t).name, "int") if t is not None else "int",
                   "ids": _Ids(self)}

@@ -88,7 +88,8 @@ class WgslEmitter(CLikeEmitter):
     def struct_decl(self, s: T.StructType) -> None:
         self.line(f"struct {self.global_name(s.name)} {{")
         for f, ft in s.fields:
-            self.line(f"    {f}: {self.type_name(ft, storage=True)},")
+            fname = self.field_name(s.name, f, [n for n, _ in s.fields])
+            self.line(f"    {fname}: {self.type_name(ft, storage=True)},")
         self.line("}")
         self.line()
 
@@ -115,7 +116,8 @@ class WgslEmitter(CLikeEmitter):
                     attrs += f"@align({align}) "
                 if size:
                     attrs += f"@size({size}) "
-                self.line(f"    {attrs}{name}: {self.type_name(t, storage=True)},")
+                member = self.field_name("_ps_Params", name, [n for n, _ in k.values])
+                self.line(f"    {attrs}{member}: {self.type_name(t, storage=True)},")
             self.line("}")
             space = "uniform" if block.kind == "uniform" else "storage, read"
             self.line(f"@group(0) @binding({len(k.buffers)}) var<{space}> "
@@ -172,7 +174,7 @@ class WgslEmitter(CLikeEmitter):
                 self.unfold_ids(f)
             params = self.globals.name("_ps_params")
             for name, t in f.values:
-                v = f"{params}.{name}"
+                v = f"{params}.{self.field_name('_ps_Params', name)}"
                 if t == T.bool_:
                     v = f"({v} != 0u)"
                 kw = "var" if name in f.mutated else "let"
@@ -212,9 +214,10 @@ class WgslEmitter(CLikeEmitter):
                   node)
 
     def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
-        if isinstance(t, T.ArrayType):
-            return self.declare_default(name, node)
-        kw = "var" if name in self.func.mutated else "let"
+        if isinstance(t, T.ArrayType) and getattr(value, "ps_call", (None,))[0] == "array":
+            return self.declare_default(name, node)      # ps.array(T, N): zero-initialised
+        # An array copy is a var: WGSL indexes a let array only with constants.
+        kw = "var" if name in self.func.mutated or isinstance(t, T.ArrayType) else "let"
         self.line(f"{kw} {self.local(name)}: {self.type_name(t, node)} = {self.value(value)};",
                   node)
 
@@ -241,7 +244,14 @@ class WgslEmitter(CLikeEmitter):
             return self.ref(target)
         if isinstance(target, ast.Subscript):
             return f"{self.place(target.value)}[{self.expr(target.slice)}]"
-        return f"{self.place(target.value)}.{target.attr}"
+        return f"{self.place(target.value)}.{self.member(target)}"
+
+    def member(self, node: ast.Attribute) -> str:
+        """A struct field's target name, or a vector component/swizzle as written."""
+        st = node.value.ps_type
+        if isinstance(st, T.StructType):
+            return self.field_name(st.name, node.attr, [n for n, _ in st.fields])
+        return node.attr
 
     def atomic_element(self, node: ast.expr) -> bool:
         if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Name):
@@ -277,7 +287,7 @@ class WgslEmitter(CLikeEmitter):
         vt = node.value.ps_type
         if isinstance(vt, T.EnumType):       # .value
             return self.expr(node.value)
-        s = f"{self.sub(node.value)}.{node.attr}"
+        s = f"{self.sub(node.value)}.{self.member(node)}"
         if isinstance(vt, T.StructType) and node.ps_type == T.bool_:
             return f"({s} != 0u)"
         return s
@@ -381,9 +391,41 @@ class WgslEmitter(CLikeEmitter):
 
     # -- calls ----------------------------------------------------------------------------
     def call_cast(self, node: ast.Call, t: T.Type) -> str:
+        fn = self.ftoi_helper(node.args[0].ps_type, t)
+        if fn:
+            return f"{fn}({self.expr(node.args[0])})"
         return f"{self.type_name(t, node)}({self.expr(node.args[0])})"
 
+    def ftoi_helper(self, src: T.Type, dst: T.Type) -> str | None:
+        """f32 -> i32/u32 (scalar or vector) as the CPU does it: WGSL saturates to the
+        largest f32 below 2^31 (2^32), Python's reference to the integer maximum, and
+        NaN gives 0. None when no helper is needed."""
+        se = src.elem if isinstance(src, T.VectorType) else src
+        de = dst.elem if isinstance(dst, T.VectorType) else dst
+        if se != T.f32 or de not in (T.i32, T.u32):
+            return None
+        stn, dtn = self.type_name(src), self.type_name(dst)
+        limit, top = ("2147483648.0", "2147483647i") if de == T.i32 else \
+            ("4294967296.0", "4294967295u")
+        key = f"ftoi_{dtn.replace('<', '_').replace('>', '')}"
+        bits = self.type_name(T.vector_of(T.u32, src.n) if isinstance(src, T.VectorType)
+                              else T.u32)
+
+        def make(name: str) -> str:
+            # nan is tested on the bits: drivers may assume x != x is false
+            return (f"// float -> int truncating, saturating at the integer maximum, nan -> 0\n"
+                    f"fn {name}(x: {stn}) -> {dtn} {{\n"
+                    f"    let nan = (bitcast<{bits}>(x) & {bits}(0x7fffffffu)) > "
+                    f"{bits}(0x7f800000u);\n"
+                    f"    return select(select({dtn}(x), {dtn}({top}), x >= {stn}({limit})), "
+                    f"{dtn}(), nan);\n}}")
+        return self.helper(key, make)
+
     def call_construct(self, node: ast.Call, t: T.Type) -> str:
+        if len(node.args) == 1 and isinstance(node.args[0].ps_type, T.VectorType):
+            fn = self.ftoi_helper(node.args[0].ps_type, t)
+            if fn:
+                return f"{fn}({self.expr(node.args[0])})"
         return f"{self.type_name(t, node)}({', '.join(self.value(a) for a in node.args)})"
 
     def call_struct(self, node: ast.Call, st: T.StructType) -> str:
@@ -400,6 +442,9 @@ class WgslEmitter(CLikeEmitter):
 
     def id_value(self, which: str) -> str:
         return self.names.name("_ps_" + which)
+
+    def call_array(self, node: ast.Call, at: T.ArrayType) -> str:
+        return f"{self.type_name(at, node)}()"
 
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
         extras: dict[str, Any] = {}
@@ -432,11 +477,15 @@ class WgslEmitter(CLikeEmitter):
         def make(name: str) -> str:
             # WGSL only has the weak form, which may fail spuriously: retry until the
             # value really differs or the exchange happened (Python's strong semantics).
+            # (naga rejects a function that ends in a loop: break, then return.)
             return (f"fn {name}(i: u32, expected: {t}, desired: {t}) -> {t} {{\n"
+                    f"    var old: {t};\n"
                     f"    loop {{\n"
                     f"        let r = atomicCompareExchangeWeak(&{buf}[i], expected, desired);\n"
-                    f"        if (r.exchanged || r.old_value != expected) {{ return r.old_value; }}\n"
-                    f"    }}\n}}")
+                    f"        old = r.old_value;\n"
+                    f"        if (r.exchanged || r.old_value != expected) {{ break; }}\n"
+                    f"    }}\n"
+                    f"    return old;\n}}")
         fn = self.helper(f"cas_{buf}", make)
         idx = args[1] if node.args[1].ps_type == T.u32 else f"u32({args[1]})"
         return f"{fn}({idx}, {args[2]}, {args[3]})"
@@ -456,6 +505,8 @@ def _shortest_f32(v: float) -> str:
     for digits in range(1, 18):
         s = f"{f:.{digits}g}"
         if struct.unpack("<f", struct.pack("<f", float(s)))[0] == f:
+            if "e" in s and "inf" not in s and "nan" not in s:
+                s = repr(float(s))      # same digits, positional where Python's is (180.0)
             if "e" not in s and "." not in s and "inf" not in s and "nan" not in s:
                 s += ".0"
             return s

@@ -117,6 +117,7 @@ class _Helpers:
                 extra.append(caller.tx(copy.deepcopy(d)))
             args = list(args) + extra
             node.args = list(node.args) + extra
+            node.ps_defaults = extra        # the emitters read node.ps_args
         ann = _annotations(fn)
         tv: dict = dict(self.b.typevars)
         ptypes: list[tuple[str, T.Type]] = []

@@ -34,17 +34,18 @@ OP_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorD
 _NO_EXPR = {
     ast.Lambda: "lambda is not supported in kernels: define a helper function with def",
     ast.ListComp: "list comprehensions are not supported in kernels: use ps.array(T, N) and a loop",
-    ast.SetComp: "set comprehensions are not supported in kernels",
-    ast.DictComp: "dict comprehensions are not supported in kernels",
+    ast.SetComp: "set comprehensions are not supported in kernels: use ps.array(T, N) and a loop",
+    ast.DictComp: "dict comprehensions are not supported in kernels: use ps.array(T, N) and a "
+                  "loop",
     ast.GeneratorExp: "generator expressions are not supported in kernels: use a loop",
     ast.List: "list literals are not supported in kernels: use ps.array(T, N)",
-    ast.Dict: "dict literals are not supported in kernels",
-    ast.Set: "set literals are not supported in kernels",
+    ast.Dict: "dict literals are not supported in kernels: use a @ps.struct or ps.array(T, N)",
+    ast.Set: "set literals are not supported in kernels: use ps.array(T, N)",
     ast.Tuple: "tuples are only supported in assignments (a, b = b, a): use a vector or struct",
     ast.JoinedStr: "f-strings are not supported in kernels: pass values to print() separately",
-    ast.Await: "await is not supported in kernels",
-    ast.Yield: "yield is not supported in kernels",
-    ast.YieldFrom: "yield is not supported in kernels",
+    ast.Await: "await is not supported in kernels: kernels and helpers are plain functions",
+    ast.Yield: "yield is not supported in kernels: write results to a Buffer",
+    ast.YieldFrom: "yield is not supported in kernels: write results to a Buffer",
     ast.NamedExpr: "assignment expressions (:=) are not supported in kernels",
     ast.Starred: "starred expressions are not supported in kernels",
     ast.Slice: "slices are not supported in kernels: index one element at a time",
@@ -136,13 +137,41 @@ class ExprMixin:
         msg = f"expected {T.host_type_name(want)}{where}, got {T.host_type_name(got)}"
         if isinstance(w, T.ScalarType) and isinstance(g, T.ScalarType):
             if w.is_int and g.is_int:
-                msg += f" (mixed signedness or width: convert explicitly with {w.name}(...))"
+                kind = "mixed signedness" if w.bits == g.bits else "mixed integer widths"
+                msg += f" ({kind}: convert explicitly with {w.name}(...))"
             elif w.kind != g.kind and "bool" not in (w.kind, g.kind):
                 cast = "float(...)" if w == T.f32 else ("int(...)" if w == T.i32 else f"{w.name}(...)")
                 msg += f" (ints and floats do not mix: convert explicitly with {cast})"
             elif w.bits != g.bits:
                 msg += f" (convert explicitly with {w.name}(...))"
         self.error(node, msg)
+
+    def operand_mismatch(self, node: ast.BinOp, lt: Any, rt: Any, sym: str) -> None:
+        """``a OP b`` with different element types: name both and show the cast that fixes it."""
+        le, re_ = elem_of(lt), elem_of(rt)
+        if not (isinstance(le, T.ScalarType) and isinstance(re_, T.ScalarType)
+                and "bool" not in (le.kind, re_.kind)):
+            self.mismatch(node.right, lt, rt, f"the right side of {sym}")
+        a, b = ast.unparse(node.left), ast.unparse(node.right)
+
+        def conv(text: str, t: Any, elem: T.ScalarType) -> str:
+            try:
+                to = T.vector_of(elem, t.n) if isinstance(t, T.VectorType) else elem
+            except KeyError:
+                to = elem
+            return f"{to.name}({text})"
+        fix_a, fix_b = f"{conv(a, lt, re_)} {sym} {b}", f"{a} {sym} {conv(b, rt, le)}"
+        both = f"{a} is {T.host_type_name(lt)} and {b} is {T.host_type_name(rt)}"
+        if le.is_int and re_.is_int:
+            kind = "mixed signedness" if le.bits == re_.bits else "mixed integer widths"
+            self.error(node, f"{kind} in {sym}: {both}; convert one side explicitly: "
+                             f"{fix_b} or {fix_a}")
+        if le.is_float and re_.is_float:
+            self.error(node, f"mixed float widths in {sym}: {both}; convert one side "
+                             f"explicitly: {fix_b} or {fix_a}")
+        to_float, to_int = (fix_a, fix_b) if le.is_int else (fix_b, fix_a)
+        self.error(node, f"ints and floats do not mix in {sym}: {both}; convert explicitly: "
+                         f"{to_float} (or {to_int} for integer arithmetic)")
 
     def unify(self, node: ast.AST, args: list, what: str, default: T.Type | None = None) -> T.Type:
         """Give already-typed ``args`` one common type (literals follow typed values)."""
@@ -205,7 +234,8 @@ class ExprMixin:
         elif isinstance(v, float):
             node.ps_type = T.abstract_float
         elif isinstance(v, str):
-            self.error(node, "strings are only allowed as print() arguments")
+            self.error(node, "strings are only allowed as print() arguments (kernels have no "
+                             "string type)")
         else:
             self.error(node, f"{v!r} is not supported in kernels")
         return node
@@ -239,7 +269,8 @@ class ExprMixin:
         return node
 
     def tx_Attribute(self, node: ast.Attribute) -> ast.expr:
-        node.value = self.tx(node.value)
+        if not hasattr(node.value, "ps_type"):      # tx_Call may have typed it already
+            node.value = self.tx(node.value)
         vt = node.value.ps_type
         if isinstance(vt, CT):
             try:
@@ -354,6 +385,15 @@ class ExprMixin:
         if op is ast.MatMult:
             return self.matmul(node)
         # Literals take the element type of the other side.
+        for lit, other in ((node.left, node.right), (node.right, node.left)):
+            ot = elem_of(other.ps_type)
+            if lit.ps_type == T.abstract_float and is_int(ot):
+                o, ft = ast.unparse(other), other.ps_type
+                to = T.vector_of(T.f32, ft.n).name if isinstance(ft, T.VectorType) else "f32"
+                self.error(node, f"ints and floats do not mix in {sym}: {o} is "
+                                 f"{T.host_type_name(decay(ft))} and {ast.unparse(lit)} is a "
+                                 f"float; convert explicitly with {to}({o}), or write an "
+                                 "integer literal")
         if isinstance(lt, T.AbstractType):
             self.coerce(node.left, elem_of(rt))
         elif isinstance(rt, T.AbstractType):
@@ -361,7 +401,7 @@ class ExprMixin:
         lt, rt = decay(node.left.ps_type), decay(node.right.ps_type)
         le, re_ = elem_of(lt), elem_of(rt)
         if le != re_:
-            self.mismatch(node.right, lt, rt, f"the right side of {sym}")
+            self.operand_mismatch(node, lt, rt, sym)
         if op in (ast.BitAnd, ast.BitOr, ast.BitXor):
             if not (le.is_int or le.kind == "bool"):
                 self.error(node, f"{sym} needs integers or bools, got {lt}")
@@ -379,6 +419,9 @@ class ExprMixin:
             if op not in (ast.Add, ast.Sub, ast.Mult) or (op is not ast.Mult and lt != rt):
                 self.error(node, f"{sym} on a matrix needs another matrix of the same size "
                                  "(use @ for the matrix product)")
+            if op is ast.Mult and lt == rt:
+                self.error(node, "* of two matrices is ambiguous (element-wise in numpy, the "
+                                 "matrix product in shading languages): use @ for the product")
         node.ps_type = lt if not isinstance(lt, T.ScalarType) else rt
         return node
 
@@ -481,10 +524,20 @@ class ExprMixin:
         for kw in node.keywords:
             if kw.arg is None:
                 self.error(kw, "**kwargs is not supported in kernels")
+        # Unsupported syntax in an argument (sum(x for ...), print(f"...")) is the error to
+        # report, not what the call does with it.
+        for a in [*node.args, *(kw.value for kw in node.keywords)]:
+            for bad, msg in _NO_EXPR.items():
+                if isinstance(a, bad) and bad is not ast.Starred:
+                    self.error(a, msg)
+        if isinstance(node.func, ast.Attribute):
+            # obj.method(...): type obj once; a struct's method is not one of its fields.
+            node.func.value = self.tx(node.func.value)
+            vt = node.func.value.ps_type
+            if isinstance(vt, T.StructType) and node.func.attr not in vt.field_types:
+                return self.method_call(node)
         node.func = self.tx(node.func)
         ft = node.func.ps_type
-        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value.ps_type, T.StructType):
-            return self.method_call(node)
         if not isinstance(ft, CT):
             self.error(node, f"a {ft} value is not callable")
         obj = ft.obj
@@ -511,8 +564,13 @@ class ExprMixin:
             return self.user_call(node, getattr(obj, "__func__", obj), node.args)
         if isinstance(obj, type) and issubclass(obj, (int, float, bool)):
             self.error(node, f"{obj.__name__}() is not supported here")
+        name = getattr(obj, "__name__", None)
+        alt = getattr(math, name, None) if isinstance(name, str) else None
+        hint = f"; use math.{name}(...) instead" if lang.lookup(alt) is not None else ""
         self.error(node, f"cannot call {ast.unparse(node.func)} in a kernel: it is not a "
-                         "pyshade builtin, a type or a Python function with source")
+                         "pyshade builtin and has no Python source to translate (kernels can "
+                         "call ps.* and math.* builtins, types, and functions written in "
+                         f"Python){hint}")
 
     def builtin_call(self, node: ast.Call, b: lang.Builtin) -> ast.expr:
         if b.name not in ("print",):

@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import lang
 from .source import FunctionSource
+from .specialize import local_names
 
 TEMP_PREFIX = "_ps_t"
 
@@ -103,9 +104,17 @@ class Lowering(ast.NodeTransformer):
         written: set[str] = set()
         # Python evaluates every right-hand value before assigning: a value needs a
         # temporary when an earlier target writes something it reads.
-        for i, value in enumerate(node.value.elts):
+        vals = node.value.elts
+        hoist = [i > 0 and bool(_names_read(v) & {_base_name(t) for t in target.elts[:i]}
+                                or not _simple(v)) for i, v in enumerate(vals)]
+        # Values are evaluated left to right: every value before a hoisted call is hoisted
+        # too, so that side effects (atomics, helpers) and reads keep Python's order.
+        last_call = max((i for i, v in enumerate(vals) if hoist[i] and not _simple(v)),
+                        default=0)
+        hoist[:last_call] = [True] * last_call
+        for i, value in enumerate(vals):
             earlier = {_base_name(t) for t in target.elts[:i]}
-            if i > 0 and (_names_read(value) & earlier or not _simple(value)):
+            if hoist[i]:
                 name = self.temp(node)
                 pre.append(ast.copy_location(
                     ast.Assign([ast.Name(name, ast.Store())], value), node))
@@ -113,8 +122,6 @@ class Lowering(ast.NodeTransformer):
             else:
                 values.append(value)
             written |= earlier
-        # The first value is read before any assignment too; it needs a temp only
-        # when later values were hoisted (evaluation order) - they are pure reads.
         assigns = [ast.copy_location(ast.Assign([t], v), node)
                    for t, v in zip(target.elts, values)]
         for a in pre + assigns:
@@ -135,14 +142,11 @@ class Lowering(ast.NodeTransformer):
         rng = it.args[0]
         bounds = []
         for a in rng.args:
-            if not (isinstance(a, ast.Constant) and type(a.value) is int):
-                if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub) and \
-                        isinstance(a.operand, ast.Constant):
-                    bounds.append(-a.operand.value)
-                    continue
+            v = self._const_int(a)
+            if v is None:
                 raise self.src.error(a, "ps.unroll(range(...)) needs constant bounds "
                                         "(literals, Const parameters or module constants)")
-            bounds.append(a.value)
+            bounds.append(v)
         node.iter = rng
         if any(isinstance(n, (ast.Break, ast.Continue)) for s in node.body for n in _walk_loop(s)):
             return node  # a loop with break/continue is kept as a loop
@@ -159,6 +163,26 @@ class Lowering(ast.NodeTransformer):
                 if not hasattr(n, "lineno"):
                     ast.copy_location(n, node)
         return out
+
+    def _const_int(self, node: ast.AST) -> int | None:
+        """Value of a constant integer expression: literals (Const parameters are
+        literals by now), module or closure constants, unary minus, + - * //."""
+        if isinstance(node, ast.Constant):
+            return node.value if type(node.value) is int else None
+        if isinstance(node, ast.Name):
+            if node.id in local_names(self.src.tree):
+                return None
+            found, obj = self.src.lookup(node.id)
+            return obj if found and type(obj) is int else None
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            v = self._const_int(node.operand)
+            return None if v is None else -v
+        ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+               ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b if b else None}
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            a, b = self._const_int(node.left), self._const_int(node.right)
+            return None if a is None or b is None else ops[type(node.op)](a, b)
+        return None
 
     def _is_unroll(self, func: ast.AST) -> bool:
         if isinstance(func, ast.Attribute):

@@ -85,8 +85,6 @@ def get_source(fn: Any) -> FunctionSource:
     except SyntaxError as e:  # pragma: no cover - Python already parsed it once
         raise TranslationError(str(e), filename, start) from None
     tree = next(n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    if isinstance(tree, ast.AsyncFunctionDef):
-        raise make_error(filename, tree, "async def kernels are not supported")
     ast.increment_lineno(tree, max(start, 1) - 1)
     if indent:
         for node in ast.walk(tree):
@@ -94,6 +92,9 @@ def get_source(fn: Any) -> FunctionSource:
                 node.col_offset += indent
                 if getattr(node, "end_col_offset", None) is not None:
                     node.end_col_offset += indent
+    if isinstance(tree, ast.AsyncFunctionDef):
+        raise make_error(filename, tree, "async def is not supported: kernels and helpers "
+                                         "cannot await; define them with a plain def")
     tree.decorator_list = []
     # Keep linecache alive for functions from notebooks and exec'd strings.
     if not linecache.getline(filename, start):

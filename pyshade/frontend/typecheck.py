@@ -30,12 +30,15 @@ from .source import FunctionSource, get_source, make_error
 from .specialize import Specializer
 
 _NO_STMT = {
-    ast.Try: "try/except is not supported in kernels",
-    ast.With: "with is not supported in kernels",
+    ast.Try: "try/except is not supported in kernels (GPUs have no exceptions): check "
+             "conditions with if, or use assert (checked on the CPU)",
+    ast.With: "with is not supported in kernels: a kernel cannot open files, locks or other "
+              "context managers",
     ast.AsyncWith: "async with is not supported in kernels",
     ast.AsyncFor: "async for is not supported in kernels",
     ast.Global: "global is not supported in kernels: pass values as parameters",
-    ast.Nonlocal: "nonlocal is not supported in kernels",
+    ast.Nonlocal: "nonlocal is not supported in kernels: use a local variable, or pass "
+                  "values as parameters",
     ast.FunctionDef: "nested function definitions are not supported in kernels: define the "
                      "helper at module level",
     ast.AsyncFunctionDef: "nested function definitions are not supported in kernels",
@@ -142,7 +145,8 @@ class Checker(ExprMixin):
             self.error(node, f"variable {name!r} is used before it is assigned")
         found, obj = self.src.lookup(name)
         if not found:
-            self.error(node, f"unknown name {name!r}")
+            self.error(node, f"unknown name {name!r}: it is not a parameter, a local variable, "
+                             "a module-level name or a builtin (a typo, or a missing import?)")
         if obj is lang.target:
             return self.const(node, self.target, CT(str))
         return self.value_node(node, obj)
@@ -215,7 +219,9 @@ class Checker(ExprMixin):
             node.ps_docstring = True
             return
         if not isinstance(node.value, ast.Call):
-            self.error(node, "this expression statement has no effect")
+            self.tx(node.value)   # unsupported syntax (yield, await...) is reported first
+            self.error(node, "this expression statement has no effect: assign its value to "
+                             "a variable or remove it")
         node.value = self.tx(node.value)
 
     def st_Assign(self, node: ast.Assign) -> None:
@@ -242,8 +248,8 @@ class Checker(ExprMixin):
             node.target.ps_ref = ("local", name)
             self.note(name)
             return
-        node.value = self.tx(node.value, t)
-        self.store_name(node.target, node.value, t)
+        node.value = self.tx(node.value)
+        self.store_name(node.target, node.value, t)   # coerces to t, naming the variable
 
     def st_AugAssign(self, node: ast.AugAssign) -> None:
         load = copy.deepcopy(node.target)
@@ -568,7 +574,9 @@ class Checker(ExprMixin):
     # -- calls ----------------------------------------------------------------------------------
     def barrier_call(self, node: ast.Call) -> None:
         if not self.is_kernel:
-            self.error(node, "barrier() must be called in the kernel body, not in a helper")
+            self.error(node, f"barrier() must be called in the kernel body, not in the helper "
+                             f"{self.func.name!r}: move it into the kernel (it needs uniform "
+                             "control flow)")
         self.func.uses_barrier = True
 
     def print_call(self, node: ast.Call) -> None:
@@ -626,13 +634,11 @@ class Checker(ExprMixin):
         if node.keywords:
             self.error(node.keywords[0], "keyword arguments to helper functions are not "
                                          "supported: pass them positionally")
-        for key, where in self.prog.stack:
+        for i, (key, _) in enumerate(self.prog.stack):
             if key is fn.__code__:
-                chain = " -> ".join(f.__code__.co_name for f, _ in
-                                    [(k, w) for k, w in []]) or fn.__name__
-                names = [c.co_name for c, _ in self.prog.stack] + [fn.__name__]
-                chain = " -> ".join(names[names.index(fn.__name__):])
-                self.error(node, f"recursion is not supported on GPUs: {chain}")
+                names = [c.co_name for c, _ in self.prog.stack[i:]] + [fn.__name__]
+                self.error(node, f"recursion is not supported on GPUs: {' -> '.join(names)}; "
+                                 "rewrite it as a loop")
         try:
             src = get_source(fn)
         except TranslationError as e:
@@ -646,7 +652,7 @@ class Checker(ExprMixin):
             node.args = typed_args
         info = self.prog_checker.helper(self, node, fn, src, typed_args)
         node.ps_call = ("func", info)
-        node.ps_args = typed_args
+        node.ps_args = typed_args + getattr(node, "ps_defaults", [])
         node.ps_type = info.ret
         self.func.ids_used |= info.ids_used
         if not info.pure:
