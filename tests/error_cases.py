@@ -254,3 +254,44 @@ def fill(out: ps.Buffer[u32], v: u32):
     i = ps.global_id().x
     if i < len(out):
         out[i] = v
+
+
+# -- more cases (append below; never move the lines above) ----------------------------------
+async def async_helper(v: u32) -> u32:
+    return v
+
+
+@ps.kernel
+def calls_async_helper(out: ps.Buffer[u32]):
+    out[0] = async_helper(out[0])
+
+
+@ps.kernel
+def int_plus_float_literal(out: ps.Buffer[f32], a: i32):
+    out[0] = a + 0.5
+
+
+def pair(v: u32) -> u32:
+    return v, v
+
+
+@ps.kernel
+def helper_returns_tuple(out: ps.Buffer[u32]):
+    out[0] = pair(out[0])
+
+
+@ps.kernel
+def too_big(out: ps.Buffer[u32]):
+    x: u32 = 4294967296
+    out[0] = x
+
+
+@ps.kernel
+def mixed_assign(out: ps.Buffer[u32], a: i32):
+    x: u32 = a
+    out[0] = x
+
+
+@ps.kernel
+def expression_statement(out: ps.Buffer[u32]):
+    out[0] + 1

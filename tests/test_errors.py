@@ -1,0 +1,387 @@
+"""Error messages: every TranslationError points at the exact Python line and column,
+shows the source line with a caret and says what to do (DESIGN.md sections 1, 5, 6).
+
+The bad kernels live in ``error_cases.py`` at fixed lines; each message is snapshot-tested
+in full. When a message is improved on purpose, update its expected text here.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import error_cases as E
+import numpy as np
+import pytest
+
+import pyshade as ps
+
+FILE = E.__file__
+
+# (kernel, lineno, col_offset (0-based), target attribute, str(e) after the file name)
+CASES = [
+    ('list_literal', 31, 8, None,
+     ':31:9\n'
+     '    a = [1, 2, 3]\n'
+     '        ^^^^^^^^^\n'
+     'TranslationError: list literals are not supported in kernels: use ps.array(T, N)'),
+    ('dict_literal', 36, 8, None,
+     ':36:9\n'
+     '    a = {1: 2}\n'
+     '        ^^^^^^\n'
+     'TranslationError: dict literals are not supported in kernels: use a @ps.struct '
+     'or ps.array(T, N)'),
+    ('set_literal', 41, 8, None,
+     ':41:9\n'
+     '    a = {1, 2}\n'
+     '        ^^^^^^\n'
+     'TranslationError: set literals are not supported in kernels: use ps.array(T, N)'),
+    ('list_comp', 46, 8, None,
+     ':46:9\n'
+     '    a = [i for i in range(4)]\n'
+     '        ^^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: list comprehensions are not supported in kernels: use '
+     'ps.array(T, N) and a loop'),
+    ('dict_comp', 51, 8, None,
+     ':51:9\n'
+     '    a = {i: i for i in range(4)}\n'
+     '        ^^^^^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: dict comprehensions are not supported in kernels: use '
+     'ps.array(T, N) and a loop'),
+    ('set_comp', 56, 8, None,
+     ':56:9\n'
+     '    a = {i for i in range(4)}\n'
+     '        ^^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: set comprehensions are not supported in kernels: use '
+     'ps.array(T, N) and a loop'),
+    ('generator', 61, 16, None,
+     ':61:17\n'
+     '    out[0] = sum(i for i in range(4))\n'
+     '                ^^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: generator expressions are not supported in kernels: use a loop'),
+    ('string_value', 66, 8, None,
+     ':66:9\n'
+     '    s = "hello"\n'
+     '        ^^^^^^^\n'
+     'TranslationError: strings are only allowed as print() arguments (kernels have '
+     'no string type)'),
+    ('lambda_expr', 71, 8, None,
+     ':71:9\n'
+     '    f = lambda v: v + 1\n'
+     '        ^^^^^^^^^^^^^^^\n'
+     'TranslationError: lambda is not supported in kernels: define a helper function '
+     'with def'),
+    ('try_stmt', 76, 4, None,
+     ':76:5\n'
+     '    try:\n'
+     '    ^\n'
+     'TranslationError: try/except is not supported in kernels (GPUs have no '
+     'exceptions): check conditions with if, or use assert (checked on the CPU)'),
+    ('with_stmt', 84, 4, None,
+     ':84:5\n'
+     '    with open("x"):\n'
+     '    ^\n'
+     'TranslationError: with is not supported in kernels: a kernel cannot open files, '
+     'locks or other context managers'),
+    ('global_stmt', 90, 4, None,
+     ':90:5\n'
+     '    global COUNTER\n'
+     '    ^^^^^^^^^^^^^^\n'
+     'TranslationError: global is not supported in kernels: pass values as parameters'),
+    ('nonlocal_stmt', 99, 8, None,
+     ':99:9\n'
+     '    nonlocal n\n'
+     '    ^^^^^^^^^^\n'
+     'TranslationError: nonlocal is not supported in kernels: use a local variable, '
+     'or pass values as parameters'),
+    ('nested_def', 109, 4, None,
+     ':109:5\n'
+     '    def helper(v: u32) -> u32:\n'
+     '    ^\n'
+     'TranslationError: nested function definitions are not supported in kernels: '
+     'define the helper at module level'),
+    ('class_def', 116, 4, None,
+     ':116:5\n'
+     '    class Local:\n'
+     '    ^\n'
+     'TranslationError: class definitions are not supported in kernels: define the '
+     'class at module level'),
+    ('yield_expr', 122, 4, None,
+     ':122:5\n'
+     '    yield out[0]\n'
+     '    ^^^^^^^^^^^^\n'
+     'TranslationError: yield is not supported in kernels: write results to a Buffer'),
+    ('async_kernel', 126, 0, None,
+     ':126:1\n'
+     '    async def async_kernel(out: ps.Buffer[u32]):\n'
+     '    ^\n'
+     'TranslationError: async def is not supported: kernels and helpers cannot await; '
+     'define them with a plain def'),
+    ('fstring', 132, 10, None,
+     ':132:11\n'
+     '    print(f"n = {n}")\n'
+     '          ^^^^^^^^^^\n'
+     'TranslationError: f-strings are not supported in kernels: pass values to '
+     'print() separately'),
+    ('direct_recursion', 139, 15, None,
+     ':139:16\n'
+     '    return n * fact(n - 1)\n'
+     '               ^^^^^^^^^^^\n'
+     'TranslationError: recursion is not supported on GPUs: fact -> fact; rewrite it '
+     'as a loop'),
+    ('mutual_recursion', 154, 11, None,
+     ':154:12\n'
+     '    return ping(n)\n'
+     '           ^^^^^^^\n'
+     'TranslationError: recursion is not supported on GPUs: ping -> pong -> ping; '
+     'rewrite it as a loop'),
+    ('unknown_name', 165, 13, None,
+     ':165:14\n'
+     '    out[0] = undefined_thing + 1\n'
+     '             ^^^^^^^^^^^^^^^\n'
+     "TranslationError: unknown name 'undefined_thing': it is not a parameter, a "
+     'local variable, a module-level name or a builtin (a typo, or a missing import?)'),
+    ('c_builtin', 170, 17, None,
+     ':170:18\n'
+     '    out[0] = u32(os.getpid())\n'
+     '                 ^^^^^^^^^^^\n'
+     'TranslationError: cannot call os.getpid in a kernel: it is not a pyshade '
+     'builtin and has no Python source to translate (kernels can call ps.* and math.* '
+     'builtins, types, and functions written in Python)'),
+    ('numpy_call', 175, 13, None,
+     ':175:14\n'
+     '    out[0] = np.sin(out[1])\n'
+     '             ^^^^^^^^^^^^^^\n'
+     'TranslationError: cannot call np.sin in a kernel: it is not a pyshade builtin '
+     'and has no Python source to translate (kernels can call ps.* and math.* '
+     'builtins, types, and functions written in Python); use math.sin(...) instead'),
+    ('mixed_signedness', 181, 13, None,
+     ':181:14\n'
+     '    out[0] = a + b\n'
+     '             ^^^^^\n'
+     'TranslationError: mixed signedness in +: a is u32 and b is i32; convert one '
+     'side explicitly: a + u32(b) or i32(a) + b'),
+    ('int_plus_float', 186, 13, None,
+     ':186:14\n'
+     '    out[0] = a + b\n'
+     '             ^^^^^\n'
+     'TranslationError: ints and floats do not mix in +: a is i32 and b is f32; '
+     'convert explicitly: f32(a) + b (or a + i32(b) for integer arithmetic)'),
+    ('int_division', 191, 13, None,
+     ':191:14\n'
+     '    out[0] = a / b\n'
+     '             ^^^^^\n'
+     "TranslationError: '/' on integers (u32) is not allowed: use '//' for floor "
+     'division, or convert with float(...)'),
+    ('maybe_unassigned', 198, 13, None,
+     ':198:14\n'
+     '    out[0] = v\n'
+     '             ^\n'
+     "TranslationError: variable 'v' may be used before it is assigned (assign it on "
+     'every path first)'),
+    ('non_exhaustive_match', 203, 4, None,
+     ':203:5\n'
+     '    match c:\n'
+     '    ^\n'
+     'TranslationError: match over Color does not handle Color.GREEN, Color.BLUE: add '
+     "the missing cases or 'case _:'"),
+    ('uses_f64', 210, 4, 'wgsl',
+     ':210:5\n'
+     '    x: f64 = f64(a)\n'
+     '    ^^^^^^^^^^^^^^^\n'
+     'TranslationError [wgsl]: f64 is not supported by WGSL (no 64-bit types): use '
+     'f32/i32/u32 or another target'),
+    ('uses_print', 216, 4, 'wgsl',
+     ':216:5\n'
+     '    print("value", out[0])\n'
+     '    ^^^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError [wgsl]: print() is not available on wgsl: it works on the CPU '
+     'device and on CUDA; guard it with \'if ps.target == "python":\''),
+    ('tuple_value', 221, 8, None,
+     ':221:9\n'
+     '    t = (1, 2)\n'
+     '        ^^^^^^\n'
+     'TranslationError: tuples are only supported in assignments (a, b = b, a): use a '
+     'vector or struct'),
+    ('out_of_range', 226, 13, None,
+     ':226:14\n'
+     '    x: u32 = -1\n'
+     '             ^^\n'
+     'TranslationError: integer constant -1 does not fit u32; write u32(-1) to wrap it'),
+    ('barrier_in_helper', 231, 4, None,
+     ':231:5\n'
+     '    ps.barrier()\n'
+     '    ^^^^^^^^^^^^\n'
+     'TranslationError: barrier() must be called in the kernel body, not in the '
+     "helper 'sync_helper': move it into the kernel (it needs uniform control flow)"),
+    ('returns_value', 242, 4, None,
+     ':242:5\n'
+     '    return out[0]\n'
+     '    ^^^^^^^^^^^^^\n'
+     'TranslationError: a kernel cannot return a value: write results to a Buffer'),
+    ('non_bool_condition', 247, 7, None,
+     ':247:8\n'
+     '    if x:\n'
+     '       ^\n'
+     'TranslationError: a condition must be bool, got u32: compare explicitly (x != 0)'),
+    ('calls_async_helper', 266, 13, None,
+     ':266:14\n'
+     '    out[0] = async_helper(out[0])\n'
+     '             ^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: cannot translate the call to async_helper: async def is not '
+     'supported: kernels and helpers cannot await; define them with a plain def'),
+    ('int_plus_float_literal', 271, 13, None,
+     ':271:14\n'
+     '    out[0] = a + 0.5\n'
+     '             ^^^^^^^\n'
+     'TranslationError: ints and floats do not mix in +: a is i32 and 0.5 is a float; '
+     'convert explicitly with f32(a), or write an integer literal'),
+    ('helper_returns_tuple', 275, 11, None,
+     ':275:12\n'
+     '    return v, v\n'
+     '           ^^^^\n'
+     'TranslationError: tuples are only supported in assignments (a, b = b, a): use a '
+     'vector or struct'),
+    ('too_big', 285, 13, None,
+     ':285:14\n'
+     '    x: u32 = 4294967296\n'
+     '             ^^^^^^^^^^\n'
+     'TranslationError: integer constant 4294967296 does not fit u32; write '
+     'u32(4294967296) to wrap it'),
+    ('mixed_assign', 291, 13, None,
+     ':291:14\n'
+     '    x: u32 = a\n'
+     '             ^\n'
+     "TranslationError: expected u32 for variable 'x', got i32 (mixed signedness: "
+     'convert explicitly with u32(...))'),
+    ('expression_statement', 297, 4, None,
+     ':297:5\n'
+     '    out[0] + 1\n'
+     '    ^^^^^^^^^^\n'
+     'TranslationError: this expression statement has no effect: assign its value to '
+     'a variable or remove it'),
+]
+
+
+@pytest.mark.parametrize(("name", "lineno", "col", "target", "expected"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_translation_error(name: str, lineno: int, col: int, target: str | None,
+                           expected: str) -> None:
+    k = getattr(E, name)
+    assert isinstance(k, ps.Kernel)          # decorating did not raise (translation is lazy)
+    with pytest.raises(ps.TranslationError) as info:
+        ps.translate(k, "wgsl")
+    e = info.value
+    assert str(e) == FILE + expected
+    assert (e.lineno, e.col_offset) == (lineno, col)
+    assert e.filename == FILE
+    assert e.target == target
+    assert isinstance(e, SyntaxError)
+    assert isinstance(e, ps.PyshadeError)
+    # SyntaxError's own fields agree (1-based offset), so tracebacks show the same place.
+    assert e.offset == col + 1
+    assert e.msg == e.message
+    assert str(e).endswith(f"TranslationError{f' [{target}]' if target else ''}: {e.msg}")
+    assert e.text is not None and e.text.strip() in str(e)
+
+
+def test_translation_error_fields_and_pickle() -> None:
+    with pytest.raises(ps.TranslationError) as info:
+        ps.translate(E.mixed_signedness, "wgsl")
+    e = info.value
+    assert (e.lineno, e.col_offset, e.end_lineno, e.end_col_offset) == (181, 13, 181, 18)
+    assert e.text.strip() == "out[0] = a + b"
+    again = pickle.loads(pickle.dumps(e))
+    assert str(again) == str(e)
+    assert (again.lineno, again.col_offset, again.target) == (e.lineno, e.col_offset, e.target)
+
+
+def test_decorating_is_lazy_and_errors_repeat() -> None:
+    @ps.kernel
+    def bad(out: ps.Buffer[ps.u32]):
+        out[0] = [1, 2]
+
+    for _ in range(2):                       # a failed translation is not cached as success
+        with pytest.raises(ps.TranslationError, match="list literals"):
+            ps.translate(bad, "wgsl")
+
+
+def test_recursion_chain_names_every_function() -> None:
+    with pytest.raises(ps.TranslationError) as info:
+        ps.translate(E.mutual_recursion, "python")
+    assert "ping -> pong -> ping" in str(info.value)
+    with pytest.raises(ps.TranslationError) as info:
+        ps.translate(E.direct_recursion, "python")
+    assert "fact -> fact" in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["uses_f64", "uses_print"])
+def test_target_specific_kernel_translates_for_python(name: str) -> None:
+    k = getattr(E, name)
+    with pytest.raises(ps.TranslationError) as info:
+        ps.translate(k, "wgsl")
+    assert info.value.target == "wgsl" and "wgsl" in str(info.value).lower()
+    text = ps.translate(k, "python")
+    assert f"def {name}(" in text
+
+
+def test_target_independent_errors_on_every_frontend_run() -> None:
+    # Errors that do not depend on the target are raised for "python" too, same place.
+    for name, lineno, col, target, _ in CASES:
+        if target is not None:
+            continue
+        with pytest.raises(ps.TranslationError) as info:
+            ps.translate(getattr(E, name), "python")
+        assert (info.value.lineno, info.value.col_offset) == (lineno, col), name
+
+
+# -- launch errors ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("value", "message"), [
+    (-1, "parameter 'v': -1 does not fit u32 (range 0..4294967295)"),
+    (2**32, "parameter 'v': 4294967296 does not fit u32 (range 0..4294967295)"),
+    (1.5, "parameter 'v' is u32, got 1.5 (float)"),
+])
+def test_launch_scalar_out_of_range(value: object, message: str) -> None:
+    out = np.zeros(4, np.uint32)
+    with pytest.raises(ps.LaunchError) as info:
+        E.fill.launch(out, value, threads=4, device="cpu")
+    assert str(info.value) == message
+    assert isinstance(info.value, ps.PyshadeError)
+    assert not out.any()
+
+
+def test_launch_scalar_edges_fit() -> None:
+    out = np.zeros(4, np.uint32)
+    E.fill.launch(out, 2**32 - 1, threads=4, device="cpu")
+    assert (out == 2**32 - 1).all()
+
+
+def test_launch_wrong_dtype_array() -> None:
+    with pytest.raises(ps.LaunchError) as info:
+        E.fill.launch(np.zeros(4, np.float32), 1, threads=4, device="cpu")
+    msg = str(info.value)
+    assert msg.startswith("fill(): 'out' needs dtype uint32, got float32")
+    assert isinstance(info.value, ps.PyshadeError)
+
+
+# -- unavailable backends ---------------------------------------------------------------------
+def test_unbuilt_target_is_backend_unavailable() -> None:
+    try:
+        ps.translate(E.fill, "glsl")
+    except ps.BackendUnavailable as e:
+        assert "'glsl'" in str(e)
+        assert isinstance(e, ps.PyshadeError)
+    else:
+        pytest.skip("the glsl emitter exists now")
+
+
+def test_unavailable_device() -> None:
+    for _ in range(2):                       # a cached failure says the same
+        with pytest.raises(ps.BackendUnavailable) as info:
+            ps.device("metal")
+        assert "'metal'" in str(info.value)
+        assert isinstance(info.value, ps.PyshadeError)
+
+
+def test_unknown_target() -> None:
+    with pytest.raises(ValueError, match="unknown target 'spirv'"):
+        ps.translate(E.fill, "spirv")
