@@ -371,7 +371,6 @@ class PythonEmitter(Emitter):
         if spell.startswith("{map}(") or spell.startswith("{pred}("):
             fn = spell[spell.index("(") + 1:-1]
             rnd = self.rnd(t) if spell.startswith("{map}") else ""
-            names = ["a", "b", "c"][:len(args)]
             return self.elementwise(t, lambda *xs: f"{rnd}({fn}({', '.join(xs)}))" if rnd
                                     else f"{fn}({', '.join(xs)})", args, types)
         if b.name in ("abs", "min", "max"):

@@ -110,7 +110,7 @@ class WgslEmitter(CLikeEmitter):
         if k.values:
             block = self.prog.param_block
             self.line(f"struct {self.globals.name('_ps_Params')} {{")
-            for (name, t), (_, off, align, size) in zip(k.values, block.placed):
+            for (name, t), (_, _off, align, size) in zip(k.values, block.placed):
                 attrs = ""
                 if align:
                     attrs += f"@align({align}) "

@@ -14,20 +14,16 @@ from __future__ import annotations
 
 import ast
 import copy
-import enum
 import inspect
 import types as pytypes
-import typing
 from typing import Any
 
 from .. import lang
 from .. import types as T
 from ..errors import TranslationError
 from .exprs import CT, ExprMixin, decay, is_int
-from .lower import lower
-from .program import BufferParam, FuncInfo, KernelInfo, Program, SharedArray
-from .source import FunctionSource, get_source, make_error
-from .specialize import Specializer
+from .program import FuncInfo, KernelInfo, SharedArray
+from .source import get_source, make_error
 
 _NO_STMT = {
     ast.Try: "try/except is not supported in kernels (GPUs have no exceptions): check "

@@ -155,7 +155,8 @@ def _call(fn: Any, args: Any, gid: Any) -> None:
     try:
         fn(*args)
     except Exception as e:
-        e.add_note(f"(in the invocation with global_id={tuple(gid) if isinstance(gid, tuple) else (gid, 0, 0)})")
+        where = tuple(gid) if isinstance(gid, tuple) else (gid, 0, 0)
+        e.add_note(f"(in the invocation with global_id={where})")
         raise
 
 
