@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import ast
 import enum
-import math
 import operator
-import types as pytypes
 from typing import Any
 
 import numpy as np
@@ -31,7 +29,7 @@ OP_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorD
              ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>",
              ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.MatMult: "@"}
 
-_NO_EXPR = {
+NO_EXPR = {
     ast.Lambda: "lambda is not supported in kernels: define a helper function with def",
     ast.ListComp: "list comprehensions are not supported in kernels: use ps.array(T, N) and a loop",
     ast.SetComp: "set comprehensions are not supported in kernels: use ps.array(T, N) and a loop",
@@ -214,7 +212,7 @@ class ExprMixin:
     # -- dispatch -------------------------------------------------------------------------
     def tx(self, node: ast.expr, want: T.Type | None = None) -> ast.expr:
         """Type ``node``; returns the (possibly replaced) node with ``ps_type``."""
-        for bad, msg in _NO_EXPR.items():
+        for bad, msg in NO_EXPR.items():
             if isinstance(node, bad):
                 self.error(node, msg)
         meth = getattr(self, "tx_" + type(node).__name__, None)
@@ -518,177 +516,4 @@ class ExprMixin:
         node.body = self.tx(node.body)
         node.orelse = self.tx(node.orelse)
         node.ps_type = self.unify(node, [node.body, node.orelse], "both branches")
-        return node
-
-    def tx_Call(self, node: ast.Call) -> ast.expr:
-        for kw in node.keywords:
-            if kw.arg is None:
-                self.error(kw, "**kwargs is not supported in kernels")
-        # Unsupported syntax in an argument (sum(x for ...), print(f"...")) is the error to
-        # report, not what the call does with it.
-        for a in [*node.args, *(kw.value for kw in node.keywords)]:
-            for bad, msg in _NO_EXPR.items():
-                if isinstance(a, bad) and bad is not ast.Starred:
-                    self.error(a, msg)
-        if isinstance(node.func, ast.Attribute):
-            # obj.method(...): type obj once; a struct's method is not one of its fields.
-            node.func.value = self.tx(node.func.value)
-            vt = node.func.value.ps_type
-            if isinstance(vt, T.StructType) and node.func.attr not in vt.field_types:
-                return self.method_call(node)
-        node.func = self.tx(node.func)
-        ft = node.func.ps_type
-        if not isinstance(ft, CT):
-            self.error(node, f"a {ft} value is not callable")
-        obj = ft.obj
-        b = lang.lookup(obj)
-        if b is not None:
-            return self.builtin_call(node, b)
-        if isinstance(obj, T.ScalarType):
-            return self.cast_call(node, obj)
-        if isinstance(obj, (T.VectorType, T.MatrixType)):
-            return self.construct(node, obj)
-        if T.is_newtype(obj):
-            return self.cast_call(node, T.resolve_type(obj))
-        if isinstance(obj, type) and issubclass(obj, enum.IntEnum):
-            et = T.EnumType(obj)
-            self.use_type(et)
-            return self.cast_call(node, et)
-        if T.struct_type(obj) is not None:
-            return self.struct_construct(node, T.struct_type(obj))
-        if obj in (T.array, T.shared_array):
-            self.error(node, f"ps.{obj.__name__}(...) must be assigned to a variable on its own")
-        if obj is range:
-            self.error(node, "range() is only allowed in 'for ... in range(...)'")
-        if isinstance(obj, (pytypes.FunctionType, staticmethod)):
-            return self.user_call(node, getattr(obj, "__func__", obj), node.args)
-        if isinstance(obj, type) and issubclass(obj, (int, float, bool)):
-            self.error(node, f"{obj.__name__}() is not supported here")
-        name = getattr(obj, "__name__", None)
-        alt = getattr(math, name, None) if isinstance(name, str) else None
-        hint = f"; use math.{name}(...) instead" if lang.lookup(alt) is not None else ""
-        self.error(node, f"cannot call {ast.unparse(node.func)} in a kernel: it is not a "
-                         "pyshade builtin and has no Python source to translate (kernels can "
-                         "call ps.* and math.* builtins, types, and functions written in "
-                         f"Python){hint}")
-
-    def builtin_call(self, node: ast.Call, b: lang.Builtin) -> ast.expr:
-        if b.name not in ("print",):
-            node.args = [self.tx(a) for a in node.args] if b.name not in ("bitcast",) else \
-                [node.args[0], self.tx(node.args[1])] if len(node.args) == 2 else node.args
-        node.ps_call = ("builtin", b)
-        if b.name in IDS:
-            self.func.ids_used.add(b.name)
-        t = b.typer(self, node, [])
-        if isinstance(t, ast.AST):   # casts fold to a replacement node
-            return t
-        node.ps_type = t
-        if not b.pure:
-            self.func.pure = False
-        if "barrier" in b.kinds:
-            self.barrier_call(node)
-        return node
-
-    def type_argument(self, node: ast.expr) -> T.Type:
-        node = self.tx(node)
-        if not isinstance(node.ps_type, CT):
-            self.error(node, "expected a type")
-        try:
-            return T.resolve_type(node.ps_type.obj)
-        except T.TypeResolutionError as e:
-            self.error(node, str(e))
-
-    def cast_call(self, node: ast.Call, t: T.Type) -> ast.expr:
-        if node.keywords or len(node.args) > 1:
-            self.error(node, f"{T.host_type_name(t)}() takes one argument")
-        node.ps_call = ("cast", t)
-        if not node.args:
-            return self.const(node, 0 if t != T.bool_ else False, t)
-        a = node.args[0] = self.tx(node.args[0]) if not hasattr(node.args[0], "ps_type") \
-            else node.args[0]
-        at = a.ps_type
-        base = decay(t)
-        if isinstance(at, T.AbstractType) or isinstance(a, ast.Constant) and \
-                isinstance(at, T.ScalarType):
-            v = a.value
-            if base == T.bool_:
-                return self.const(node, bool(v), t)
-            if base.is_float:
-                return self.const(node, float(v), t)
-            iv = int(math.trunc(v)) if isinstance(v, float) else int(v)
-            if isinstance(t, T.EnumType):
-                if iv not in t.members.values():
-                    self.error(node, f"{iv} is not a member of {t.name}")
-                c = self.const(node, iv, t)
-                c.ps_enum = t.cls(iv)
-                return c
-            iv &= (1 << base.bits) - 1
-            if base.kind == "int" and iv > base.max:
-                iv -= 1 << base.bits
-            return self.const(node, iv, t)
-        if not isinstance(decay(at), T.ScalarType):
-            self.error(node, f"cannot convert {at} to {T.host_type_name(t)}")
-        node.ps_type = t
-        return node
-
-    def construct(self, node: ast.Call, t: T.Type) -> ast.expr:
-        if node.keywords:
-            self.error(node, f"{t.name}() takes positional arguments")
-        node.args = [self.tx(a) for a in node.args]
-        node.ps_call = ("construct", t)
-        node.ps_type = t
-        if isinstance(t, T.VectorType):
-            if len(node.args) == 1 and isinstance(node.args[0].ps_type, T.VectorType):
-                src = node.args[0].ps_type
-                if src.n != t.n:
-                    self.error(node, f"cannot convert {src} to {t}")
-                return node
-            count = 0
-            for a in node.args:
-                at = a.ps_type
-                if isinstance(at, T.VectorType):
-                    if at.elem != t.elem:
-                        self.mismatch(a, T.vector_of(t.elem, at.n), at, f"{t.name}()")
-                    count += at.n
-                else:
-                    self.coerce(a, t.elem, f"{t.name}()")
-                    count += 1
-            if count not in (0, 1, t.n):
-                self.error(node, f"{t.name}() needs {t.n} components, got {count}")
-            return node
-        # matrices
-        if not node.args:
-            return node
-        if all(a.ps_type == t.column for a in node.args) and len(node.args) == t.n:
-            return node
-        if len(node.args) != t.n * t.n:
-            self.error(node, f"{t.name}() takes {t.n} column vectors or {t.n * t.n} floats "
-                             "(column-major)")
-        for a in node.args:
-            self.coerce(a, T.f32, f"{t.name}()")
-        return node
-
-    def struct_construct(self, node: ast.Call, st: T.StructType) -> ast.expr:
-        self.use_type(st)
-        names = [f for f, _ in st.fields]
-        given: dict[str, ast.expr] = {}
-        if len(node.args) > len(names):
-            self.error(node, f"{st.name}() takes at most {len(names)} positional arguments")
-        for f, a in zip(names, node.args):
-            given[f] = a
-        for kw in node.keywords:
-            if kw.arg not in st.field_types:
-                self.error(kw, f"struct {st.name} has no field {kw.arg!r}")
-            if kw.arg in given:
-                self.error(kw, f"field {kw.arg!r} given twice")
-            given[kw.arg] = kw.value
-        for f, a in list(given.items()):
-            a = self.tx(a)
-            self.coerce(a, st.field_types[f], f"field {st.name}.{f}")
-            given[f] = a
-        node.args = []
-        node.keywords = [ast.keyword(arg=f, value=given[f]) for f in names if f in given]
-        node.ps_fields = [(f, given.get(f)) for f in names]
-        node.ps_call = ("struct", st)
-        node.ps_type = st
         return node

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import ast
 import copy
-import inspect
-import types as pytypes
 from typing import Any
 
 from .. import lang
 from .. import types as T
-from ..errors import TranslationError
+from .calls import CallMixin
 from .exprs import CT, ExprMixin, decay, is_int
+from .matching import MatchMixin
 from .program import FuncInfo, KernelInfo, SharedArray
-from .source import get_source, make_error
+from .scoping import join_assigned, place_declarations
+from .source import make_error
 
 _NO_STMT = {
     ast.Try: "try/except is not supported in kernels (GPUs have no exceptions): check "
@@ -86,7 +86,7 @@ class ProgramBuilder:
                 self.enums.append(t)
 
 
-class Checker(ExprMixin):
+class Checker(ExprMixin, CallMixin, MatchMixin):
     """Type-check one function (kernel or helper)."""
 
     def __init__(self, prog: ProgramBuilder, func: FuncInfo, consts: dict[str, Any]):
@@ -358,7 +358,7 @@ class Checker(ExprMixin):
         after_body = self.assigned
         self.assigned = before
         self.body(node.orelse)
-        self.assigned = _join(after_body, self.assigned)
+        self.assigned = join_assigned(after_body, self.assigned)
 
     def st_While(self, node: ast.While) -> None:
         node.test = self.tx(node.test)
@@ -376,12 +376,12 @@ class Checker(ExprMixin):
         if infinite:
             state = None
             for b in breaks:
-                state = b if state is None else _join(state, b)
+                state = b if state is None else join_assigned(state, b)
             self.assigned = state if breaks else None
         else:
             self.assigned = before
             for b in breaks:
-                self.assigned = _join(self.assigned, b)
+                self.assigned = join_assigned(self.assigned, b)
 
     def st_For(self, node: ast.For) -> None:
         if node.orelse:
@@ -424,7 +424,7 @@ class Checker(ExprMixin):
         self.for_targets.pop()
         self.assigned = before
         for b in breaks:
-            self.assigned = _join(self.assigned, b)
+            self.assigned = join_assigned(self.assigned, b)
 
     def st_Break(self, node: ast.Break) -> None:
         if not self.loops:
@@ -459,74 +459,6 @@ class Checker(ExprMixin):
         if node.msg is not None and not (isinstance(node.msg, ast.Constant)
                                          and isinstance(node.msg.value, str)):
             self.error(node.msg, "an assert message must be a string literal")
-
-    def st_Match(self, node: ast.Match) -> None:
-        node.subject = self.tx(node.subject)
-        st = node.subject.ps_type
-        if isinstance(st, T.AbstractType):
-            self.default(node.subject)
-            st = node.subject.ps_type
-        if not is_int(st):
-            self.error(node.subject, f"match needs an integer or IntEnum subject, got {st}")
-        before = self.copy_state()
-        states = []
-        covered: set[int] = set()
-        wildcard = False
-        for case in node.cases:
-            if case.guard is not None:
-                self.error(case.guard, "match guards (case ... if ...) are not supported")
-            if wildcard:
-                self.error(case.pattern, "this case is unreachable: it follows 'case _'")
-            values = self.case_values(case.pattern, st)
-            if values is None:
-                wildcard = True
-            else:
-                case.ps_values = values
-                covered.update(v.value for v in values)
-            self.assigned = set(before) if before is not None else None
-            self.body(case.body)
-            states.append(self.assigned)
-        exhaustive = wildcard
-        if isinstance(st, T.EnumType) and not wildcard:
-            missing = [n for n, v in st.members.items() if v not in covered]
-            if missing:
-                self.error(node, f"match over {st.name} does not handle "
-                                 f"{', '.join(st.name + '.' + m for m in missing)}: add the "
-                                 "missing cases or 'case _:'")
-            exhaustive = True
-        state = before if not exhaustive else None
-        first = True
-        for s in states:
-            if first and exhaustive:
-                state, first = s, False
-            else:
-                state = _join(state, s)
-        self.assigned = state if (states or not exhaustive) else before
-
-    def case_values(self, pat: ast.pattern, st: T.Type) -> list | None:
-        if isinstance(pat, ast.MatchAs) and pat.pattern is None and pat.name is None:
-            return None
-        if isinstance(pat, ast.MatchOr):
-            out = []
-            for p in pat.patterns:
-                v = self.case_values(p, st)
-                if v is None:
-                    self.error(p, "'_' inside '|' is not supported")
-                out.extend(v)
-            return out
-        if isinstance(pat, ast.MatchValue):
-            v = self.tx(pat.value)
-            if not isinstance(v, ast.Constant):
-                self.error(pat, "case patterns must be constants or enum members")
-            if isinstance(v.ps_type, T.EnumType) and isinstance(st, T.EnumType) and v.ps_type != st:
-                self.error(pat, f"{v.ps_type.name} member in a match over {st.name}")
-            self.coerce(v, st if not isinstance(v.ps_type, T.EnumType) else v.ps_type)
-            pat.value = v
-            return [v]
-        if isinstance(pat, ast.MatchAs):
-            self.error(pat, "capture patterns (case x:) are not supported: use case _:")
-        self.error(pat, f"{type(pat).__name__} patterns are not supported: use literals, enum "
-                        "members, | and _")
 
     def copy_state(self) -> set[str] | None:
         return None if self.assigned is None else set(self.assigned)
@@ -567,94 +499,6 @@ class Checker(ExprMixin):
         self.use_type(t)
         return t
 
-    # -- calls ----------------------------------------------------------------------------------
-    def barrier_call(self, node: ast.Call) -> None:
-        if not self.is_kernel:
-            self.error(node, f"barrier() must be called in the kernel body, not in the helper "
-                             f"{self.func.name!r}: move it into the kernel (it needs uniform "
-                             "control flow)")
-        self.func.uses_barrier = True
-
-    def print_call(self, node: ast.Call) -> None:
-        if self.target not in ("python", "cuda"):
-            self.error(node, f"print() is not available on {self.target}: it works on the "
-                             "CPU device and on CUDA; guard it with "
-                             "'if ps.target == \"python\":'", target=self.target)
-        if node.keywords:
-            self.error(node.keywords[0], "print() keyword arguments are not supported")
-        out = []
-        for a in node.args:
-            if isinstance(a, ast.Constant) and isinstance(a.value, str):
-                a.ps_type = CT(str)
-                out.append(a)
-                continue
-            a = self.default(self.tx(a))
-            if not isinstance(decay(a.ps_type), (T.ScalarType, T.VectorType)):
-                self.error(a, f"print() cannot print a {a.ps_type}")
-            out.append(a)
-        node.args = out
-        self.func.pure = False
-        return None
-
-    def atomic_call(self, node: ast.Call, nargs: int) -> T.Type:
-        self.arity(node, nargs)
-        buf = node.args[0]
-        bt = buf.ps_type
-        ref = getattr(buf, "ps_ref", None)
-        if not (isinstance(buf, ast.Name) and ref and ref[0] == "global"
-                and isinstance(bt, (T.BufferType, T.ArrayType)) and bt.elem in (T.u32, T.i32)):
-            self.error(buf, "atomics need a Buffer[u32], Buffer[i32] or a shared array of "
-                            "u32/i32 as first argument")
-        self.coerce(node.args[1], T.u32 if isinstance(node.args[1].ps_type, T.AbstractType)
-                    else decay(node.args[1].ps_type))
-        if not is_int(node.args[1].ps_type):
-            self.error(node.args[1], "an index must be an integer")
-        for a in node.args[2:]:
-            self.coerce(a, bt.elem, "the atomic's value")
-        self.mark_written(ref[1], atomic=True)
-        return bt.elem
-
-    def method_call(self, node: ast.Call) -> ast.expr:
-        st = node.func.value.ps_type
-        meth = getattr(st.cls, node.func.attr, None)
-        raw = inspect.getattr_static(st.cls, node.func.attr, None)
-        if meth is None or not callable(meth):
-            self.error(node, f"struct {st.name} has no method {node.func.attr!r}")
-        if isinstance(raw, staticmethod):
-            return self.user_call(node, raw.__func__, node.args)
-        return self.user_call(node, meth, [node.func.value] + list(node.args), bound=True)
-
-    def user_call(self, node: ast.Call, fn: Any, args: list, bound: bool = False) -> ast.expr:
-        if not isinstance(fn, pytypes.FunctionType):
-            self.error(node, f"cannot call {ast.unparse(node.func)}: not a Python function")
-        if node.keywords:
-            self.error(node.keywords[0], "keyword arguments to helper functions are not "
-                                         "supported: pass them positionally")
-        for i, (key, _) in enumerate(self.prog.stack):
-            if key is fn.__code__:
-                names = [c.co_name for c, _ in self.prog.stack[i:]] + [fn.__name__]
-                self.error(node, f"recursion is not supported on GPUs: {' -> '.join(names)}; "
-                                 "rewrite it as a loop")
-        try:
-            src = get_source(fn)
-        except TranslationError as e:
-            self.error(node, f"cannot translate the call to {ast.unparse(node.func)}: "
-                             f"{e.message if hasattr(e, 'message') else e}")
-        typed_args = [a if hasattr(a, "ps_type") and bound and i == 0 else self.tx(a)
-                      for i, a in enumerate(args)]
-        if bound:
-            node.func.value = typed_args[0]
-        else:
-            node.args = typed_args
-        info = self.prog_checker.helper(self, node, fn, src, typed_args)
-        node.ps_call = ("func", info)
-        node.ps_args = typed_args + getattr(node, "ps_defaults", [])
-        node.ps_type = info.ret
-        self.func.ids_used |= info.ids_used
-        if not info.pure:
-            self.func.pure = False
-        return node
-
     @property
     def assigned_anywhere(self) -> set[str]:
         if not hasattr(self, "_assigned_anywhere"):
@@ -673,51 +517,7 @@ class Checker(ExprMixin):
 
     def place_declarations(self) -> None:
         """Where each local is declared: see FuncInfo.inline_decl / block_decl."""
-        f = self.func
-        for name, occs in self.occ.items():
-            if name in self.params or name not in f.locals:
-                continue
-            if isinstance(f.locals[name], T.ArrayType) and f.locals[name].shared:
-                continue
-            fors = {id(o[2]) if o[2] is not None else None for o in occs}
-            loops = [o[2] for o in occs]
-            if None not in fors and not any(_assigns_in_body(fl, name) for fl in loops):
-                f.direct_loop_vars.add(name)
-                continue
-            paths = [o[0] for o in occs]
-            common = paths[0]
-            for p in paths[1:]:
-                n = 0
-                while n < min(len(common), len(p)) and common[n] == p[n]:
-                    n += 1
-                common = common[:n]
-            first_path, first_stmt, _ = occs[0]
-            if first_path == common and isinstance(first_stmt, (ast.Assign, ast.AnnAssign)) \
-                    and _assigns_name(first_stmt, name):
-                f.inline_decl.setdefault(id(first_stmt), []).append(name)
-            else:
-                f.block_decl.setdefault(common[-1], []).append(name)
-
-
-def _assigns_in_body(loop: ast.For, name: str) -> bool:
-    for s in loop.body:
-        for n in ast.walk(s):
-            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
-                return True
-    return False
-
-
-def _assigns_name(stmt: ast.stmt, name: str) -> bool:
-    t = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
-    return isinstance(t, ast.Name) and t.id == name
-
-
-def _join(a: set | None, b: set | None) -> set | None:
-    if a is None:
-        return None if b is None else set(b)
-    if b is None:
-        return set(a)
-    return a & b
+        place_declarations(self.func, self.occ, self.params)
 
 
 def _as_load(node: ast.expr) -> ast.expr:

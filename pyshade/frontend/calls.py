@@ -1,0 +1,283 @@
+"""Typing of calls (a mixin of the type checker): builtins, casts, vector,
+matrix and struct constructors, atomics, print, and calls of helper
+functions and struct methods (monomorphised by ``callgraph``).
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import inspect
+import math
+import types as pytypes
+from typing import Any
+
+from .. import lang
+from .. import types as T
+from ..errors import TranslationError
+from .exprs import CT, IDS, NO_EXPR, decay, is_int
+from .source import get_source
+
+
+class CallMixin:
+    """Call rules; the class using it provides ``tx``, ``error``, ``coerce``..."""
+
+    def tx_Call(self, node: ast.Call) -> ast.expr:
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.error(kw, "**kwargs is not supported in kernels")
+        # Unsupported syntax in an argument (sum(x for ...), print(f"...")) is the error to
+        # report, not what the call does with it.
+        for a in [*node.args, *(kw.value for kw in node.keywords)]:
+            for bad, msg in NO_EXPR.items():
+                if isinstance(a, bad) and bad is not ast.Starred:
+                    self.error(a, msg)
+        if isinstance(node.func, ast.Attribute):
+            # obj.method(...): type obj once; a struct's method is not one of its fields.
+            node.func.value = self.tx(node.func.value)
+            vt = node.func.value.ps_type
+            if isinstance(vt, T.StructType) and node.func.attr not in vt.field_types:
+                return self.method_call(node)
+        node.func = self.tx(node.func)
+        ft = node.func.ps_type
+        if not isinstance(ft, CT):
+            self.error(node, f"a {ft} value is not callable")
+        obj = ft.obj
+        b = lang.lookup(obj)
+        if b is not None:
+            return self.builtin_call(node, b)
+        if isinstance(obj, T.ScalarType):
+            return self.cast_call(node, obj)
+        if isinstance(obj, (T.VectorType, T.MatrixType)):
+            return self.construct(node, obj)
+        if T.is_newtype(obj):
+            return self.cast_call(node, T.resolve_type(obj))
+        if isinstance(obj, type) and issubclass(obj, enum.IntEnum):
+            et = T.EnumType(obj)
+            self.use_type(et)
+            return self.cast_call(node, et)
+        if T.struct_type(obj) is not None:
+            return self.struct_construct(node, T.struct_type(obj))
+        if obj in (T.array, T.shared_array):
+            self.error(node, f"ps.{obj.__name__}(...) must be assigned to a variable on its own")
+        if obj is range:
+            self.error(node, "range() is only allowed in 'for ... in range(...)'")
+        if isinstance(obj, (pytypes.FunctionType, staticmethod)):
+            return self.user_call(node, getattr(obj, "__func__", obj), node.args)
+        if isinstance(obj, type) and issubclass(obj, (int, float, bool)):
+            self.error(node, f"{obj.__name__}() is not supported here")
+        name = getattr(obj, "__name__", None)
+        alt = getattr(math, name, None) if isinstance(name, str) else None
+        hint = f"; use math.{name}(...) instead" if lang.lookup(alt) is not None else ""
+        self.error(node, f"cannot call {ast.unparse(node.func)} in a kernel: it is not a "
+                         "pyshade builtin and has no Python source to translate (kernels can "
+                         "call ps.* and math.* builtins, types, and functions written in "
+                         f"Python){hint}")
+
+    def builtin_call(self, node: ast.Call, b: lang.Builtin) -> ast.expr:
+        if b.name not in ("print",):
+            node.args = [self.tx(a) for a in node.args] if b.name not in ("bitcast",) else \
+                [node.args[0], self.tx(node.args[1])] if len(node.args) == 2 else node.args
+        node.ps_call = ("builtin", b)
+        if b.name in IDS:
+            self.func.ids_used.add(b.name)
+        t = b.typer(self, node, [])
+        if isinstance(t, ast.AST):   # casts fold to a replacement node
+            return t
+        node.ps_type = t
+        if not b.pure:
+            self.func.pure = False
+        if "barrier" in b.kinds:
+            self.barrier_call(node)
+        return node
+
+    def type_argument(self, node: ast.expr) -> T.Type:
+        node = self.tx(node)
+        if not isinstance(node.ps_type, CT):
+            self.error(node, "expected a type")
+        try:
+            return T.resolve_type(node.ps_type.obj)
+        except T.TypeResolutionError as e:
+            self.error(node, str(e))
+
+    def cast_call(self, node: ast.Call, t: T.Type) -> ast.expr:
+        if node.keywords or len(node.args) > 1:
+            self.error(node, f"{T.host_type_name(t)}() takes one argument")
+        node.ps_call = ("cast", t)
+        if not node.args:
+            return self.const(node, 0 if t != T.bool_ else False, t)
+        a = node.args[0] = self.tx(node.args[0]) if not hasattr(node.args[0], "ps_type") \
+            else node.args[0]
+        at = a.ps_type
+        base = decay(t)
+        if isinstance(at, T.AbstractType) or isinstance(a, ast.Constant) and \
+                isinstance(at, T.ScalarType):
+            v = a.value
+            if base == T.bool_:
+                return self.const(node, bool(v), t)
+            if base.is_float:
+                return self.const(node, float(v), t)
+            iv = int(math.trunc(v)) if isinstance(v, float) else int(v)
+            if isinstance(t, T.EnumType):
+                if iv not in t.members.values():
+                    self.error(node, f"{iv} is not a member of {t.name}")
+                c = self.const(node, iv, t)
+                c.ps_enum = t.cls(iv)
+                return c
+            iv &= (1 << base.bits) - 1
+            if base.kind == "int" and iv > base.max:
+                iv -= 1 << base.bits
+            return self.const(node, iv, t)
+        if not isinstance(decay(at), T.ScalarType):
+            self.error(node, f"cannot convert {at} to {T.host_type_name(t)}")
+        node.ps_type = t
+        return node
+
+    def construct(self, node: ast.Call, t: T.Type) -> ast.expr:
+        if node.keywords:
+            self.error(node, f"{t.name}() takes positional arguments")
+        node.args = [self.tx(a) for a in node.args]
+        node.ps_call = ("construct", t)
+        node.ps_type = t
+        if isinstance(t, T.VectorType):
+            if len(node.args) == 1 and isinstance(node.args[0].ps_type, T.VectorType):
+                src = node.args[0].ps_type
+                if src.n != t.n:
+                    self.error(node, f"cannot convert {src} to {t}")
+                return node
+            count = 0
+            for a in node.args:
+                at = a.ps_type
+                if isinstance(at, T.VectorType):
+                    if at.elem != t.elem:
+                        self.mismatch(a, T.vector_of(t.elem, at.n), at, f"{t.name}()")
+                    count += at.n
+                else:
+                    self.coerce(a, t.elem, f"{t.name}()")
+                    count += 1
+            if count not in (0, 1, t.n):
+                self.error(node, f"{t.name}() needs {t.n} components, got {count}")
+            return node
+        # matrices
+        if not node.args:
+            return node
+        if all(a.ps_type == t.column for a in node.args) and len(node.args) == t.n:
+            return node
+        if len(node.args) != t.n * t.n:
+            self.error(node, f"{t.name}() takes {t.n} column vectors or {t.n * t.n} floats "
+                             "(column-major)")
+        for a in node.args:
+            self.coerce(a, T.f32, f"{t.name}()")
+        return node
+
+    def struct_construct(self, node: ast.Call, st: T.StructType) -> ast.expr:
+        self.use_type(st)
+        names = [f for f, _ in st.fields]
+        given: dict[str, ast.expr] = {}
+        if len(node.args) > len(names):
+            self.error(node, f"{st.name}() takes at most {len(names)} positional arguments")
+        for f, a in zip(names, node.args):
+            given[f] = a
+        for kw in node.keywords:
+            if kw.arg not in st.field_types:
+                self.error(kw, f"struct {st.name} has no field {kw.arg!r}")
+            if kw.arg in given:
+                self.error(kw, f"field {kw.arg!r} given twice")
+            given[kw.arg] = kw.value
+        for f, a in list(given.items()):
+            a = self.tx(a)
+            self.coerce(a, st.field_types[f], f"field {st.name}.{f}")
+            given[f] = a
+        node.args = []
+        node.keywords = [ast.keyword(arg=f, value=given[f]) for f in names if f in given]
+        node.ps_fields = [(f, given.get(f)) for f in names]
+        node.ps_call = ("struct", st)
+        node.ps_type = st
+        return node
+
+    def barrier_call(self, node: ast.Call) -> None:
+        if not self.is_kernel:
+            self.error(node, f"barrier() must be called in the kernel body, not in the helper "
+                             f"{self.func.name!r}: move it into the kernel (it needs uniform "
+                             "control flow)")
+        self.func.uses_barrier = True
+
+    def print_call(self, node: ast.Call) -> None:
+        if self.target not in ("python", "cuda"):
+            self.error(node, f"print() is not available on {self.target}: it works on the "
+                             "CPU device and on CUDA; guard it with "
+                             "'if ps.target == \"python\":'", target=self.target)
+        if node.keywords:
+            self.error(node.keywords[0], "print() keyword arguments are not supported")
+        out = []
+        for a in node.args:
+            if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                a.ps_type = CT(str)
+                out.append(a)
+                continue
+            a = self.default(self.tx(a))
+            if not isinstance(decay(a.ps_type), (T.ScalarType, T.VectorType)):
+                self.error(a, f"print() cannot print a {a.ps_type}")
+            out.append(a)
+        node.args = out
+        self.func.pure = False
+        return None
+
+    def atomic_call(self, node: ast.Call, nargs: int) -> T.Type:
+        self.arity(node, nargs)
+        buf = node.args[0]
+        bt = buf.ps_type
+        ref = getattr(buf, "ps_ref", None)
+        if not (isinstance(buf, ast.Name) and ref and ref[0] == "global"
+                and isinstance(bt, (T.BufferType, T.ArrayType)) and bt.elem in (T.u32, T.i32)):
+            self.error(buf, "atomics need a Buffer[u32], Buffer[i32] or a shared array of "
+                            "u32/i32 as first argument")
+        self.coerce(node.args[1], T.u32 if isinstance(node.args[1].ps_type, T.AbstractType)
+                    else decay(node.args[1].ps_type))
+        if not is_int(node.args[1].ps_type):
+            self.error(node.args[1], "an index must be an integer")
+        for a in node.args[2:]:
+            self.coerce(a, bt.elem, "the atomic's value")
+        self.mark_written(ref[1], atomic=True)
+        return bt.elem
+
+    def method_call(self, node: ast.Call) -> ast.expr:
+        st = node.func.value.ps_type
+        meth = getattr(st.cls, node.func.attr, None)
+        raw = inspect.getattr_static(st.cls, node.func.attr, None)
+        if meth is None or not callable(meth):
+            self.error(node, f"struct {st.name} has no method {node.func.attr!r}")
+        if isinstance(raw, staticmethod):
+            return self.user_call(node, raw.__func__, node.args)
+        return self.user_call(node, meth, [node.func.value] + list(node.args), bound=True)
+
+    def user_call(self, node: ast.Call, fn: Any, args: list, bound: bool = False) -> ast.expr:
+        if not isinstance(fn, pytypes.FunctionType):
+            self.error(node, f"cannot call {ast.unparse(node.func)}: not a Python function")
+        if node.keywords:
+            self.error(node.keywords[0], "keyword arguments to helper functions are not "
+                                         "supported: pass them positionally")
+        for i, (key, _) in enumerate(self.prog.stack):
+            if key is fn.__code__:
+                names = [c.co_name for c, _ in self.prog.stack[i:]] + [fn.__name__]
+                self.error(node, f"recursion is not supported on GPUs: {' -> '.join(names)}; "
+                                 "rewrite it as a loop")
+        try:
+            src = get_source(fn)
+        except TranslationError as e:
+            self.error(node, f"cannot translate the call to {ast.unparse(node.func)}: "
+                             f"{e.message if hasattr(e, 'message') else e}")
+        typed_args = [a if hasattr(a, "ps_type") and bound and i == 0 else self.tx(a)
+                      for i, a in enumerate(args)]
+        if bound:
+            node.func.value = typed_args[0]
+        else:
+            node.args = typed_args
+        info = self.prog_checker.helper(self, node, fn, src, typed_args)
+        node.ps_call = ("func", info)
+        node.ps_args = typed_args + getattr(node, "ps_defaults", [])
+        node.ps_type = info.ret
+        self.func.ids_used |= info.ids_used
+        if not info.pure:
+            self.func.pure = False
+        return node
