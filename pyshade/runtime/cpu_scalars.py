@@ -1,0 +1,328 @@
+"""Scalar helpers of the CPU target: wrapping, rounding, conversions, math, bits.
+
+Part of ``pyshade.runtime.cpu_support`` (which re-exports everything): ``i32
+u32 i64 u64`` are Python ``int`` kept in range with ``_i32 _u32 _i64 _u64``;
+``f16 f32 f64`` are Python ``float`` holding exactly a binary16 / binary32 /
+binary64 value, computed in double precision and rounded with ``_f16`` /
+``_f32`` (double precision has more than twice the bits of binary32, so
+``_f32(a + b)`` is the correctly rounded binary32 result for ``+ - * /`` and
+``sqrt``). Like a GPU, nothing raises on floating-point trouble.
+"""
+
+# Deliberate: ``x != x`` is the fastest nan test and conditional expressions are
+# much faster than min()/max() calls.
+# ruff: noqa: PLR0124, FURB136
+
+from __future__ import annotations
+
+import math
+import struct
+
+__all__ = [
+    "_acos", "_asin", "_atan", "_atan2", "_bitcast", "_btoi", "_ceil", "_clz", "_cos", "_exp",
+    "_f16", "_f32", "_f64", "_fabs", "_fdiv", "_ffloordiv", "_floor", "_fmod", "_ftoi", "_i32",
+    "_i64", "_idx", "_isinf", "_isnan", "_log", "_log2", "_popcount", "_pow", "_reverse_bits",
+    "_round", "_shl", "_shr", "_sin", "_sqrt", "_tan", "_trunc", "_u32", "_u64",
+]
+
+_INF = math.inf
+_NAN = math.nan
+_TWO52 = 4503599627370496.0
+_TWO53 = 1 << 53
+_F32_MAX = 3.4028234663852886e38
+_F32_OVF = 2.0 ** 128 * (1.0 - 2.0 ** -25)   # |x| >= this rounds to inf
+_F32_OVF_INT = (1 << 128) - (1 << 103)
+_F16_MAX = 65504.0
+_F16_OVF = 65520.0
+
+_tnew = tuple.__new__
+_S_f = struct.Struct("<f")
+_S_e = struct.Struct("<e")
+_S_d = struct.Struct("<d")
+_S_q = struct.Struct("<q")
+_f_pack, _f_unpack = _S_f.pack, _S_f.unpack
+_e_pack, _e_unpack = _S_e.pack, _S_e.unpack
+
+
+# ----------------------------------------------------------------- wrapping
+
+def _i32(x):
+    """Wrap an int into the i32 range (two's complement)."""
+    if -0x80000000 <= x <= 0x7FFFFFFF:
+        return x
+    return ((x + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+
+
+def _u32(x):
+    """Wrap an int into the u32 range."""
+    return x & 0xFFFFFFFF
+
+
+def _i64(x):
+    """Wrap an int into the i64 range (two's complement)."""
+    if -0x8000000000000000 <= x <= 0x7FFFFFFFFFFFFFFF:
+        return x
+    return ((x + 0x8000000000000000) & 0xFFFFFFFFFFFFFFFF) - 0x8000000000000000
+
+
+def _u64(x):
+    """Wrap an int into the u64 range."""
+    return x & 0xFFFFFFFFFFFFFFFF
+
+
+# ----------------------------------------------------------------- rounding
+
+def _f32_slow(x):
+    # Non-float input: ints beyond 2**53 are rounded exactly (float(x) first
+    # would round twice); everything else goes through struct.
+    if type(x) is int and not -_TWO53 <= x <= _TWO53:
+        n = -x if x < 0 else x
+        if n >= _F32_OVF_INT:
+            y = _INF
+        else:
+            shift = n.bit_length() - 24
+            q, rem = n >> shift, n & ((1 << shift) - 1)
+            half = 1 << (shift - 1)
+            if rem > half or (rem == half and q & 1):
+                q += 1
+            y = float(q << shift)
+        return -y if x < 0 else y
+    try:
+        return _f_unpack(_f_pack(x))[0]
+    except OverflowError:
+        return _f32_overflow(x)
+
+
+def _f32_overflow(x):
+    if -_F32_OVF < x < _F32_OVF:
+        return _F32_MAX if x > 0 else -_F32_MAX
+    return _INF if x > 0 else -_INF
+
+
+def _f32(x):
+    """Round to the nearest binary32 value (ties to even); overflow gives +-inf."""
+    if type(x) is float:
+        try:
+            return _f_unpack(_f_pack(x))[0]
+        except OverflowError:
+            return _f32_overflow(x)
+    return _f32_slow(x)
+
+
+def _f16(x):
+    """Round to the nearest binary16 value (ties to even); overflow gives +-inf."""
+    try:
+        return _e_unpack(_e_pack(x))[0]
+    except OverflowError:
+        if -_F16_OVF < x < _F16_OVF:
+            return _F16_MAX if x > 0 else -_F16_MAX
+        return _INF if x > 0 else -_INF
+
+
+def _f64(x):
+    """Convert to a binary64 float (ints are rounded correctly by ``float``)."""
+    return float(x)
+
+
+# -------------------------------------------------------------- conversions
+
+def _ftoi(x, lo, hi):
+    """Float to int truncating toward zero, saturating to [lo, hi]; nan gives 0."""
+    if x != x:
+        return 0
+    if x <= lo:
+        return lo
+    if x >= hi:
+        return hi
+    return int(x)
+
+
+def _btoi(b):
+    """Bool to int: 0 or 1."""
+    return 1 if b else 0
+
+
+# ------------------------------------------------------- float arithmetic
+
+def _fdiv(a, b):
+    """IEEE double division: x/0 is +-inf (by the signs, b's zero too) or nan."""
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0:
+            return _NAN
+        return _INF if (a > 0) == (math.copysign(1.0, b) > 0) else -_INF
+
+
+def _ffloordiv(a, b, r):
+    """Float ``a // b`` as the GPU computes it: ``r(floor(r(a / b)))``."""
+    return r(_floor(r(_fdiv(a, b))))
+
+
+def _fmod(a, b, r):
+    """Float ``a % b`` (Python's sign rule): ``r(a - r(b * r(floor(r(a / b)))))``."""
+    return r(a - r(b * r(_floor(r(_fdiv(a, b))))))
+
+
+def _floor(x):
+    """IEEE floor returning a float; inf, nan and -0.0 are kept."""
+    if -_TWO52 < x < _TWO52 and x != 0:
+        return float(math.floor(x))
+    return x
+
+
+def _ceil(x):
+    """IEEE ceil returning a float (ceil(-0.5) is -0.0)."""
+    if -_TWO52 < x < _TWO52:
+        y = float(math.ceil(x))
+        return y if y != 0 else math.copysign(0.0, x)
+    return x
+
+
+def _trunc(x):
+    """Round toward zero returning a float (trunc(-0.5) is -0.0)."""
+    if -_TWO52 < x < _TWO52:
+        y = float(int(x))
+        return y if y != 0 else math.copysign(0.0, x)
+    return x
+
+
+def _round(x):
+    """Round to nearest, ties to even, returning a float (round(-0.4) is -0.0)."""
+    if -_TWO52 < x < _TWO52:
+        y = float(round(x))
+        return y if y != 0 else math.copysign(0.0, x)
+    return x
+
+
+# --------------------------------------------------------------------- math
+
+def _nan_on_domain_error(fn, name, doc):
+    def f(x):
+        try:
+            return fn(x)
+        except ValueError:
+            return _NAN
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+_sqrt = _nan_on_domain_error(math.sqrt, "_sqrt", "Square root; negative gives nan.")
+_sin = _nan_on_domain_error(math.sin, "_sin", "Sine; inf gives nan.")
+_cos = _nan_on_domain_error(math.cos, "_cos", "Cosine; inf gives nan.")
+_tan = _nan_on_domain_error(math.tan, "_tan", "Tangent; inf gives nan.")
+_asin = _nan_on_domain_error(math.asin, "_asin", "Arc sine; |x| > 1 gives nan.")
+_acos = _nan_on_domain_error(math.acos, "_acos", "Arc cosine; |x| > 1 gives nan.")
+_atan = math.atan                       # never raises; math's docstring applies
+_atan2 = math.atan2
+_fabs = math.fabs
+
+
+def _minus_inf_at_zero(fn, name, doc):
+    def f(x):
+        try:
+            return fn(x)
+        except ValueError:
+            return -_INF if x == 0 else _NAN
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+_log = _minus_inf_at_zero(math.log, "_log", "Natural logarithm; log(0) is -inf, x < 0 nan.")
+_log2 = _minus_inf_at_zero(math.log2, "_log2", "Base-2 logarithm; log2(0) is -inf, x < 0 nan.")
+
+
+def _exp(x):
+    """e**x; overflow gives inf."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return _INF
+
+
+def _odd_int(y):
+    return -_TWO53 < y < _TWO53 and y == int(y) and int(y) & 1 == 1
+
+
+def _pow(x, y):
+    """x**y with C ``pow`` special cases, never raising: pow(0, -1) is inf,
+    pow(-8, 1/3) nan, overflow +-inf."""
+    try:
+        return math.pow(x, y)
+    except OverflowError:
+        return -_INF if x < 0 and _odd_int(y) else _INF
+    except ValueError:
+        if x == 0:                      # 0 ** negative
+            return -_INF if math.copysign(1.0, x) < 0 and _odd_int(y) else _INF
+        return _NAN
+
+
+def _isnan(x):
+    """True when x is nan."""
+    return x != x
+
+
+def _isinf(x):
+    """True when x is +inf or -inf."""
+    return x == _INF or x == -_INF
+
+
+# ------------------------------------------------------------ ints and bits
+
+def _shl(a, b, bits):
+    """``a << b`` unwrapped (the caller wraps); b must be in [0, bits)."""
+    if 0 <= b < bits:
+        return a << b
+    raise ValueError(f"shift count out of range: {b} for a {bits}-bit value")
+
+
+def _shr(a, b, bits):
+    """``a >> b`` (arithmetic for negative a); b must be in [0, bits)."""
+    if 0 <= b < bits:
+        return a >> b
+    raise ValueError(f"shift count out of range: {b} for a {bits}-bit value")
+
+
+def _idx(i):
+    """Return i, or raise IndexError when it is negative."""
+    if i >= 0:
+        return i
+    raise IndexError(f"index {i} is negative")
+
+
+def _popcount(x, bits):
+    """Number of set bits in the ``bits``-wide two's-complement pattern of x."""
+    return (x & ((1 << bits) - 1)).bit_count()
+
+
+def _reverse_bits(x, bits):
+    """Reverse the ``bits``-wide pattern of x; returns the pattern as a
+    non-negative int (wrap with ``_i32``/``_i64`` for a signed type)."""
+    return int(bin((x & ((1 << bits) - 1)) | (1 << bits))[:2:-1], 2)
+
+
+def _clz(x, bits):
+    """Count leading zeros of the ``bits``-wide two's-complement pattern of x."""
+    return bits - (x & ((1 << bits) - 1)).bit_length()
+
+
+_BITCAST_FMT = {"i32": "<i", "u32": "<I", "f32": "<f", "i64": "<q", "u64": "<Q",
+                "f64": "<d", "f16": "<e", "i16": "<h", "u16": "<H"}
+_BITCAST = {}
+for _s, _sf in _BITCAST_FMT.items():
+    for _d, _df in _BITCAST_FMT.items():
+        if struct.calcsize(_sf) == struct.calcsize(_df):
+            _BITCAST[_s, _d] = (struct.Struct(_sf).pack, struct.Struct(_df).unpack)
+del _s, _sf, _d, _df
+
+
+def _bitcast(x, src, dst):
+    """Reinterpret x's bits from type ``src`` as type ``dst`` (same size)."""
+    try:
+        pack, unpack = _BITCAST[src, dst]
+    except KeyError:
+        raise ValueError(f"cannot bitcast {src} to {dst}") from None
+    return unpack(pack(x))[0]
+
