@@ -379,3 +379,29 @@ def test_float_to_int_saturates_and_nan_is_zero(dev: ps.Device,
     np.testing.assert_array_equal(iout.numpy(), want_i)
     np.testing.assert_array_equal(uout.numpy(), want_u)
     np.testing.assert_array_equal(sout.numpy(), want_i[:, 0])
+
+
+@ps.kernel(workgroup_size=1)
+def _range_extremes(o: ps.Buffer[u32], lo: u32, hi: u32, st: i32, a: i32, b: i32):
+    n = u32(0)
+    for i in range(lo, hi, 3):          # near u32's maximum: i += 3 would wrap
+        o[n] = i
+        n += 1
+    for j in range(a, b, st):           # runtime negative step near i32's minimum
+        o[n] = u32(j)
+        n += 1
+    for j in range(10, -10, -4):
+        o[n] = u32(j)
+        n += 1
+    o[31] = n
+
+
+def test_range_steps_near_type_limits(dev, rng):
+    lo = int(rng.integers(2**32 - 12, 2**32 - 6))
+    a = -2**31 + int(rng.integers(5, 12))
+    o = np.zeros(32, np.uint32)
+    _range_extremes.launch(o, lo, 2**32 - 1, -3, a, -2**31, threads=1, device=dev)
+    want = list(range(lo, 2**32 - 1, 3)) + [x % 2**32 for x in range(a, -2**31, -3)] + \
+        [x % 2**32 for x in range(10, -10, -4)]
+    assert o[31] == len(want)
+    assert o[:len(want)].tolist() == want

@@ -277,33 +277,21 @@ class Emitter(ast.NodeVisitor):
     def visit_For(self, node: ast.For) -> None:
         args = node.iter.args
         t = node.iter.ps_type
-        start, stop, step = "0", None, None
-        if len(args) == 1:
-            stop = args[0]
-            start = self.literal(0, t)
-        else:
-            start = self.value(args[0])
-            stop = args[1]
-            if len(args) == 3:
-                step = args[2]
+        start_node = args[0] if len(args) > 1 else None
+        stop = args[0] if len(args) == 1 else args[1]
+        step = args[2] if len(args) == 3 else None
         name = node.target.id
+        if step is not None and not (isinstance(step, ast.Constant) and abs(step.value) == 1):
+            return self.counted_for(node, t, start_node, stop, step)
         direct = name in self.func.direct_loop_vars
+        start = self.value(start_node) if start_node is not None else self.literal(0, t)
         # range() is evaluated once in Python: hoist bounds that could change.
         stop_s = self.hoist(stop, "end", node)
-        if step is None:
-            step_s, sign = self.literal(1, t), 1
-        elif isinstance(step, ast.Constant):
-            step_s, sign = self.expr(step), (1 if step.value > 0 else -1)
-        else:
-            step_s, sign = self.hoist(step, "step", node), 0
+        step_s = self.literal(1, t) if step is None else self.expr(step)
         var = self.local(name) if direct else self.names.fresh(name)
-        if sign > 0:
-            cond = f"{var} < {stop_s}"
-        elif sign < 0:
-            cond = f"{var} > {stop_s}"
-        else:
-            zero = self.literal(0, t)
-            cond = f"({step_s} > {zero} && {var} < {stop_s}) || ({step_s} < {zero} && {var} > {stop_s})"
+        # With a step of +-1, `i < stop` (`i > stop`) keeps i + step inside the type.
+        up = step is None or step.value > 0
+        cond = f"{var} < {stop_s}" if up else f"{var} > {stop_s}"
         self.begin_for(var, t, start, cond, step_s, node)
         self.depth += 1
         if not direct:
@@ -312,10 +300,48 @@ class Emitter(ast.NodeVisitor):
         self.depth -= 1
         self.end_block()
 
+    def counted_for(self, node: ast.For, t: T.Type, start_node: ast.expr | None,
+                    stop: ast.expr, step: ast.expr) -> None:
+        """range() with |step| > 1 or a runtime step: iterate over the count of values,
+        as Python's range does, since ``i += step`` could wrap past the type's limit."""
+        name = node.target.id
+        ut = T.u32 if t.bits == 32 else T.u64
+        u = (lambda s: s) if t == ut else (lambda s: self.cast(s, ut))
+        zero, one = self.literal(0, ut), self.literal(1, ut)
+        start = self.hoist(start_node, "start", node) if start_node is not None \
+            else self.literal(0, t)
+        stop_s = self.hoist(stop, "end", node)
+        step_s = self.hoist(step, "step", node)
+        up = self.select(zero, f"{u(stop_s)} - {u(start)}", f"{stop_s} > {start}")
+        down = self.select(zero, f"{u(start)} - {u(stop_s)}", f"{start} > {stop_s}")
+        if isinstance(step, ast.Constant):
+            diff = up if step.value > 0 else down
+            mag = self.literal(abs(step.value), ut)
+        else:
+            neg = f"{step_s} < {self.literal(0, t)}"
+            diff = self.select(up, down, neg)
+            mag = self.names.fresh("stride")
+            self.declare_temp(mag, ut, self.select(u(step_s), f"{zero} - {u(step_s)}", neg), node)
+        span = self.names.fresh("span")
+        self.declare_temp(span, ut, diff, node)
+        count = self.names.fresh("count")
+        self.declare_temp(count, ut, f"{span} / {mag} + "
+                          f"{self.select(zero, one, f'{span} % {mag} != {zero}')}", node)
+        if name in self.func.direct_loop_vars:
+            self.declare_default(name, node)
+        c = self.names.fresh(name)
+        self.begin_for(c, ut, zero, f"{c} < {count}", one, node)
+        self.depth += 1
+        cv = c if t == ut else self.cast(c, t)
+        self.line(self.stmt_end(f"{self.local(name)} = {start} + {cv} * {step_s}"), node)
+        self.block(node.body)
+        self.depth -= 1
+        self.end_block()
+
     def hoist(self, node: ast.expr, hint: str, stmt: ast.stmt) -> str:
         if isinstance(node, ast.Constant) or (isinstance(node, ast.Name) and
                                               node.id not in self.func.mutated):
-            return self.expr(node)
+            return self.sub(node)
         name = self.names.fresh(hint)
         self.declare_temp(name, node.ps_type, self.value(node), stmt)
         return name
@@ -330,6 +356,14 @@ class Emitter(ast.NodeVisitor):
                   node: ast.AST) -> None: ...
     def stmt_end(self, text: str) -> str:
         return text
+
+    def cast(self, text: str, t: T.Type) -> str:
+        """A value conversion to ``t`` in the target's syntax."""
+        raise NotImplementedError
+
+    def select(self, if_false: str, if_true: str, cond: str) -> str:
+        """``if_true if cond else if_false`` (both sides simple and pure)."""
+        raise NotImplementedError
 
     def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None: ...
     def declare_default(self, name: str, node: ast.AST | None = None) -> None: ...

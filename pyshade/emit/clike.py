@@ -30,6 +30,9 @@ class CLikeEmitter(Emitter):
     def end_block(self) -> None:
         self.line("}")
 
+    def select(self, if_false: str, if_true: str, cond: str) -> str:
+        return f"({cond} ? {if_true} : {if_false})"
+
     def begin_while(self, cond: str, node: ast.AST) -> None:
         self.line(f"while ({cond}) {{", node)
 

@@ -309,6 +309,9 @@ class PythonEmitter(Emitter):
         a = node.args[0]
         src, dst = _scalar(a.ps_type), _scalar(t)
         s = self.expr(a)
+        if isinstance(t, T.EnumType) and a.ps_type != t:
+            # A GPU keeps any bit pattern; the CPU device finds the bug: not a member.
+            return f"{self.enum_check(t)}({self.wrap(dst, s) if src != dst else s})"
         if src == dst:
             return s
         if dst.kind == "bool":
@@ -320,6 +323,17 @@ class PythonEmitter(Emitter):
                 return f"_ftoi({s}, {dst.min}, {dst.max})"
             return self.wrap(dst, s)
         return f"{self.rnd(dst)}({s})" if dst.name != "f64" else f"float({s})"
+
+    def enum_check(self, t: T.EnumType) -> str:
+        values = tuple(sorted(set(t.members.values())))
+
+        def make(name: str) -> str:
+            return (f"def {name}(v):\n"
+                    f"    # {t.name}(v) on a value that is not a member is an error in Python\n"
+                    f"    if v not in {values!r}:\n"
+                    f"        raise ValueError(f'{{v}} is not a valid {t.name}')\n"
+                    f"    return v")
+        return self.helper(f"enum_{t.name}", make)
 
     def call_construct(self, node: ast.Call, t: T.Type) -> str:
         if isinstance(t, T.MatrixType):
@@ -365,7 +379,7 @@ class PythonEmitter(Emitter):
             shown = [repr(p) if p is not None else self.expr(a) for p, a in zip(parts, node.args)]
             return f"print({', '.join(shown)})"
         args = [self.value(a) for a in node.args]
-        if b.name.startswith("atomic_"):   # the buffer or shared array itself, not a copy
+        if b.name.startswith("atomic_") or b.name == "len":   # the array itself, not a copy
             args[0] = self.expr(node.args[0])
         types = [a.ps_type for a in node.args]
         if spell.startswith("{map}(") or spell.startswith("{pred}("):

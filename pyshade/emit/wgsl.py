@@ -208,6 +208,12 @@ class WgslEmitter(CLikeEmitter):
         self.line("}")
 
     # -- statements ---------------------------------------------------------------------
+    def cast(self, text: str, t: T.Type) -> str:
+        return f"{self.type_name(t)}({text})"
+
+    def select(self, if_false: str, if_true: str, cond: str) -> str:
+        return f"select({if_false}, {if_true}, {cond})"
+
     def begin_for(self, var: str, t: T.Type, start: str, cond: str, step: str,
                   node: ast.AST) -> None:
         self.line(f"for (var {var}: {self.type_name(t)} = {start}; {cond}; {var} += {step}) {{",

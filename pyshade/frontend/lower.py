@@ -152,11 +152,24 @@ class Lowering(ast.NodeTransformer):
             return node  # a loop with break/continue is kept as a loop
         if node.orelse or not isinstance(node.target, ast.Name):
             return node
+        name = node.target.id
+        values = list(range(*bounds))
+        assigned = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                       for s in node.body for n in ast.walk(s))
         out: list[ast.stmt] = []
-        for k in range(*bounds):
+        for k in values:
+            if assigned:    # the body changes it: keep a variable
+                out.append(ast.copy_location(ast.Assign(
+                    [ast.Name(name, ast.Store())], ast.Constant(k)), node))
+                out.extend(copy.deepcopy(node.body))
+            else:           # a true constant in each copy: literals adapt to their context
+                out.extend(_Substitute(name, k).visit(copy.deepcopy(s)) for s in node.body)
+        used_outside = sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(self.root)) \
+            > sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+        if values and not assigned and used_outside:
+            # Python leaves the loop variable at its last value
             out.append(ast.copy_location(ast.Assign(
-                [ast.Name(node.target.id, ast.Store())], ast.Constant(k)), node))
-            out.extend(copy.deepcopy(node.body))
+                [ast.Name(name, ast.Store())], ast.Constant(values[-1])), node))
         for s in out:
             ast.fix_missing_locations(ast.copy_location(s, s))
             for n in ast.walk(s):
@@ -196,6 +209,18 @@ class Lowering(ast.NodeTransformer):
         return False
 
 
+class _Substitute(ast.NodeTransformer):
+    """Replace reads of one name by a constant (an unrolled loop's index)."""
+
+    def __init__(self, name: str, value: int):
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Constant(self.value), node)
+        return node
+
+
 def _walk_loop(node: ast.AST):
     """ast.walk that does not enter nested loops (their break is their own)."""
     yield node
@@ -213,6 +238,8 @@ def _to_load(node: ast.AST) -> None:
 
 def lower(src: FunctionSource, tree: ast.FunctionDef) -> ast.FunctionDef:
     """Run every desugaring pass over ``tree`` (modified in place and returned)."""
-    tree = Lowering(src).visit(tree)
+    low = Lowering(src)
+    low.root = tree
+    tree = low.visit(tree)
     ast.fix_missing_locations(tree)
     return tree

@@ -7,18 +7,13 @@ def fir(ps_global_id, src, dst_):
     if i >= len(dst_):  # arrays.py:19
         return  # arrays.py:20
     w = [0.0] * 5  # arrays.py:21
-    k = 0  # arrays.py:22
-    w[_idx(k)] = _f32(_fdiv(1.0, _f32(_i32(k + 1))))  # arrays.py:23
-    k = 1  # arrays.py:22
-    w[_idx(k)] = _f32(_fdiv(1.0, _f32(_i32(k + 1))))  # arrays.py:23
-    k = 2  # arrays.py:22
-    w[_idx(k)] = _f32(_fdiv(1.0, _f32(_i32(k + 1))))  # arrays.py:23
-    k = 3  # arrays.py:22
-    w[_idx(k)] = _f32(_fdiv(1.0, _f32(_i32(k + 1))))  # arrays.py:23
-    k = 4  # arrays.py:22
-    w[_idx(k)] = _f32(_fdiv(1.0, _f32(_i32(k + 1))))  # arrays.py:23
+    w[0] = _f32(_fdiv(1.0, 1.0))  # arrays.py:23
+    w[1] = _f32(_fdiv(1.0, 2.0))  # arrays.py:23
+    w[2] = _f32(_fdiv(1.0, 3.0))  # arrays.py:23
+    w[3] = _f32(_fdiv(1.0, 4.0))  # arrays.py:23
+    w[4] = _f32(_fdiv(1.0, 5.0))  # arrays.py:23
     acc = 0.0  # arrays.py:24
-    for t in range(len(_copy(w))):  # arrays.py:25
+    for t in range(len(w)):  # arrays.py:25
         j = _i32(_i32(i) - _i32(t))  # arrays.py:26
         if j >= 0:  # arrays.py:27
             acc = _f32(acc + (_f32(w[t] * src[_idx(j)])))  # arrays.py:28

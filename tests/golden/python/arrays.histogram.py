@@ -21,7 +21,7 @@ def histogram(ps_global_id, samples, bins_out, pts):
         corners[1] = _vset(corners[1], 'y', max(corners[1].y, x))  # arrays.py:67
     copy = _copy(bins)  # arrays.py:68
     copy[0].count = 0  # arrays.py:69
-    for t in range(len(_copy(bins))):  # arrays.py:70
+    for t in range(len(bins)):  # arrays.py:70
         bins_out[t] = _copy(bins[t])  # arrays.py:71
     pts[0] = corners[0]  # arrays.py:72
     pts[1] = _vmap(lambda a, b: _f32(a + b), corners[1], Vec((_f32(copy[0].count),) * 2))  # arrays.py:73

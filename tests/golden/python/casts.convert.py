@@ -5,6 +5,12 @@ from pyshade.runtime.cpu_support import *  # noqa: F403
 Level_LOW = 0
 Level_HIGH = 1
 
+def ps_enum_Level(v):
+    # Level(v) on a value that is not a member is an error in Python
+    if v not in (0, 1):
+        raise ValueError(f'{v} is not a valid Level')
+    return v
+
 def convert(ps_global_id, f, u, s):
     i = ps_global_id.x  # casts.py:20
     if i >= len(f):  # casts.py:21
@@ -19,7 +25,7 @@ def convert(ps_global_id, f, u, s):
     big = -1294967296  # casts.py:30
     trunc_ = -2  # casts.py:31
     h = as_u & 65535  # casts.py:32
-    level = int(flag)  # casts.py:33
+    level = ps_enum_Level(int(flag))  # casts.py:33
     b2 = _u32(int(x > 0.5) + int(level == Level_HIGH))  # casts.py:34
     f[i] = _f32((_f32(back + _f32(trunc_))) + _f32(flag))  # casts.py:35
     u[i] = _u32((_u32((_u32(all_ones - h)) + b2)) + Level_HIGH)  # casts.py:36

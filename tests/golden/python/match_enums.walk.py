@@ -6,11 +6,17 @@ Direction_BACKWARD = -1
 Direction_STAY = 0
 Direction_FORWARD = 1
 
+def ps_enum_Direction(v):
+    # Direction(v) on a value that is not a member is an error in Python
+    if v not in (-1, 0, 1):
+        raise ValueError(f'{v} is not a valid Direction')
+    return v
+
 def walk(ps_global_id, dirs, pos, steps):
     i = ps_global_id.x  # match_enums.py:62
     if i >= len(pos):  # match_enums.py:63
         return  # match_enums.py:64
-    d = dirs[i]  # match_enums.py:65
+    d = ps_enum_Direction(dirs[i])  # match_enums.py:65
     p = pos[i]  # match_enums.py:66
     for v_ in range(steps):  # match_enums.py:67
         if d == Direction_FORWARD:  # match_enums.py:69

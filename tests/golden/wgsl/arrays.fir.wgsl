@@ -10,16 +10,11 @@ fn fir(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // arrays.py:1
         return;  // arrays.py:20
     }
     var w: array<f32, 5>;  // arrays.py:21
-    var k: i32 = 0i;  // arrays.py:22
-    w[k] = 1.0f / f32(k + 1i);  // arrays.py:23
-    k = 1i;  // arrays.py:22
-    w[k] = 1.0f / f32(k + 1i);  // arrays.py:23
-    k = 2i;  // arrays.py:22
-    w[k] = 1.0f / f32(k + 1i);  // arrays.py:23
-    k = 3i;  // arrays.py:22
-    w[k] = 1.0f / f32(k + 1i);  // arrays.py:23
-    k = 4i;  // arrays.py:22
-    w[k] = 1.0f / f32(k + 1i);  // arrays.py:23
+    w[0u] = 1.0f / 1.0f;  // arrays.py:23
+    w[1u] = 1.0f / 2.0f;  // arrays.py:23
+    w[2u] = 1.0f / 3.0f;  // arrays.py:23
+    w[3u] = 1.0f / 4.0f;  // arrays.py:23
+    w[4u] = 1.0f / 5.0f;  // arrays.py:23
     var acc: f32 = 0.0f;  // arrays.py:24
     let end_1: u32 = 5u;  // arrays.py:25
     for (var t_1: u32 = 0u; t_1 < end_1; t_1 += 1u) {  // arrays.py:25

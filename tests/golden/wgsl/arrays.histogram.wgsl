@@ -26,7 +26,7 @@ fn histogram(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // array
     for (var s_1: u32 = 0u; s_1 < end_1; s_1 += 1u) {  // arrays.py:60
         s = s_1;  // arrays.py:60
         let x: f32 = samples[s];  // arrays.py:61
-        for (var b_2: i32 = 3i; b_2 > -1i; b_2 += -1i) {  // arrays.py:62
+        for (var b_2: i32 = 3i; b_2 > (-1i); b_2 += -1i) {  // arrays.py:62
             b = b_2;  // arrays.py:62
             if (x >= bins[b].lo) {  // arrays.py:63
                 bins[b].count = bins[b].count + 1u;  // arrays.py:64

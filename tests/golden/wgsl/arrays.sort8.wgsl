@@ -8,22 +8,15 @@ fn sort8(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // arrays.py
         return;  // arrays.py:37
     }
     var v: array<i32, 8>;  // arrays.py:38
-    var k: i32 = 0i;  // arrays.py:39
-    v[k] = data[base + u32(k)];  // arrays.py:40
-    k = 1i;  // arrays.py:39
-    v[k] = data[base + u32(k)];  // arrays.py:40
-    k = 2i;  // arrays.py:39
-    v[k] = data[base + u32(k)];  // arrays.py:40
-    k = 3i;  // arrays.py:39
-    v[k] = data[base + u32(k)];  // arrays.py:40
-    k = 4i;  // arrays.py:39
-    v[k] = data[base + u32(k)];  // arrays.py:40
-    k = 5i;  // arrays.py:39
-    v[k] = data[base + u32(k)];  // arrays.py:40
-    k = 6i;  // arrays.py:39
-    v[k] = data[base + u32(k)];  // arrays.py:40
-    k = 7i;  // arrays.py:39
-    v[k] = data[base + u32(k)];  // arrays.py:40
+    v[0u] = data[base + 0u];  // arrays.py:40
+    v[1u] = data[base + 1u];  // arrays.py:40
+    v[2u] = data[base + 2u];  // arrays.py:40
+    v[3u] = data[base + 3u];  // arrays.py:40
+    v[4u] = data[base + 4u];  // arrays.py:40
+    v[5u] = data[base + 5u];  // arrays.py:40
+    v[6u] = data[base + 6u];  // arrays.py:40
+    v[7u] = data[base + 7u];  // arrays.py:40
+    var k: i32 = 7i;  // arrays.py:39
     for (var k_1: i32 = 1i; k_1 < 8i; k_1 += 1i) {  // arrays.py:41
         k = k_1;  // arrays.py:41
         let x: i32 = v[k];  // arrays.py:42
@@ -34,20 +27,13 @@ fn sort8(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // arrays.py
         }
         v[j + 1i] = x;  // arrays.py:47
     }
-    k = 7i;  // arrays.py:48
-    data[base + u32(k)] = v[k];  // arrays.py:49
-    k = 6i;  // arrays.py:48
-    data[base + u32(k)] = v[k];  // arrays.py:49
-    k = 5i;  // arrays.py:48
-    data[base + u32(k)] = v[k];  // arrays.py:49
-    k = 4i;  // arrays.py:48
-    data[base + u32(k)] = v[k];  // arrays.py:49
-    k = 3i;  // arrays.py:48
-    data[base + u32(k)] = v[k];  // arrays.py:49
-    k = 2i;  // arrays.py:48
-    data[base + u32(k)] = v[k];  // arrays.py:49
-    k = 1i;  // arrays.py:48
-    data[base + u32(k)] = v[k];  // arrays.py:49
+    data[base + 7u] = v[7u];  // arrays.py:49
+    data[base + 6u] = v[6u];  // arrays.py:49
+    data[base + 5u] = v[5u];  // arrays.py:49
+    data[base + 4u] = v[4u];  // arrays.py:49
+    data[base + 3u] = v[3u];  // arrays.py:49
+    data[base + 2u] = v[2u];  // arrays.py:49
+    data[base + 1u] = v[1u];  // arrays.py:49
+    data[base + 0u] = v[0u];  // arrays.py:49
     k = 0i;  // arrays.py:48
-    data[base + u32(k)] = v[k];  // arrays.py:49
 }

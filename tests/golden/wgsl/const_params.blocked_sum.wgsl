@@ -9,16 +9,13 @@ fn blocked_sum(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // con
         return;  // const_params.py:25
     }
     var acc: f32 = 0.0f;  // const_params.py:26
-    var k: i32 = 0i;  // const_params.py:27
-    var v: f32 = src[(i * 3u) + u32(k)];  // const_params.py:28
+    var v: f32 = src[(i * 3u) + 0u];  // const_params.py:28
     v = max(v, 0.0f);  // const_params.py:30
     acc = acc + v;  // const_params.py:31
-    k = 1i;  // const_params.py:27
-    v = src[(i * 3u) + u32(k)];  // const_params.py:28
+    v = src[(i * 3u) + 1u];  // const_params.py:28
     v = max(v, 0.0f);  // const_params.py:30
     acc = acc + v;  // const_params.py:31
-    k = 2i;  // const_params.py:27
-    v = src[(i * 3u) + u32(k)];  // const_params.py:28
+    v = src[(i * 3u) + 2u];  // const_params.py:28
     v = max(v, 0.0f);  // const_params.py:30
     acc = acc + v;  // const_params.py:31
     dst_[i] = acc * 0.5f;  // const_params.py:34

@@ -33,15 +33,20 @@ fn loops(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // control_f
         }
         total = total + k;  // control_flow.py:37
     }
-    for (var k_3: i32 = n; k_3 > 0i; k_3 += -2i) {  // control_flow.py:38
-        k = k_3;  // control_flow.py:38
+    let span_1: u32 = select(0u, u32(n) - u32(0i), n > 0i);  // control_flow.py:38
+    let count_1: u32 = span_1 / 2u + select(0u, 1u, span_1 % 2u != 0u);  // control_flow.py:38
+    for (var k_3: u32 = 0u; k_3 < count_1; k_3 += 1u) {  // control_flow.py:38
+        k = n + i32(k_3) * (-2i);  // control_flow.py:38
         total = total - k;  // control_flow.py:39
         if (total < (-1000i)) {  // control_flow.py:40
             break;  // control_flow.py:41
         }
     }
-    for (var k_4: i32 = 0i; (step_ > 0i && k_4 < n) || (step_ < 0i && k_4 > n); k_4 += step_) {  // control_flow.py:42
-        k = k_4;  // control_flow.py:42
+    let stride_1: u32 = select(u32(step_), 0u - u32(step_), step_ < 0i);  // control_flow.py:42
+    let span_2: u32 = select(select(0u, u32(n) - u32(0i), n > 0i), select(0u, u32(0i) - u32(n), 0i > n), step_ < 0i);  // control_flow.py:42
+    let count_2: u32 = span_2 / stride_1 + select(0u, 1u, span_2 % stride_1 != 0u);  // control_flow.py:42
+    for (var k_4: u32 = 0u; k_4 < count_2; k_4 += 1u) {  // control_flow.py:42
+        k = 0i + i32(k_4) * step_;  // control_flow.py:42
         total = total + (k & 1i);  // control_flow.py:43
     }
     var j: i32 = 10i;  // control_flow.py:44
