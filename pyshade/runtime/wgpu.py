@@ -26,6 +26,8 @@ Design notes
 from __future__ import annotations
 
 import contextlib
+import itertools
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -56,6 +58,9 @@ def _limit_key(name: str) -> str:
     return name.replace("-", "_")
 
 
+_array_ids = itertools.count()
+
+
 class WgpuArray(DeviceArray):
     """A device array stored in one WebGPU storage buffer.
 
@@ -67,6 +72,7 @@ class WgpuArray(DeviceArray):
                  shape: tuple[int, ...]):
         self.device = device
         self.buffer = buffer          # the wgpu GPUBuffer
+        self.uid = next(_array_ids)   # never reused, unlike id(): keys cached bind groups
         self.dtype = np.dtype(dtype)
         self.shape = tuple(int(s) for s in shape)
 
@@ -102,6 +108,48 @@ class WgpuArray(DeviceArray):
             # padding that the buffer already has.
             raw = np.concatenate([raw, np.zeros(4 - raw.size % 4, np.uint8)])
         self.device._write(self.buffer, raw)
+
+
+class _ParamArena:
+    """Parameter blocks of many launches in one buffer, bound at dynamic offsets.
+
+    A launch writes its block into the next free slot (on the host); the used
+    part is uploaded with ``queue.write_buffer`` just before the submission that
+    reads it, so every batched launch keeps its own values. Bind groups that
+    reference the arena are cached per set of buffers: repeated launches of one
+    kernel on the same arrays (a sort's network) reuse one bind group.
+    """
+
+    CAPACITY = 1 << 16
+
+    def __init__(self, dev: "WgpuDevice", kind: str):
+        U = dev._wgpu.BufferUsage
+        key = "min_uniform_buffer_offset_alignment" if kind == "uniform" \
+            else "min_storage_buffer_offset_alignment"
+        self.align = int(dev.limits.get(key, 256))
+        usage = (U.UNIFORM if kind == "uniform" else U.STORAGE) | U.COPY_DST
+        self.buffer = dev.wgpu_device.create_buffer(label="pyshade.params",
+                                                    size=self.CAPACITY, usage=usage)
+        self.data = bytearray(self.CAPACITY)
+        self.used = self.flushed = 0
+        self.bind_groups: OrderedDict = OrderedDict()   # small LRU: holds its buffers alive
+
+    def put(self, raw: bytes) -> int | None:
+        """Store ``raw`` in a free slot; its offset, or None when the arena is full."""
+        off = _round_up(self.used, self.align)
+        if off + len(raw) > self.CAPACITY:
+            return None
+        self.data[off:off + len(raw)] = raw
+        self.used = off + len(raw)
+        return off
+
+    def flush(self, queue: Any) -> None:
+        """Upload the slots written since the last flush."""
+        if self.used > self.flushed:
+            start = self.flushed - self.flushed % 4
+            end = _round_up(self.used, 4)
+            queue.write_buffer(self.buffer, start, memoryview(self.data)[start:end])
+            self.flushed = self.used
 
 
 class WgpuDevice(Device):
@@ -163,6 +211,7 @@ class WgpuDevice(Device):
         self._batch_depth = 0
         self._encoder: Any = None
         self._keepalive: list[Any] = []
+        self._arenas: dict[str, _ParamArena] = {}   # "uniform"/"storage" -> current arena
 
     # ---- arrays -----------------------------------------------------------
 
@@ -264,6 +313,8 @@ class WgpuDevice(Device):
 
     def _submit(self, encoder: Any, what: str = "a batch of launches") -> None:
         """Finish ``encoder`` and submit it; WebGPU validation errors become LaunchError."""
+        for arena in self._arenas.values():
+            arena.flush(self.wgpu_device.queue)
         try:
             self.wgpu_device.queue.submit([encoder.finish()])
         except self._wgpu.GPUError as exc:
@@ -297,7 +348,7 @@ class WgpuDevice(Device):
         if pb is not None:
             kind = "uniform" if pb.kind == "uniform" else "read-only-storage"
             entries.append({"binding": pb.binding, "visibility": wgpu.ShaderStage.COMPUTE,
-                            "buffer": {"type": kind}})
+                            "buffer": {"type": kind, "has_dynamic_offset": True}})
         try:
             bgl = self.wgpu_device.create_bind_group_layout(entries=entries)
             pl = self.wgpu_device.create_pipeline_layout(bind_group_layouts=[bgl])
@@ -339,7 +390,8 @@ class WgpuDevice(Device):
                                          "size": arr.buffer.size}})
         pipeline, bgl = self._pipeline(compiled)
 
-        param_buf = None
+        offsets: list[int] = []
+        arena = None
         pb = layout.params
         if pb is not None:
             raw = bytes(params or b"")
@@ -348,18 +400,37 @@ class WgpuDevice(Device):
                                   f"size {pb.size}")
             # Zero-pad to the declared size: the shader's struct expects all of it.
             raw = raw + bytes(max(pb.size, 16) - len(raw))
-            U = wgpu.BufferUsage
-            usage = U.UNIFORM | U.COPY_DST if pb.kind == "uniform" else U.STORAGE | U.COPY_DST
-            # A fresh buffer per launch, so that batched launches keep their values.
-            param_buf = self.wgpu_device.create_buffer_with_data(
-                label="pyshade.params", data=raw, usage=usage)
+            arena = self._arenas.get(pb.kind)
+            off = arena.put(raw) if arena is not None else None
+            if off is None:
+                if arena is not None:
+                    arena.flush(self.wgpu_device.queue)
+                    self._keepalive.append(arena.buffer)
+                arena = self._arenas[pb.kind] = _ParamArena(self, pb.kind)
+                off = arena.put(raw)
+                if off is None:
+                    raise LaunchError(f"parameter block of {len(raw)} bytes is too large")
+            offsets.append(off)
             entries.append({"binding": pb.binding,
-                            "resource": {"buffer": param_buf, "offset": 0,
-                                         "size": param_buf.size}})
-        try:
-            bind_group = self.wgpu_device.create_bind_group(layout=bgl, entries=entries)
-        except wgpu.GPUError as exc:
-            raise LaunchError(f"cannot bind the arguments of '{compiled.entry}': {exc}") from None
+                            "resource": {"buffer": arena.buffer, "offset": 0,
+                                         "size": max(pb.size, 16)}})
+        cache = arena.bind_groups if arena is not None else None
+        bg_key = (id(bgl), tuple(arr.uid for arr in buffers))
+        bind_group = cache.get(bg_key) if cache is not None else None
+        if bind_group is not None:
+            cache.move_to_end(bg_key)
+        if bind_group is None:
+            try:
+                bind_group = self.wgpu_device.create_bind_group(layout=bgl, entries=entries)
+            except wgpu.GPUError as exc:
+                raise LaunchError(f"cannot bind the arguments of '{compiled.entry}': "
+                                  f"{exc}") from None
+            if cache is not None:
+                cache[bg_key] = (bind_group, bgl)   # bgl kept: its id is in the key
+                if len(cache) > 8:
+                    cache.popitem(last=False)
+        else:
+            bind_group = bind_group[0]
 
         if gx == 0 or gy == 0 or gz == 0:
             return  # an empty grid: nothing to run
@@ -369,10 +440,10 @@ class WgpuDevice(Device):
         # batched ``write()`` copies sit between them.
         cpass = encoder.begin_compute_pass()
         cpass.set_pipeline(pipeline)
-        cpass.set_bind_group(0, bind_group)
+        cpass.set_bind_group(0, bind_group, offsets)
         cpass.dispatch_workgroups(gx, gy, gz)
         cpass.end()
         if self._encoder is None:
             self._submit(encoder, f"the launch of '{compiled.entry}'")
         else:
-            self._keepalive.extend((param_buf, bind_group))
+            self._keepalive.append(bind_group)
