@@ -190,6 +190,14 @@ class PythonEmitter(Emitter):
             return repr(v)
         return str(int(value))
 
+    def sub(self, node: ast.expr) -> str:
+        s = super().sub(node)
+        # `(_f32(a * b))`: a helper call needs no parentheses of its own.
+        inner = s[1:-1] if s.startswith("(") and s.endswith(")") else None
+        if inner and _one_call(inner):
+            return inner
+        return s
+
     def ex_Subscript(self, node: ast.Subscript) -> str:
         return f"{self.sub(node.value)}[{self.index(node.slice)}]"
 
@@ -416,6 +424,20 @@ class PythonEmitter(Emitter):
                 src = mapping[node.lineno - 1] if node.lineno - 1 < len(mapping) else None
                 node.lineno = node.end_lineno = src or fallback
         return compile(tree, self.prog.filename, "exec")
+
+
+def _one_call(s: str) -> bool:
+    """True for text of the form ``name(...)`` whose first ``(`` closes at the end."""
+    i = s.find("(")
+    if i <= 0 or not (s[:i].replace("_", "a").replace(".", "a").isalnum()) or s[-1] != ")":
+        return False
+    depth = 0
+    for j, ch in enumerate(s[i:], i):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return j == len(s) - 1
+    return False
 
 
 class _Ids:

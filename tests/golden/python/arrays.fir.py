@@ -16,5 +16,5 @@ def fir(ps_global_id, src, dst_):
     for t in range(len(w)):  # arrays.py:25
         j = _i32(_i32(i) - _i32(t))  # arrays.py:26
         if j >= 0:  # arrays.py:27
-            acc = _f32(acc + (_f32(w[t] * src[_idx(j)])))  # arrays.py:28
+            acc = _f32(acc + _f32(w[t] * src[_idx(j)]))  # arrays.py:28
     dst_[i] = acc  # arrays.py:29

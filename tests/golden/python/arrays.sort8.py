@@ -4,7 +4,7 @@ from pyshade.runtime.cpu_support import *  # noqa: F403
 
 def sort8(ps_global_id, data):
     base = _u32(ps_global_id.x * 8)  # arrays.py:35
-    if (_u32(base + 8)) > len(data):  # arrays.py:36
+    if _u32(base + 8) > len(data):  # arrays.py:36
         return  # arrays.py:37
     v = [0] * 8  # arrays.py:38
     v[0] = data[_u32(base + 0)]  # arrays.py:40

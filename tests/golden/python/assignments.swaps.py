@@ -25,4 +25,4 @@ def swaps(ps_global_id, data, pts):
     y = ps_t3  # assignments.py:62
     z = ps_t4  # assignments.py:62
     pts[i] = p  # assignments.py:63
-    data[j] = _i32((_i32(x + y)) + z)  # assignments.py:64
+    data[j] = _i32(_i32(x + y) + z)  # assignments.py:64

@@ -12,7 +12,7 @@ def counters(ps_global_id, values, stats, signed_, old):
     _atomic('sub', stats, 1, v & 3, _u32)  # atomics.py:17
     _atomic('min', stats, 2, v, _u32)  # atomics.py:18
     _atomic('max', stats, 3, v, _u32)  # atomics.py:19
-    _atomic('and', stats, 4, _u32(~(_u32(_shl(1, (v & 31), 32)))), _u32)  # atomics.py:20
+    _atomic('and', stats, 4, _u32(~_u32(_shl(1, (v & 31), 32))), _u32)  # atomics.py:20
     _atomic('or', stats, 5, _u32(_shl(1, (v & 31), 32)), _u32)  # atomics.py:21
     _atomic('xor', stats, 6, v, _u32)  # atomics.py:22
     prev = _atomic('exchange', stats, 7, i, _u32)  # atomics.py:23
@@ -23,7 +23,7 @@ def counters(ps_global_id, values, stats, signed_, old):
     ps_t2 = _atomic('add', stats, 9, 1, _u32)  # atomics.py:27
     first = ps_t1  # atomics.py:27
     second = ps_t2  # atomics.py:27
-    old[i] = _u32(old[i] + (_u32(second - first)))  # atomics.py:28
+    old[i] = _u32(old[i] + _u32(second - first))  # atomics.py:28
     d = _i32(_i32(v) - 100)  # atomics.py:29
     _atomic('add', signed_, 0, d, _i32)  # atomics.py:30
     _atomic('min', signed_, 1, d, _i32)  # atomics.py:31

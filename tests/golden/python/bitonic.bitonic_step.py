@@ -12,9 +12,9 @@ def before(a, b):
 
 def bitonic_step(ps_global_id, data, p):
     i = ps_global_id.x  # bitonic.py:37
-    partner = i ^ (_u32(_shl(1, (_u32(p.stage - p.pass_of_stage)), 32)))  # bitonic.py:38
+    partner = i ^ _u32(_shl(1, _u32(p.stage - p.pass_of_stage), 32))  # bitonic.py:38
     if (partner > i) and (partner < p.n):  # bitonic.py:39
-        up = ((_shr(i, (_u32(p.stage + 1)), 32)) & 1) == 0  # bitonic.py:40
+        up = (_shr(i, _u32(p.stage + 1), 32) & 1) == 0  # bitonic.py:40
         if p.order == SortOrder_ASCENDING:  # bitonic.py:42
             pass  # bitonic.py:43
         elif p.order == SortOrder_DESCENDING:  # bitonic.py:44

@@ -10,6 +10,6 @@ def bits(ps_global_id, x, f, out_, signed_):
     raw = _bitcast(f[i], 'f32', 'u32')  # builtins.py:35
     back = _bitcast(raw ^ 2147483648, 'u32', 'f32')  # builtins.py:36
     s = _bitcast(v, 'u32', 'i32')  # builtins.py:37
-    out_[i] = _u32((_u32((_u32(_popcount(v, 32) + _u32(_reverse_bits(v, 32)))) + _clz(v | 1, 32))) + raw)  # builtins.py:38
-    signed_[i] = _i32((_i32((_i32((_i32(_popcount(s, 32) + _clz(s, 32))) + _i32(_reverse_bits(s, 32)))) + _clamp(s, -10, 10))) + _ftoi(back, -2147483648, 2147483647))  # builtins.py:39
+    out_[i] = _u32(_u32(_u32(_popcount(v, 32) + _u32(_reverse_bits(v, 32))) + _clz(v | 1, 32)) + raw)  # builtins.py:38
+    signed_[i] = _i32(_i32(_i32(_i32(_popcount(s, 32) + _clz(s, 32)) + _i32(_reverse_bits(s, 32))) + _clamp(s, -10, 10)) + _ftoi(back, -2147483648, 2147483647))  # builtins.py:39
     f[i] = _clamp(back, -1.0, 1.0)  # builtins.py:41

@@ -18,4 +18,4 @@ def blend(ps_global_id, pa, pb, t, out_):
     w = _fma(k, edge, soft, _f32)  # builtins.py:23
     picked = _select(m, m2, far)  # builtins.py:24
     lanes = _select(Vec((0.0,) * 2), Vec((1.0,) * 2), _vmap(lambda a, b: a > b, Vec((w,) * 2), Vec((0.5, 0.699999988079071))))  # builtins.py:25
-    out_[i] = _vmap(lambda a, b: _f32(a + b), Vec((*_vmap(lambda a, b: _f32(a + b), picked, (_vmap(lambda a, b: _f32(a * b), n, _dot(m, m2, _f32)))), 1.0)), Vec((*lanes, *_vmap(lambda a, b: _f32(_step(a, b)), Vec((0.10000000149011612,) * 2), lanes))))  # builtins.py:26
+    out_[i] = _vmap(lambda a, b: _f32(a + b), Vec((*_vmap(lambda a, b: _f32(a + b), picked, _vmap(lambda a, b: _f32(a * b), n, _dot(m, m2, _f32))), 1.0)), Vec((*lanes, *_vmap(lambda a, b: _f32(_step(a, b)), Vec((0.10000000149011612,) * 2), lanes))))  # builtins.py:26

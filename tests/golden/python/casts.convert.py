@@ -19,7 +19,7 @@ def convert(ps_global_id, f, u, s):
     as_int = _ftoi(x, -2147483648, 2147483647)  # casts.py:24
     as_u = _u32(as_int)  # casts.py:25
     as_i = _i32(u[i])  # casts.py:26
-    back = _f32(_f32(as_int) + (_f32(_f32(as_u) * 0.5)))  # casts.py:27
+    back = _f32(_f32(as_int) + _f32(_f32(as_u) * 0.5))  # casts.py:27
     flag = (as_i != 0)  # casts.py:28
     all_ones = 4294967295  # casts.py:29
     big = -1294967296  # casts.py:30
@@ -27,6 +27,6 @@ def convert(ps_global_id, f, u, s):
     h = as_u & 65535  # casts.py:32
     level = ps_enum_Level(int(flag))  # casts.py:33
     b2 = _u32(int(x > 0.5) + int(level == Level_HIGH))  # casts.py:34
-    f[i] = _f32((_f32(back + _f32(trunc_))) + _f32(flag))  # casts.py:35
-    u[i] = _u32((_u32((_u32(all_ones - h)) + b2)) + Level_HIGH)  # casts.py:36
-    s[i] = _i32((_i32((_i32(big + as_i)) + _i32(h))) + _i32(b2))  # casts.py:37
+    f[i] = _f32(_f32(back + _f32(trunc_)) + _f32(flag))  # casts.py:35
+    u[i] = _u32(_u32(_u32(all_ones - h) + b2) + Level_HIGH)  # casts.py:36
+    s[i] = _i32(_i32(_i32(big + as_i) + _i32(h)) + _i32(b2))  # casts.py:37

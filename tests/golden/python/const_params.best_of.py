@@ -14,7 +14,7 @@ def best_of(ps_global_id, data, out_):
         return  # const_params.py:41
     best = data[_u32(i * 8)]  # const_params.py:42
     for k in range(1, 8):  # const_params.py:43
-        c = data[_u32((_u32(i * 8)) + k)]  # const_params.py:44
+        c = data[_u32(_u32(i * 8) + k)]  # const_params.py:44
         if before(c, best):  # const_params.py:45
             best = c  # const_params.py:46
     out_[i] = _u32(best + identity())  # const_params.py:47

@@ -4,16 +4,16 @@ from pyshade.runtime.cpu_support import *  # noqa: F403
 
 def blocked_sum(ps_global_id, src, dst_):
     i = ps_global_id.x  # const_params.py:23
-    if (_u32((_u32(i + 1)) * 3)) > len(src):  # const_params.py:24
+    if _u32(_u32(i + 1) * 3) > len(src):  # const_params.py:24
         return  # const_params.py:25
     acc = 0.0  # const_params.py:26
-    v = src[_u32((_u32(i * 3)) + 0)]  # const_params.py:28
+    v = src[_u32(_u32(i * 3) + 0)]  # const_params.py:28
     v = max(v, 0.0)  # const_params.py:30
     acc = _f32(acc + v)  # const_params.py:31
-    v = src[_u32((_u32(i * 3)) + 1)]  # const_params.py:28
+    v = src[_u32(_u32(i * 3) + 1)]  # const_params.py:28
     v = max(v, 0.0)  # const_params.py:30
     acc = _f32(acc + v)  # const_params.py:31
-    v = src[_u32((_u32(i * 3)) + 2)]  # const_params.py:28
+    v = src[_u32(_u32(i * 3) + 2)]  # const_params.py:28
     v = max(v, 0.0)  # const_params.py:30
     acc = _f32(acc + v)  # const_params.py:31
     dst_[i] = _f32(acc * 0.5)  # const_params.py:34

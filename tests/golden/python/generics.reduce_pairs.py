@@ -7,6 +7,6 @@ def twice(x):
 
 def reduce_pairs(ps_global_id, src, dst_, zero):
     i = ps_global_id.x  # generics.py:26
-    if (_u32((_u32(i * 2)) + 1)) >= len(src):  # generics.py:27
+    if _u32(_u32(i * 2) + 1) >= len(src):  # generics.py:27
         return  # generics.py:28
-    dst_[i] = _f32((_f32(twice(src[_u32(i * 2)]) + src[_u32((_u32(i * 2)) + 1)])) + zero)  # generics.py:29
+    dst_[i] = _f32(_f32(twice(src[_u32(i * 2)]) + src[_u32(_u32(i * 2) + 1)]) + zero)  # generics.py:29

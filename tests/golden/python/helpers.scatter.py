@@ -5,18 +5,18 @@ from pyshade.runtime.cpu_support import *  # noqa: F403
 Hit = make_struct_class('Hit', ['t', 'found'], {'t': 0.0, 'found': False})
 
 def hash32(x):
-    x = x ^ (_shr(x, 16, 32))  # helpers.py:18
+    x = x ^ _shr(x, 16, 32)  # helpers.py:18
     x = _u32(x * 2146121005)  # helpers.py:19
-    x = x ^ (_shr(x, 15, 32))  # helpers.py:20
+    x = x ^ _shr(x, 15, 32)  # helpers.py:20
     x = _u32(x * 2221713035)  # helpers.py:21
-    x = x ^ (_shr(x, 16, 32))  # helpers.py:22
+    x = x ^ _shr(x, 16, 32)  # helpers.py:22
     return x  # helpers.py:23
 
 def uniform01(seed):
     return _f32(_f32(_shr(hash32(seed), 8, 32)) * 5.960464477539063e-08)  # helpers.py:27
 
 def jitter(p, seed):
-    return _vmap(lambda a, b: _f32(a - b), (_vmap(lambda a, b: _f32(a + b), p, Vec((uniform01(seed), uniform01(_u32(seed + 1)))))), 0.5)  # helpers.py:53
+    return _vmap(lambda a, b: _f32(a - b), _vmap(lambda a, b: _f32(a + b), p, Vec((uniform01(seed), uniform01(_u32(seed + 1))))), 0.5)  # helpers.py:53
 
 def first_above(data, start, limit):
     k = start  # helpers.py:40
@@ -43,6 +43,6 @@ def scatter(ps_global_id, points, noise_, seed):
     p = jitter(points[i], hash32(_u32(seed + i)))  # helpers.py:61
     h = first_above(noise_, i, 0.8999999761581421)  # helpers.py:62
     if h.found:  # helpers.py:63
-        p = _vset(p, 'x', _f32(p.x + (_f32(sign_of(_f32(h.t - 10.0), 0.0) + sign_of(p.y, 1.0)))))  # helpers.py:64
+        p = _vset(p, 'x', _f32(p.x + _f32(sign_of(_f32(h.t - 10.0), 0.0) + sign_of(p.y, 1.0))))  # helpers.py:64
     points[i] = p  # helpers.py:65
     noise_[i] = _f32(my_lane(ps_global_id))  # helpers.py:66

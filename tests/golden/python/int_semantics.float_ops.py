@@ -19,4 +19,4 @@ def float_ops(ps_global_id, a, out_):
     fq = _ffloordiv(x, 0.25, _f32)  # int_semantics.py:48
     fm = _fmod(x, (-1.5), _f32)  # int_semantics.py:49
     p = ps_powi(x, 4, _f32)  # int_semantics.py:50
-    out_[i] = _f32((_f32((_f32(fq + fm)) + (_f32(_fdiv(p, 2.0))))) - (_f32(x * (-1.0))))  # int_semantics.py:51
+    out_[i] = _f32(_f32(_f32(fq + fm) + _f32(_fdiv(p, 2.0))) - _f32(x * (-1.0)))  # int_semantics.py:51

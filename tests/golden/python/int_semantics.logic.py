@@ -10,7 +10,7 @@ def logic(ps_global_id, a, flags, lo, hi):
     inside = (lo <= x) and (x < hi)  # int_semantics.py:60
     ordered = (lo < hi) and (hi <= 100) and (100 != x)  # int_semantics.py:61
     both = inside and (not ordered)  # int_semantics.py:62
-    either = (x == 0) or ((x > 0) and (a[(_u32(i - 1)) if (i > 0) else i] < x))  # int_semantics.py:63
+    either = (x == 0) or ((x > 0) and (a[_u32(i - 1) if (i > 0) else i] < x))  # int_semantics.py:63
     sign_ = 1 if (x > 0) else ((-1) if (x < 0) else 0)  # int_semantics.py:64
     f = 0  # int_semantics.py:65
     if both:  # int_semantics.py:66

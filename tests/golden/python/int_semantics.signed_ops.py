@@ -20,9 +20,9 @@ def signed_ops(ps_global_id, a, b, out_):
     q = _i32(x // y)  # int_semantics.py:15
     r = x % y  # int_semantics.py:16
     r2 = x % 16  # int_semantics.py:17
-    q2 = _i32((_i32(-x)) // 4)  # int_semantics.py:18
-    wrapped = _i32((_i32(x * 65536)) + 2147483647)  # int_semantics.py:19
-    sh = _i32((_shr(x, 3, 32)) + (_i32(_shl(y, 2, 32))))  # int_semantics.py:20
-    bits = (x & 255) | (y ^ (_i32(~x)))  # int_semantics.py:21
+    q2 = _i32(_i32(-x) // 4)  # int_semantics.py:18
+    wrapped = _i32(_i32(x * 65536) + 2147483647)  # int_semantics.py:19
+    sh = _i32(_shr(x, 3, 32) + _i32(_shl(y, 2, 32)))  # int_semantics.py:20
+    bits = (x & 255) | (y ^ _i32(~x))  # int_semantics.py:21
     cube = ps_powi(x, 3, _i32)  # int_semantics.py:22
-    out_[i] = _i32((_i32((_i32((_i32((_i32((_i32((_i32((_i32(q + r)) + r2)) + q2)) + wrapped)) + sh)) + bits)) + cube)) + (_i32(-y)))  # int_semantics.py:23
+    out_[i] = _i32(_i32(_i32(_i32(_i32(_i32(_i32(_i32(q + r) + r2) + q2) + wrapped) + sh) + bits) + cube) + _i32(-y))  # int_semantics.py:23

@@ -17,10 +17,10 @@ def unsigned_ops(ps_global_id, a, out_, k):
         return  # int_semantics.py:30
     x = a[i]  # int_semantics.py:31
     h = _u32(x * 2654435761)  # int_semantics.py:32
-    h = h ^ (_shr(h, 16, 32))  # int_semantics.py:33
-    h = (_u32(_shl(h, 5, 32))) | (_shr(h, 27, 32))  # int_semantics.py:34
+    h = h ^ _shr(h, 16, 32)  # int_semantics.py:33
+    h = _u32(_shl(h, 5, 32)) | _shr(h, 27, 32)  # int_semantics.py:34
     neg = _u32(-x)  # int_semantics.py:35
     inv = _u32(~x)  # int_semantics.py:36
     sq = ps_powi(x, 2, _u32)  # int_semantics.py:37
     one = ps_powi(x, 0, _u32)  # int_semantics.py:38
-    out_[i] = _u32((_u32((_u32((_u32((_u32((_u32((_u32((_u32(h + (_u32(x // k)))) + (x % k))) + neg)) + inv)) + sq)) + one)) + (_shr(x, k, 32)))) + (_u32(_shl(1, (k & 31), 32))))  # int_semantics.py:39
+    out_[i] = _u32(_u32(_u32(_u32(_u32(_u32(_u32(_u32(h + _u32(x // k)) + (x % k)) + neg) + inv) + sq) + one) + _shr(x, k, 32)) + _u32(_shl(1, (k & 31), 32)))  # int_semantics.py:39

@@ -28,4 +28,4 @@ def walk(ps_global_id, dirs, pos, steps):
                 break  # match_enums.py:75
         else:
             continue  # match_enums.py:77
-    pos[i] = _i32((_i32(p + d)) + Direction_BACKWARD)  # match_enums.py:78
+    pos[i] = _i32(_i32(p + d) + Direction_BACKWARD)  # match_enums.py:78

@@ -10,5 +10,5 @@ def rounding(ps_global_id, x, ints, fracs):
     fl = _f32(_floor(t))  # math_funcs.py:30
     frac_ = _f32(t - fl)  # math_funcs.py:31
     r = _f32(_round(t))  # math_funcs.py:32
-    ints[i] = _i32((_i32((_i32(_ftoi(_f32(_ceil(t)), -2147483648, 2147483647) + _ftoi(_f32(_trunc(t)), -2147483648, 2147483647))) + _ftoi(r, -2147483648, 2147483647))) + min(_ftoi(fl, -2147483648, 2147483647), 10))  # math_funcs.py:33
+    ints[i] = _i32(_i32(_i32(_ftoi(_f32(_ceil(t)), -2147483648, 2147483647) + _ftoi(_f32(_trunc(t)), -2147483648, 2147483647)) + _ftoi(r, -2147483648, 2147483647)) + min(_ftoi(fl, -2147483648, 2147483647), 10))  # math_funcs.py:33
     fracs[i] = Vec((frac_, max(r, -1.0)))  # math_funcs.py:34

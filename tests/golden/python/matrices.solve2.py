@@ -7,7 +7,7 @@ def solve2(ps_global_id, a, b, x):
     if i >= len(b):  # matrices.py:40
         return  # matrices.py:41
     m = a[i]  # matrices.py:42
-    det = _f32((_f32(m[0].x * m[1].y)) - (_f32(m[1].x * m[0].y)))  # matrices.py:43
+    det = _f32(_f32(m[0].x * m[1].y) - _f32(m[1].x * m[0].y))  # matrices.py:43
     if abs(det) < 9.999999960041972e-13:  # matrices.py:44
         x[i] = Vec((0.0,) * 2)  # matrices.py:45
         return  # matrices.py:46

@@ -17,6 +17,6 @@ def transform(ps_global_id, points, out_, model, view, angle):
     q = _matmul(r, p.xyz, _f32)  # matrices.py:26
     q = _matmul(q, r, _f32)  # matrices.py:27
     scale = _mat(3, 2.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 2.0)  # matrices.py:28
-    both = _mat(3, *(_vmap(lambda x, y: _f32(x - y), c, d) for c, d in zip((_mat(3, *(_vmap(lambda x, y: _f32(x * y), c, d) for c, d in zip((_mat(3, *(_vmap(lambda x, y: _f32(x + y), c, d) for c, d in zip(scale, r)))), (0.5,) * 3)))), scale)))  # matrices.py:31
+    both = _mat(3, *(_vmap(lambda x, y: _f32(x - y), c, d) for c, d in zip(_mat(3, *(_vmap(lambda x, y: _f32(x * y), c, d) for c, d in zip(_mat(3, *(_vmap(lambda x, y: _f32(x + y), c, d) for c, d in zip(scale, r))), (0.5,) * 3))), scale)))  # matrices.py:31
     first_col = both[0]  # matrices.py:32
-    out_[i] = Vec((*_vmap(lambda a, b: _f32(a + b), (_matmul(both, q, _f32)), first_col), p.w))  # matrices.py:33
+    out_[i] = Vec((*_vmap(lambda a, b: _f32(a + b), _matmul(both, q, _f32), first_col), p.w))  # matrices.py:33

@@ -22,6 +22,6 @@ def kernel_(ps_global_id, out_, layout_, uniform_, struct_, loop_, threadgroup_)
     kernel_1 = half_  # reserved_names.py:33
     for var_ in range(3):  # reserved_names.py:34
         kernel_1 = _f32(kernel_1 + _f32(var_))  # reserved_names.py:35
-    out_[threadIdx_] = _f32((_f32((_f32(kernel_1 + struct_.var)) + struct_.out[1])) + _f32(_u32(loop_ + struct_.loop)))  # reserved_names.py:36
+    out_[threadIdx_] = _f32(_f32(_f32(kernel_1 + struct_.var) + struct_.out[1]) + _f32(_u32(loop_ + struct_.loop)))  # reserved_names.py:36
     threadgroup_[threadIdx_] = _copy(struct_)  # reserved_names.py:37
     threadgroup_[threadIdx_].loop = _u32(threadgroup_[threadIdx_].loop + loop_)  # reserved_names.py:38

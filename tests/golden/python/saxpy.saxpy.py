@@ -5,4 +5,4 @@ from pyshade.runtime.cpu_support import *  # noqa: F403
 def saxpy(ps_global_id, x, y, a):
     i = ps_global_id.x  # saxpy.py:9
     if i < len(x):  # saxpy.py:10
-        y[i] = _f32((_f32(a * x[i])) + y[i])  # saxpy.py:11
+        y[i] = _f32(_f32(a * x[i]) + y[i])  # saxpy.py:11

@@ -9,4 +9,4 @@ def scale_rows(ps_global_id, m, width, height, factor):
     if (col >= width) or (row >= height):  # saxpy.py:20
         return  # saxpy.py:21
     s = _f32(_f32(_u32(row + 1)) * factor)  # saxpy.py:22
-    m[_u32((_u32(row * width)) + col)] = _f32(m[_u32((_u32(row * width)) + col)] * s)  # saxpy.py:23
+    m[_u32(_u32(row * width) + col)] = _f32(m[_u32(_u32(row * width) + col)] * s)  # saxpy.py:23

@@ -10,7 +10,7 @@ Body = make_struct_class('Body', ['pos', 'vel', 'mass', 'alive', 'kind'], {'pos'
 World = make_struct_class('World', ['gravity', 'dt', 'bounds'], {'gravity': Vec((0.0,) * 2), 'dt': 0.0, 'bounds': [0.0] * 4})
 
 def kinetic(self_):
-    return _f32((_f32(0.5 * self_.mass)) * _dot(self_.vel, self_.vel, _f32))  # structs.py:29
+    return _f32(_f32(0.5 * self_.mass) * _dot(self_.vel, self_.vel, _f32))  # structs.py:29
 
 def momentum(self_):
     return _vmap(lambda a, b: _f32(a * b), self_.vel, self_.mass)  # structs.py:26
@@ -22,8 +22,8 @@ def step_bodies(ps_global_id, bodies, world, energy):
     b = _copy(bodies[i])  # structs.py:55
     if not b.alive:  # structs.py:56
         return  # structs.py:57
-    b.vel = _vmap(lambda a, b: _f32(a + b), b.vel, (_vmap(lambda a, b: _f32(a * b), world.gravity, world.dt)))  # structs.py:58
-    b.pos = _vmap(lambda a, b: _f32(a + b), b.pos, (_vmap(lambda a, b: _f32(a * b), b.vel, world.dt)))  # structs.py:59
+    b.vel = _vmap(lambda a, b: _f32(a + b), b.vel, _vmap(lambda a, b: _f32(a * b), world.gravity, world.dt))  # structs.py:58
+    b.pos = _vmap(lambda a, b: _f32(a + b), b.pos, _vmap(lambda a, b: _f32(a * b), b.vel, world.dt))  # structs.py:59
     if (b.pos.x < world.bounds[0]) or (b.pos.x > world.bounds[2]):  # structs.py:60
         b.vel = _vset(b.vel, 'x', _f32(-b.vel.x))  # structs.py:61
     if b.pos.y < world.bounds[1]:  # structs.py:62

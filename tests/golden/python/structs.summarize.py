@@ -10,7 +10,7 @@ Body = make_struct_class('Body', ['pos', 'vel', 'mass', 'alive', 'kind'], {'pos'
 Stats = make_struct_class('Stats', ['count', 'energy', 'center'], {'count': 0, 'energy': 0.0, 'center': Vec((0.0,) * 2)})
 
 def kinetic(self_):
-    return _f32((_f32(0.5 * self_.mass)) * _dot(self_.vel, self_.vel, _f32))  # structs.py:29
+    return _f32(_f32(0.5 * self_.mass) * _dot(self_.vel, self_.vel, _f32))  # structs.py:29
 
 def at_rest(p, m):
     return Body(pos=p, vel=Vec((0.0, 0.0)), mass=m, alive=True, kind=Kind_DUST)  # structs.py:33

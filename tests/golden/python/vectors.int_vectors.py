@@ -12,7 +12,7 @@ def int_vectors(ps_global_id, cells, hist, size):
     mirrored = _vmap(lambda a, b: _i32(a + b), Vec((_i32(-c.y), c.x)), Vec((1,) * 2))  # vectors.py:36
     inside = (wrapped.x >= 0) and (wrapped.x < size.x)  # vectors.py:37
     u = Vec((_u32(wrapped.x), _u32(wrapped.y), _u32(halves.x), _u32(mirrored.y)))  # vectors.py:38
-    u = _vmap(lambda a, b: a ^ b, (_vmap(lambda a, b: _u32(_shl(a, b, 32)), u, Vec((1, 2, 3, 4)))), (_vmap(lambda a, b: a & b, (_vmap(lambda a, b: _shr(a, b, 32), u, 1)), Vec((255,) * 4))))  # vectors.py:39
+    u = _vmap(lambda a, b: a ^ b, _vmap(lambda a, b: _u32(_shl(a, b, 32)), u, Vec((1, 2, 3, 4))), _vmap(lambda a, b: a & b, _vmap(lambda a, b: _shr(a, b, 32), u, 1), Vec((255,) * 4)))  # vectors.py:39
     v2 = _vmap(lambda x: _f32(x), c)  # vectors.py:40
     w = _vmap(lambda x: _ftoi(x, -2147483648, 2147483647), _vmap(lambda a, b: _f32(a * b), v2, 0.5))  # vectors.py:41
     flags = Vec((inside, c.x == w.x, c.y < 0))  # vectors.py:42

@@ -20,10 +20,10 @@ def shade(ps_global_id, normals, colors, light, tint):
     diffuse = max(_dot(n, l_dir, _f32), 0.0)  # vectors.py:16
     h = _normalize(_vmap(lambda a, b: _f32(a + b), l_dir, Vec((0.0, 0.0, 1.0))), _f32)  # vectors.py:17
     spec = ps_powi(_dot(n, h, _f32), 8, _f32)  # vectors.py:18
-    base = _vmap(lambda a, b: _f32(a + b), (_vmap(lambda a, b: _f32(a * b), Vec((diffuse,) * 3), tint.rgb)), spec)  # vectors.py:19
+    base = _vmap(lambda a, b: _f32(a + b), _vmap(lambda a, b: _f32(a * b), Vec((diffuse,) * 3), tint.rgb), spec)  # vectors.py:19
     c = Vec((*base, tint.a))  # vectors.py:20
     c = _vset(c, 'w', 1.0)  # vectors.py:21
     side = _cross(n, Vec((0.0, 1.0, 0.0)), _f32)  # vectors.py:22
-    c = Vec((*_vmap(lambda a, b: _f32(a + b), (_vmap(lambda a, b: _f32(a * b), c.xyz, 0.5)), (_vmap(lambda a, b: _f32(a * b), side.zyx, 0.5))), c.w))  # vectors.py:23
-    c = _vset(c, 'x', _f32(c.x + (_f32(_length(side, _f32) - _distance(n, h, _f32)))))  # vectors.py:24
+    c = Vec((*_vmap(lambda a, b: _f32(a + b), _vmap(lambda a, b: _f32(a * b), c.xyz, 0.5), _vmap(lambda a, b: _f32(a * b), side.zyx, 0.5)), c.w))  # vectors.py:23
+    c = _vset(c, 'x', _f32(c.x + _f32(_length(side, _f32) - _distance(n, h, _f32))))  # vectors.py:24
     colors[i] = _clamp(c, Vec((0.0,) * 4), Vec((1.0,) * 4))  # vectors.py:25

@@ -6,6 +6,6 @@ def ids(ps_global_id, ps_local_id, ps_group_id, ps_num_groups, ps_local_index, o
     g = ps_global_id  # workgroup.py:33
     n = ps_num_groups  # workgroup.py:34
     size = _vmap(lambda a, b: _u32(a * b), n, Vec((4, 4, 2)))  # workgroup.py:35
-    linear_ = _u32((_u32(g.x + (_u32(g.y * size.x)))) + (_u32((_u32(g.z * size.x)) * size.y)))  # workgroup.py:36
-    out_[linear_] = Vec((*_vmap(lambda a, b: _u32(a + b), (_vmap(lambda a, b: _u32(a * b), ps_group_id, 100)), ps_local_id), n.x))  # workgroup.py:37
-    flat_[linear_] = _u32(ps_local_index + (_u32(ps_group_id.x * 32)))  # workgroup.py:38
+    linear_ = _u32(_u32(g.x + _u32(g.y * size.x)) + _u32(_u32(g.z * size.x) * size.y))  # workgroup.py:36
+    out_[linear_] = Vec((*_vmap(lambda a, b: _u32(a + b), _vmap(lambda a, b: _u32(a * b), ps_group_id, 100), ps_local_id), n.x))  # workgroup.py:37
+    flat_[linear_] = _u32(ps_local_index + _u32(ps_group_id.x * 32))  # workgroup.py:38

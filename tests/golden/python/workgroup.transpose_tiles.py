@@ -5,9 +5,9 @@ from pyshade.runtime.cpu_support import *  # noqa: F403
 def transpose_tiles(ps_group_id, ps_local_index, buf, src, dst_, n):
     i = ps_local_index  # workgroup.py:45
     base = _u32(ps_group_id.x * 64)  # workgroup.py:46
-    if (_u32(base + i)) < n:  # workgroup.py:47
+    if _u32(base + i) < n:  # workgroup.py:47
         buf[i] = src[_u32(base + i)]  # workgroup.py:48
     yield  # workgroup.py:49
     j = _u32(63 - i)  # workgroup.py:50
-    if ((_u32(base + i)) < n) and ((_u32(base + j)) < n):  # workgroup.py:51
+    if (_u32(base + i) < n) and (_u32(base + j) < n):  # workgroup.py:51
         dst_[_u32(base + i)] = buf[j]  # workgroup.py:52
