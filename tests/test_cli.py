@@ -1,0 +1,68 @@
+"""The command line: pyshade translate | check | devices | demo (and python -m pyshade)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from conftest import get_device
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLE = os.path.join(ROOT, "examples", "bitonic_sort.py")
+
+
+def run(*args: str, ok: bool = True) -> subprocess.CompletedProcess:
+    p = subprocess.run([sys.executable, "-m", "pyshade", *args], capture_output=True, text=True,
+                       cwd=ROOT, timeout=600)
+    if ok:
+        assert p.returncode == 0, p.stderr
+    return p
+
+
+def test_translate_wgsl_with_bindings():
+    p = run("translate", f"{EXAMPLE}:bitonic_step", "--target", "wgsl", "-D", "T=i32")
+    assert "var<storage, read_write> data: array<i32>;" in p.stdout
+    assert "// bitonic_sort.py:" in p.stdout
+
+
+def test_translate_all_marks_missing_emitters():
+    p = run("translate", f"{EXAMPLE}:bitonic_step", "--target", "all", "-D", "T=f32")
+    assert "// ===== bitonic_step: wgsl =====" in p.stdout
+    assert "// ===== bitonic_step: python =====" in p.stdout
+    assert "glsl" in p.stderr and "not implemented yet" in p.stderr
+
+
+def test_translate_reports_translation_errors(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import pyshade as ps\n\n@ps.kernel\ndef k(x: ps.Buffer[ps.u32]):\n"
+                   "    x[0] = [1, 2]\n")
+    p = run("translate", f"{bad}:k", ok=False)
+    assert p.returncode == 1
+    assert f"{bad}:5:12" in p.stderr and "list literals are not supported" in p.stderr
+
+
+def test_generic_kernel_needs_its_typevar():
+    p = run("translate", f"{EXAMPLE}:bitonic_step", ok=False)
+    assert p.returncode != 0 and "TypeVar T" in p.stderr
+
+
+def test_check():
+    get_device("wgpu")
+    p = run("check", EXAMPLE)
+    assert "bitonic_step" in p.stdout and "wgsl    ok" in p.stdout and "python  ok" in p.stdout
+
+
+def test_devices():
+    p = run("devices")
+    lines = p.stdout.splitlines()
+    assert lines[0].split()[:2] == ["device", "available"]
+    assert any(line.startswith("cpu ") and " yes " in line for line in lines)
+
+
+def test_demo_table():
+    get_device("wgpu")
+    p = run("demo", "--n", "300", "--device", "cpu", "--device", "wgpu")
+    rows = [line.split() for line in p.stdout.splitlines()[2:]]
+    assert {r[0] for r in rows} == {"cpu", "wgpu"}
+    assert all(r[-1] == "ok" for r in rows) and len(rows) == 6
