@@ -73,10 +73,27 @@ class WgslEmitter(CLikeEmitter):
         v = float(value)
         suffix = "h" if t == T.f16 else "f"
         if math.isnan(v) or math.isinf(v):
-            bits = struct.unpack("<I", struct.pack("<f", v))[0]
-            return f"bitcast<f32>({bits:#010x}u)" if t == T.f32 else f"f16({v})"
+            return self.special_float(v, t)
         r = repr(float(v)) if t != T.f32 else _shortest_f32(v)
         return r + suffix
+
+    def special_float(self, v: float, t: T.Type) -> str:
+        """inf or nan from its bits, through a helper function: a constant expression
+        (even ``bitcast<f32>(0x7f800000u)``) whose value is not finite is a shader-creation
+        error for Tint, and a call of a user function is never a constant expression."""
+        if t == T.f16:
+            bits = struct.unpack("<H", struct.pack("<e", v))[0] * 0x10001   # in both halves
+            body = "bitcast<vec2<f16>>(b).x"
+        else:
+            bits = struct.unpack("<I", struct.pack("<f", v))[0]
+            body = "bitcast<f32>(b)"
+        tn = self.type_name(t)
+
+        def make(name: str) -> str:
+            return (f"// {tn} from its bits at run time (Tint rejects a constant inf or nan)\n"
+                    f"fn {name}(b: u32) -> {tn} {{\n"
+                    f"    return {body};\n}}")
+        return f"{self.helper(f'{tn}_from_bits', make)}({bits:#010x}u)"
 
     # -- declarations --------------------------------------------------------------------
     def enum_decl(self, e: T.EnumType) -> None:
@@ -364,12 +381,16 @@ class WgslEmitter(CLikeEmitter):
         zero = f"{tn}()"
 
         def make(name: str) -> str:
+            # The remainder is a - q * b, not WGSL's `%`: on NVIDIA's Vulkan driver
+            # (through naga) i32 `%` gave unsigned remainders for negative operands
+            # (bench/probes/floordiv_probe.py); `/` was right.
             if kind == "floordiv":
                 return (f"// Python's floor division (rounds toward -inf)\n"
                         f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
                         f"    let q = a / b;\n"
-                        f"    return select(q, q - {tn}(1), (a % b != {zero}) & "
-                        f"((a < {zero}) != (b < {zero})));\n}}")
+                        f"    let r = a - q * b;\n"
+                        f"    return select(q, q - {tn}(1), (r != {zero}) & "
+                        f"((r < {zero}) != (b < {zero})));\n}}")
             e = t.elem if isinstance(t, T.VectorType) else t
             if e.kind == "float":
                 return (f"// Python's float modulo (sign of the divisor)\n"
@@ -377,7 +398,7 @@ class WgslEmitter(CLikeEmitter):
                         f"    return a - b * floor(a / b);\n}}")
             return (f"// Python's modulo (sign of the divisor)\n"
                     f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
-                    f"    let r = a % b;\n"
+                    f"    let r = a - (a / b) * b;\n"
                     f"    return select(r, r + b, (r != {zero}) & ((r < {zero}) != (b < {zero})));\n}}")
         return self.helper(key, make)
 

@@ -8,7 +8,7 @@ struct ps_Params {
 
 // Python's modulo (sign of the divisor)
 fn ps_mod_i32(a: i32, b: i32) -> i32 {
-    let r = a % b;
+    let r = a - (a / b) * b;
     return select(r, r + b, (r != i32()) & ((r < i32()) != (b < i32())));
 }
 

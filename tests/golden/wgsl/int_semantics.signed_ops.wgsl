@@ -6,12 +6,13 @@
 // Python's floor division (rounds toward -inf)
 fn ps_floordiv_i32(a: i32, b: i32) -> i32 {
     let q = a / b;
-    return select(q, q - i32(1), (a % b != i32()) & ((a < i32()) != (b < i32())));
+    let r = a - q * b;
+    return select(q, q - i32(1), (r != i32()) & ((r < i32()) != (b < i32())));
 }
 
 // Python's modulo (sign of the divisor)
 fn ps_mod_i32(a: i32, b: i32) -> i32 {
-    let r = a % b;
+    let r = a - (a / b) * b;
     return select(r, r + b, (r != i32()) & ((r < i32()) != (b < i32())));
 }
 

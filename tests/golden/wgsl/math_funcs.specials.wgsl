@@ -3,6 +3,11 @@
 @group(0) @binding(1) var<storage, read_write> out_: array<f32>;
 @group(0) @binding(2) var<storage, read_write> v: array<vec4<f32>>;
 
+// f32 from its bits at run time (Tint rejects a constant inf or nan)
+fn ps_f32_from_bits(b: u32) -> f32 {
+    return bitcast<f32>(b);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn specials(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs.py:38
     let i: u32 = ps_global_id.x;  // math_funcs.py:39
@@ -10,15 +15,15 @@ fn specials(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_f
         return;  // math_funcs.py:41
     }
     var t: f32 = x[i];  // math_funcs.py:42
-    let lo: f32 = bitcast<f32>(0xff800000u);  // math_funcs.py:43
-    let hi: f32 = bitcast<f32>(0x7f800000u);  // math_funcs.py:44
+    let lo: f32 = ps_f32_from_bits(0xff800000u);  // math_funcs.py:43
+    let hi: f32 = ps_f32_from_bits(0x7f800000u);  // math_funcs.py:44
     if (((bitcast<u32>(t) & u32(0x7fffffffu)) > u32(0x7f800000u))) {  // math_funcs.py:45
         t = 0.0f;  // math_funcs.py:46
     } else if (((bitcast<u32>(t) & u32(0x7fffffffu)) == u32(0x7f800000u))) {  // math_funcs.py:47
         t = select(lo, hi, t > 0.0f);  // math_funcs.py:48
         t = min(max(t, -1e+30f), 1e+30f);  // math_funcs.py:49
     }
-    let q: f32 = select(t, bitcast<f32>(0x7fc00000u), t < (-100.0f));  // math_funcs.py:50
+    let q: f32 = select(t, ps_f32_from_bits(0x7fc00000u), t < (-100.0f));  // math_funcs.py:50
     var w: vec3<f32> = v[i].xyz;  // math_funcs.py:51
     w = vec3<f32>(sqrt(abs(w.x)), floor(w.y), round(w.z)) + abs(q);  // math_funcs.py:52
     w = vec3<f32>(sin(w.xy), 1.0f) * exp(w);  // math_funcs.py:53

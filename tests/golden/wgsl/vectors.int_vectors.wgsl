@@ -8,14 +8,15 @@ struct ps_Params {
 
 // Python's modulo (sign of the divisor)
 fn ps_mod_vec2_i32(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {
-    let r = a % b;
+    let r = a - (a / b) * b;
     return select(r, r + b, (r != vec2<i32>()) & ((r < vec2<i32>()) != (b < vec2<i32>())));
 }
 
 // Python's floor division (rounds toward -inf)
 fn ps_floordiv_vec2_i32(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {
     let q = a / b;
-    return select(q, q - vec2<i32>(1), (a % b != vec2<i32>()) & ((a < vec2<i32>()) != (b < vec2<i32>())));
+    let r = a - q * b;
+    return select(q, q - vec2<i32>(1), (r != vec2<i32>()) & ((r < vec2<i32>()) != (b < vec2<i32>())));
 }
 
 // float -> int truncating, saturating at the integer maximum, nan -> 0
