@@ -192,28 +192,49 @@ def test_fdiv():
     assert cs._fdiv(6.0, 3.0) == 2.0
 
 
+def _np_floordiv(a, b):
+    """numpy reference of the targets' float floor division (every op rounds once)."""
+    one = a.dtype.type(1)
+    q = np.floor(a / b)
+    r = a - q * b
+    pos = b > 0
+    dec = np.where(pos, r < 0, r > 0)
+    inc = np.where(pos, r >= b, (b < 0) & (r <= b))
+    return np.where(dec, q - one, np.where(inc, q + one, q))
+
+
 def test_ffloordiv_fmod_vs_numpy_f32(rng):
     a, b = f32_operands(rng, N)
     with np.errstate(all="ignore"):
-        q = np.floor(a / b)
-        fd = q
-        mod = a - b * q      # every numpy float32 operation rounds once
+        fd = _np_floordiv(a, b)
+        mod = a - b * fd
     for i in range(N):
         x, y = float(a[i]), float(b[i])
         assert same(cs._ffloordiv(x, y, cs._f32), float(fd[i])), (x, y)
         assert same(cs._fmod(x, y, cs._f32), float(mod[i])), (x, y)
 
 
+def test_ffloordiv_fmod_exact_like_python(rng):
+    """On values whose products are exact (quarters), // and % are Python's."""
+    a = rng.integers(-4000, 4000, 3000) / 4
+    b = rng.integers(1, 200, 3000) / 4 * rng.choice([-1, 1], 3000)
+    for x, y in zip(a.tolist(), b.tolist()):
+        assert cs._ffloordiv(x, y, cs._f32) == x // y, (x, y)
+        assert cs._fmod(x, y, cs._f32) == x % y, (x, y)
+    # where q * b rounds, the correction cannot see the remainder (README: 1.0 // 0.1)
+    assert cs._ffloordiv(1.0, cs._f32(0.1), cs._f32) == 10.0
+
+
 def test_fmod_f16_and_f64(rng):
     a = rng.standard_normal(2000).astype(np.float16)
     b = rng.standard_normal(2000).astype(np.float16)
     with np.errstate(all="ignore"):
-        mod = a - b * np.floor(a / b)
+        mod = a - b * _np_floordiv(a, b)
     for x, y, m in zip(a, b, mod):
         assert same(cs._fmod(float(x), float(y), cs._f16), float(m))
     for x, y in zip(rng.standard_normal(2000), rng.standard_normal(2000)):
         x, y = float(x), float(y)
-        assert cs._fmod(x, y, cs._f64) == x - y * math.floor(x / y)
+        assert cs._fmod(x, y, cs._f64) == x - y * cs._ffloordiv(x, y, cs._f64)
 
 
 def test_rounding_functions(rng):

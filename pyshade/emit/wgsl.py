@@ -80,20 +80,17 @@ class WgslEmitter(CLikeEmitter):
     def special_float(self, v: float, t: T.Type) -> str:
         """inf or nan from its bits, through a helper function: a constant expression
         (even ``bitcast<f32>(0x7f800000u)``) whose value is not finite is a shader-creation
-        error for Tint, and a call of a user function is never a constant expression."""
+        error for Tint, and a call of a user function is never a constant expression.
+        f16 converts the f32 value (naga has no bitcast from u32 to vec2<f16>)."""
         if t == T.f16:
-            bits = struct.unpack("<H", struct.pack("<e", v))[0] * 0x10001   # in both halves
-            body = "bitcast<vec2<f16>>(b).x"
-        else:
-            bits = struct.unpack("<I", struct.pack("<f", v))[0]
-            body = "bitcast<f32>(b)"
-        tn = self.type_name(t)
+            return f"f16({self.special_float(v, T.f32)})"
+        bits = struct.unpack("<I", struct.pack("<f", v))[0]
 
         def make(name: str) -> str:
-            return (f"// {tn} from its bits at run time (Tint rejects a constant inf or nan)\n"
-                    f"fn {name}(b: u32) -> {tn} {{\n"
-                    f"    return {body};\n}}")
-        return f"{self.helper(f'{tn}_from_bits', make)}({bits:#010x}u)"
+            return ("// f32 from its bits at run time (Tint rejects a constant inf or nan)\n"
+                    f"fn {name}(b: u32) -> f32 {{\n"
+                    "    return bitcast<f32>(b);\n}")
+        return f"{self.helper('f32_from_bits', make)}({bits:#010x}u)"
 
     # -- declarations --------------------------------------------------------------------
     def enum_decl(self, e: T.EnumType) -> None:
@@ -352,8 +349,6 @@ class WgslEmitter(CLikeEmitter):
             kind = "floordiv" if op is ast.FloorDiv else "mod"
             if e.kind == "uint":
                 return f"{a} {'/' if kind == 'floordiv' else '%'} {b}"
-            if e.kind == "float" and kind == "floordiv":
-                return f"floor({a} / {b})"
             a, b = self.broadcast(a, lt, t), self.broadcast(b, rt, t)
             return f"{self.py_div_helper(kind, t)}({a}, {b})"
         if op is ast.Pow:
@@ -384,6 +379,18 @@ class WgslEmitter(CLikeEmitter):
             # The remainder is a - q * b, not WGSL's `%`: on NVIDIA's Vulkan driver
             # (through naga) i32 `%` gave unsigned remainders for negative operands
             # (bench/probes/floordiv_probe.py); `/` was right.
+            e = t.elem if isinstance(t, T.VectorType) else t
+            if kind == "floordiv" and e.kind == "float":
+                one = f"{tn}(1)"
+                return (f"// Python's float floor division: floor(a / b) corrected by the\n"
+                        f"// remainder, since GPU division may be off by ulps (Vulkan: 2.5)\n"
+                        f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
+                        f"    let q = floor(a / b);\n"
+                        f"    let r = a - q * b;\n"
+                        f"    let pos = b > {zero};\n"
+                        f"    let dec = select(r > {zero}, r < {zero}, pos);\n"
+                        f"    let inc = select((b < {zero}) & (r <= b), r >= b, pos);\n"
+                        f"    return select(select(q, q + {one}, inc), q - {one}, dec);\n}}")
             if kind == "floordiv":
                 return (f"// Python's floor division (rounds toward -inf)\n"
                         f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
@@ -391,11 +398,11 @@ class WgslEmitter(CLikeEmitter):
                         f"    let r = a - q * b;\n"
                         f"    return select(q, q - {tn}(1), (r != {zero}) & "
                         f"((r < {zero}) != (b < {zero})));\n}}")
-            e = t.elem if isinstance(t, T.VectorType) else t
             if e.kind == "float":
+                fd = self.py_div_helper("floordiv", t)
                 return (f"// Python's float modulo (sign of the divisor)\n"
                         f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
-                        f"    return a - b * floor(a / b);\n}}")
+                        f"    return a - b * {fd}(a, b);\n}}")
             return (f"// Python's modulo (sign of the divisor)\n"
                     f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
                     f"    let r = a - (a / b) * b;\n"

@@ -155,13 +155,27 @@ def _fdiv(a, b):
 
 
 def _ffloordiv(a, b, r):
-    """Float ``a // b`` as the GPU computes it: ``r(floor(r(a / b)))``."""
-    return r(_floor(r(_fdiv(a, b))))
+    """Float ``a // b`` as every target computes it: ``q = floor(a / b)``, then
+    corrected by the remainder ``a - q * b`` (GPU division may be off by
+    ulps: Vulkan allows 2.5), so that exact quotients stay exact."""
+    q = r(_floor(r(_fdiv(a, b))))
+    rem = r(a - r(q * b))
+    if b > 0:
+        if rem < 0:
+            q = r(q - 1.0)
+        elif rem >= b:
+            q = r(q + 1.0)
+    elif b < 0:
+        if rem > 0:
+            q = r(q - 1.0)
+        elif rem <= b:
+            q = r(q + 1.0)
+    return q
 
 
 def _fmod(a, b, r):
-    """Float ``a % b`` (Python's sign rule): ``r(a - r(b * r(floor(r(a / b)))))``."""
-    return r(a - r(b * r(_floor(r(_fdiv(a, b))))))
+    """Float ``a % b`` (Python's sign rule): ``a - b * (a // b)``, rounded stepwise."""
+    return r(a - r(b * _ffloordiv(a, b, r)))
 
 
 def _floor(x):

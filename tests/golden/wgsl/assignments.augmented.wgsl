@@ -24,9 +24,20 @@ fn ps_powi_i32(x: i32, n: u32) -> i32 {
     return r;
 }
 
+// Python's float floor division: floor(a / b) corrected by the
+// remainder, since GPU division may be off by ulps (Vulkan: 2.5)
+fn ps_floordiv_f32(a: f32, b: f32) -> f32 {
+    let q = floor(a / b);
+    let r = a - q * b;
+    let pos = b > f32();
+    let dec = select(r > f32(), r < f32(), pos);
+    let inc = select((b < f32()) & (r <= b), r >= b, pos);
+    return select(select(q, q + f32(1), inc), q - f32(1), dec);
+}
+
 // Python's float modulo (sign of the divisor)
 fn ps_mod_f32(a: f32, b: f32) -> f32 {
-    return a - b * floor(a / b);
+    return a - b * ps_floordiv_f32(a, b);
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -55,7 +66,7 @@ fn augmented(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // assig
     uints[i] = uints[i] + u;  // assignments.py:42
     var f: f32 = floats[i];  // assignments.py:43
     f = f / 3.0f;  // assignments.py:44
-    f = floor(f / 0.5f);  // assignments.py:45
+    f = ps_floordiv_f32(f, 0.5f);  // assignments.py:45
     f = ps_mod_f32(f, 2.0f);  // assignments.py:46
     f = f - 0.25f;  // assignments.py:47
     floats[i] = floats[i] * f;  // assignments.py:48

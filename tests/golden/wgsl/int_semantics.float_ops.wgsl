@@ -2,9 +2,20 @@
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out_: array<f32>;
 
+// Python's float floor division: floor(a / b) corrected by the
+// remainder, since GPU division may be off by ulps (Vulkan: 2.5)
+fn ps_floordiv_f32(a: f32, b: f32) -> f32 {
+    let q = floor(a / b);
+    let r = a - q * b;
+    let pos = b > f32();
+    let dec = select(r > f32(), r < f32(), pos);
+    let inc = select((b < f32()) & (r <= b), r >= b, pos);
+    return select(select(q, q + f32(1), inc), q - f32(1), dec);
+}
+
 // Python's float modulo (sign of the divisor)
 fn ps_mod_f32(a: f32, b: f32) -> f32 {
-    return a - b * floor(a / b);
+    return a - b * ps_floordiv_f32(a, b);
 }
 
 // x ** n for a constant integer n: n - 1 multiplications, left to right
@@ -22,7 +33,7 @@ fn float_ops(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // int_s
         return;  // int_semantics.py:46
     }
     let x: f32 = a[i];  // int_semantics.py:47
-    let fq: f32 = floor(x / 0.25f);  // int_semantics.py:48
+    let fq: f32 = ps_floordiv_f32(x, 0.25f);  // int_semantics.py:48
     let fm: f32 = ps_mod_f32(x, (-1.5f));  // int_semantics.py:49
     let p: f32 = ps_powi_f32(x, 4u);  // int_semantics.py:50
     out_[i] = ((fq + fm) + (p / 2.0f)) - (x * (-1.0f));  // int_semantics.py:51

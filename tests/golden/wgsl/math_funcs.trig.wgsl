@@ -4,7 +4,18 @@
 
 // Python's float modulo (sign of the divisor)
 fn ps_mod_f32(a: f32, b: f32) -> f32 {
-    return a - b * floor(a / b);
+    return a - b * ps_floordiv_f32(a, b);
+}
+
+// Python's float floor division: floor(a / b) corrected by the
+// remainder, since GPU division may be off by ulps (Vulkan: 2.5)
+fn ps_floordiv_f32(a: f32, b: f32) -> f32 {
+    let q = floor(a / b);
+    let r = a - q * b;
+    let pos = b > f32();
+    let dec = select(r > f32(), r < f32(), pos);
+    let inc = select((b < f32()) & (r <= b), r >= b, pos);
+    return select(select(q, q + f32(1), inc), q - f32(1), dec);
 }
 
 @compute @workgroup_size(64, 1, 1)
