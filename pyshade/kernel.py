@@ -1,4 +1,4 @@
-"""Kernel and Func objects: specialisation cache; drive frontend -> emit ->
+"""Kernel objects and the @ps.func marker: specialisation cache; drive frontend -> emit ->
 toolchains -> runtime.
 
 Decorating is lazy: ``@ps.kernel`` only records the function. Translation
@@ -397,13 +397,6 @@ def _as_device_array(dev: Any, v: Any, slot: BufferSlot, kname: str) -> tuple:
         return dev.from_cuda(v), None
     raise LaunchError(f"{kname}(): {slot.name!r} needs a device array or numpy array, got "
                       f"{type(v).__name__}")
-
-
-class Func:
-    """``@ps.func``: marks a helper (optional; plain functions work too)."""
-
-    def __init__(self, fn: Any):
-        self.fn = fn
 
 
 def kernel(fn: Any = None, *, workgroup_size: int | tuple = 64) -> Any:

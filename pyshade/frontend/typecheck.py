@@ -529,18 +529,11 @@ def _as_load(node: ast.expr) -> ast.expr:
 
 
 def _copy_types(src: ast.AST, dst: ast.AST) -> None:
-    """Copy ps_* annotations from a typed load tree onto the same-shaped store tree."""
-    for a, b in zip(ast.walk(src), ast.walk(dst)):
-        for k, v in vars(a).items():
-            if k.startswith("ps_"):
-                setattr(b, k, v)
+    """Give a store target the typing of its load copy ``src``: its own ps_*
+    annotations, and the typed subtrees (constants in them may have been folded)."""
+    for k, v in vars(src).items():
+        if k.startswith("ps_"):
+            setattr(dst, k, v)
     if isinstance(dst, ast.Subscript):
         dst.slice = src.slice
-        dst.value = _relink(src.value, dst.value)
-    elif isinstance(dst, ast.Attribute):
-        dst.value = _relink(src.value, dst.value)
-
-
-def _relink(src: ast.expr, dst: ast.expr) -> ast.expr:
-    """Use the typed load subtree (constants may have been folded) with Store ctx kept."""
-    return src
+    dst.value = src.value

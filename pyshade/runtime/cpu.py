@@ -176,8 +176,9 @@ class _Converter:
     def to_py_list(self, t: T.Type, data: np.ndarray) -> list:
         if isinstance(t, T.ScalarType) and t.kind != "bool" or isinstance(t, T.EnumType):
             return data.reshape(-1).tolist()
-        return [self.to_py(t, v) for v in data.reshape((-1,) + data.shape[1:]) if True] \
-            if not isinstance(t, T.StructType) else [self.to_py(t, v) for v in data.reshape(-1)]
+        rows = data.reshape(-1) if isinstance(t, T.StructType) else \
+            data.reshape((-1,) + data.shape[1:])     # vectors/matrices: one row per element
+        return [self.to_py(t, v) for v in rows]
 
     def to_py(self, t: T.Type, v: Any) -> Any:
         if isinstance(t, T.ScalarType):
@@ -222,8 +223,6 @@ class _Converter:
                 out[i, :t.n] = c
             return out
         if isinstance(t, T.ArrayType):
-            rec = np.zeros((), dtype=t.np_dtype)
-            arr = rec if True else None
             target = np.zeros(t.n, dtype=t.elem.np_dtype)
             for i, x in enumerate(v):
                 target[i] = self.from_py(t.elem, x)
@@ -231,7 +230,6 @@ class _Converter:
                 out = np.zeros(t.n, dtype=t.np_dtype.base)
                 out["v"] = target
                 return out
-            del arr
             return target
         if isinstance(t, T.StructType):
             rec = np.zeros((), dtype=t.np_dtype)
