@@ -60,6 +60,7 @@ def _bindings(defs: list[str], mod: Any) -> dict[str, Any]:
 
 
 def cmd_translate(args: argparse.Namespace) -> int:
+    """``pyshade translate``: print the generated source of the kernel(s); returns the exit status."""
     path, kname = _split(args.file)
     mod = _load_module(path)
     targets = ps.GPU_TARGETS + ("python",) if args.target == "all" else (args.target,)
@@ -83,6 +84,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """``pyshade check``: compile the kernel(s) with every toolchain present and print the report;
+    returns 1 if any failed."""
     path, kname = _split(args.file)
     mod = _load_module(path)
     bad = 0
@@ -101,6 +104,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
+    """``pyshade devices``: print each device, whether it is available, and its adapter or reason."""
     print(f"{'device':8} {'available':10} adapter / reason")
     for d in ps.devices():
         print(f"{d.name:8} {'yes' if d.available else 'no':10} "
@@ -109,6 +113,8 @@ def cmd_devices(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    """``pyshade demo``: time the bitonic sort on each device and dtype against ``numpy.sort``;
+    returns 1 on a wrong result."""
     from pyshade.algorithms import sort
     names = args.device or [d.name for d in ps.devices() if d.available]
     rng = np.random.default_rng()

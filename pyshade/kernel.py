@@ -34,10 +34,12 @@ class Spec:
 
     @property
     def typevar_dict(self) -> dict:
+        """The TypeVar bindings as a dict: TypeVar -> Type."""
         return dict(self.typevars)
 
     @property
     def const_dict(self) -> dict:
+        """The Const parameter values as a dict: name -> value."""
         return dict(self.consts)
 
 

@@ -77,15 +77,18 @@ class ScalarType(Type):
 
     @property
     def size(self) -> int:
+        """Size in bytes: ``bits // 8``; 4 for bool, stored as a u32."""
         # bool is not host-shareable on most targets: it is stored as a u32.
         return 4 if self.kind == "bool" else self.bits // 8
 
     @property
     def align(self) -> int:
+        """Alignment in bytes: the size."""
         return self.size
 
     @property
     def np_dtype(self) -> np.dtype:
+        """The numpy dtype (uint32 for bool)."""
         return np.dtype(np.uint32) if self.kind == "bool" else self._np
 
     def __call__(self, value: Any = 0) -> Any:
@@ -142,14 +145,17 @@ class VectorType(Type):
 
     @property
     def size(self) -> int:
+        """Size in bytes: n elements."""
         return self.elem.size * self.n
 
     @property
     def align(self) -> int:
+        """Alignment in bytes: 2 elements for a vec2, 4 for a vec3 or vec4."""
         return self.elem.size * (2 if self.n == 2 else 4)
 
     @property
     def np_dtype(self) -> np.dtype:
+        """A sub-array dtype of n elements."""
         return np.dtype((self.elem.np_dtype, (self.n,)))
 
     def __call__(self, *args: Any) -> np.ndarray:
@@ -187,14 +193,17 @@ class MatrixType(Type):
 
     @property
     def size(self) -> int:
+        """Size in bytes: n columns, each padded to its alignment."""
         return self.n * _round_up(self.column.align, self.column.size)
 
     @property
     def align(self) -> int:
+        """Alignment in bytes: a column's."""
         return self.column.align
 
     @property
     def np_dtype(self) -> np.dtype:
+        """float32 of shape (n, padded column length)."""
         # Columns are padded to their alignment (mat3: 3 columns of 4 floats).
         return np.dtype((np.float32, (self.n, self.column.align // 4)))
 
@@ -229,14 +238,17 @@ class ArrayType(Type):
 
     @property
     def size(self) -> int:
+        """Size in bytes: n strides."""
         return self.n * self.stride
 
     @property
     def align(self) -> int:
+        """Alignment in bytes: the element's."""
         return self.elem.align
 
     @property
     def np_dtype(self) -> np.dtype:
+        """A sub-array dtype of n elements, each padded to the stride where needed."""
         e = self.elem.np_dtype
         if e.itemsize != self.stride:
             e = np.dtype({"names": ["v"], "formats": [e], "offsets": [0], "itemsize": self.stride})
@@ -274,14 +286,17 @@ class EnumType(Type):
 
     @property
     def size(self) -> int:
+        """Size in bytes: 4 (u32 or i32)."""
         return 4
 
     @property
     def align(self) -> int:
+        """Alignment in bytes: 4."""
         return 4
 
     @property
     def np_dtype(self) -> np.dtype:
+        """The base integer type's dtype."""
         return self.base.np_dtype
 
 
@@ -311,14 +326,17 @@ class StructType(Type):
 
     @property
     def size(self) -> int:
+        """Size in bytes, rounded up to the alignment."""
         return self._size
 
     @property
     def align(self) -> int:
+        """Alignment in bytes: the largest field alignment, at least 4."""
         return self._align
 
     @property
     def np_dtype(self) -> np.dtype:
+        """A structured dtype with the canonical field offsets and size."""
         return np.dtype({"names": [f for f, _ in self.fields],
                          "formats": [t.np_dtype for _, t in self.fields],
                          "offsets": [self.offsets[f] for f, _ in self.fields],

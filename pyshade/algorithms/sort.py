@@ -1,6 +1,6 @@
 """Bitonic sort: the DESIGN.md section-7 kernel, usable as a library function.
 
-The kernel below is the canonical example verbatim: a NewType, an IntEnum
+The kernel below is the canonical example (with docstrings added): a NewType, an IntEnum
 with ``match``, a portable struct, a TypeVar generic and a ``Const`` trait
 class. ``sort`` pads the data to a power of two with a value that sorts last,
 records every step in one ``dev.batch()`` submission, and drops the padding.
@@ -22,12 +22,16 @@ Pass = NewType("Pass", u32)
 
 
 class SortOrder(IntEnum):                     # repr(u32) enum
+    """Direction of the sort; a u32 enum in the kernel."""
+
     ASCENDING = 0
     DESCENDING = 1
 
 
 @ps.struct
 class BitonicParams:                          # repr(C) struct, portable layout
+    """Parameters of one ``bitonic_step`` launch: padded length, stage, pass and order."""
+
     n: u32
     stage: Stage
     pass_of_stage: Pass
@@ -35,13 +39,18 @@ class BitonicParams:                          # repr(C) struct, portable layout
 
 
 class Natural:                                # a "trait implementation"
+    """The default comparison "trait" for ``bitonic_step``: natural ``<`` order."""
+
     @staticmethod
     def before(a: T, b: T) -> bool:
+        """True when ``a`` sorts before ``b`` (``a < b``)."""
         return a < b
 
 
 @ps.kernel(workgroup_size=256)
 def bitonic_step(data: ps.Buffer[T], p: BitonicParams, cmp: ps.Const[type] = Natural):
+    """One pass of the bitonic network: invocation i compare-exchanges ``data[i]`` with
+    ``data[i ^ (1 << (stage - pass_of_stage))]``, ordering each block up or down."""
     i = ps.global_id().x
     partner = i ^ (u32(1) << (p.stage - p.pass_of_stage))
     if partner > i and partner < p.n:

@@ -41,17 +41,20 @@ class PythonEmitter(Emitter):
 
     # -- program -------------------------------------------------------------------------
     def header(self) -> None:
+        """The header comment, then the imports of the generated module."""
         super().header()
         self.line("import math")
         self.line("from pyshade.runtime.cpu_support import *  # noqa: F403")
         self.line()
 
     def enum_decl(self, e: T.EnumType) -> None:
+        """One module-level constant per enum member."""
         for m, v in e.members.items():
             self.line(f"{self.global_name(f'{e.name}_{m}')} = {v}")
         self.line()
 
     def struct_decl(self, s: T.StructType) -> None:
+        """A struct class from ``make_struct_class`` with the fields' zero values as defaults."""
         name = self.global_name(s.name)
         fields = [f for f, _ in s.fields]
         defaults = ", ".join(f"{f!r}: {self.zero(t)}" for f, t in s.fields)
@@ -59,6 +62,7 @@ class PythonEmitter(Emitter):
         self.line()
 
     def zero(self, t: T.Type) -> str:
+        """Python expression of the zero value of ``t`` (an enum's is its base type's)."""
         t = t.base if isinstance(t, T.EnumType) else t
         if isinstance(t, T.ScalarType):
             return "False" if t.kind == "bool" else ("0.0" if t.is_float else "0")
@@ -76,6 +80,8 @@ class PythonEmitter(Emitter):
         raise self.error(self.k.tree, f"internal: no zero for {t}")
 
     def function_header(self, f: FuncInfo) -> None:
+        """``def name(...):``: a kernel takes the ids it uses, its shared arrays and
+        parameters; a helper its parameters, then the ids it uses."""
         params = []
         if f.is_kernel:
             params += [self.id_value(i) for i in IDS if i in f.ids_used]
@@ -92,10 +98,12 @@ class PythonEmitter(Emitter):
         self.line_map.append(f.tree.lineno)
 
     def function_prologue(self, f: FuncInfo) -> None:
+        """In a kernel, clear ``rev_buffers``: globals go by their own names there."""
         if f.is_kernel:
             self.rev_buffers = {}
 
     def ref(self, node: ast.AST) -> str:
+        """As ``Emitter.ref``, but in a helper a global is the parameter that carries it."""
         kind, name = getattr(node, "ps_ref", ("local", node.id))
         if kind == "global":
             if not self.func.is_kernel:
@@ -104,46 +112,59 @@ class PythonEmitter(Emitter):
         return self.local(name)
 
     def empty_body(self) -> None:
+        """An empty block holds ``pass``."""
         self.line("pass")
 
     def visit_Pass(self, node: ast.Pass) -> None:
+        """``pass`` is kept, with its line."""
         self.line("pass", node)
 
     # -- statements ---------------------------------------------------------------------
     def begin_if(self, cond: str, node: ast.AST) -> None:
+        """``if cond:``."""
         self.line(f"if {cond}:", node)
 
     def begin_elif(self, cond: str, node: ast.AST) -> None:
+        """``elif cond:``."""
         self.line(f"elif {cond}:", node)
 
     def begin_else(self) -> None:
+        """``else:``."""
         self.line("else:")
 
     def end_block(self) -> None:
+        """Nothing: indentation closes a Python block."""
         pass
 
     def begin_while(self, cond: str, node: ast.AST) -> None:
+        """``while cond:``."""
         self.line(f"while {cond}:", node)
 
     def visit_For(self, node: ast.For) -> None:
+        """``for i in range(...)`` stays a Python ``range`` loop."""
         args = ", ".join(self.expr(a) for a in node.iter.args)
         self.line(f"for {self.local(node.target.id)} in range({args}):", node)
         self.nested(node.body)
 
     def visit_Assert(self, node: ast.Assert) -> None:
+        """``assert`` is kept, with its message: the CPU device checks it."""
         msg = f", {node.msg.value!r}" if node.msg is not None else ""
         self.line(f"assert {self.expr(node.test)}{msg}", node)
 
     def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
+        """``name = value``: Python needs no declaration."""
         self.line(f"{self.local(name)} = {self.value(value)}", node)
 
     def declare_default(self, name: str, node: ast.AST | None = None) -> None:
+        """Nothing: Python needs no declaration."""
         pass
 
     def declare_temp(self, name: str, t: T.Type, value: str, node: ast.AST) -> None:
+        """``name = value``."""
         self.line(f"{name} = {value}", node)
 
     def assign(self, target: ast.expr, value: ast.expr, node: ast.AST) -> None:
+        """``target = value`` through ``store`` (vectors and matrices are rebuilt)."""
         self.line(self.store(target, self.value(value)), node)
 
     def store(self, target: ast.expr, v: str) -> str:
@@ -160,6 +181,7 @@ class PythonEmitter(Emitter):
         return f"{self.expr(target)} = {v}"
 
     def call_statement(self, call: ast.expr, node: ast.AST) -> None:
+        """A call statement; ``barrier()`` becomes ``yield`` (the kernel is a generator)."""
         kind, what = call.ps_call
         if kind == "builtin" and what.name == "barrier":
             self.line("yield", node)
@@ -168,6 +190,7 @@ class PythonEmitter(Emitter):
 
     # -- expressions -------------------------------------------------------------------
     def value(self, node: ast.expr) -> str:
+        """As ``expr``, but a struct or array read from a variable, field or element is copied."""
         s = self.expr(node)
         if isinstance(node.ps_type, (T.StructType, T.ArrayType)) and \
                 isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
@@ -175,6 +198,7 @@ class PythonEmitter(Emitter):
         return s
 
     def literal(self, value: Any, t: T.Type) -> str:
+        """A Python literal; f32/f16 values rounded to that precision, inf and nan via ``math``."""
         t = t.base if isinstance(t, T.EnumType) else t
         if isinstance(value, bool) or t == T.bool_:
             return "True" if value else "False"
@@ -191,6 +215,7 @@ class PythonEmitter(Emitter):
         return str(int(value))
 
     def sub(self, node: ast.expr) -> str:
+        """As ``Emitter.sub``, without parentheses around a single helper call."""
         s = super().sub(node)
         # `(_f32(a * b))`: a helper call needs no parentheses of its own.
         inner = s[1:-1] if s.startswith("(") and s.endswith(")") else None
@@ -199,9 +224,11 @@ class PythonEmitter(Emitter):
         return s
 
     def ex_Subscript(self, node: ast.Subscript) -> str:
+        """``a[i]`` with the index through ``index``."""
         return f"{self.sub(node.value)}[{self.index(node.slice)}]"
 
     def index(self, node: ast.expr) -> str:
+        """An index; a non-constant integer goes through ``_idx`` (negative indices are errors)."""
         s = self.expr(node)
         t = _scalar(node.ps_type)
         if isinstance(t, T.ScalarType) and t.kind == "int" and not isinstance(node, ast.Constant):
@@ -209,14 +236,17 @@ class PythonEmitter(Emitter):
         return s
 
     def ex_Attribute(self, node: ast.Attribute) -> str:
+        """``a.name``; an enum's ``.value`` is the enum value itself."""
         if isinstance(node.value.ps_type, T.EnumType):
             return self.expr(node.value)
         return f"{self.sub(node.value)}.{node.attr}"
 
     def ex_IfExp(self, node: ast.IfExp) -> str:
+        """Python's own ``x if c else y``."""
         return f"{self.sub(node.body)} if {self.sub(node.test)} else {self.sub(node.orelse)}"
 
     def ex_UnaryOp(self, node: ast.UnaryOp) -> str:
+        """``not`` and unary ``+`` as is; ``-`` and ``~`` wrapped to the type (element-wise)."""
         if isinstance(node.op, ast.Not):
             return f"not {self.sub(node.operand)}"
         if isinstance(node.op, ast.UAdd):
@@ -226,10 +256,13 @@ class PythonEmitter(Emitter):
                                 [self.sub(node.operand)], [node.operand.ps_type])
 
     def wrap(self, t: T.Type, s: str) -> str:
+        """``s`` through the wrapping/rounding helper of ``t``'s scalar (``_u32``, ``_f32``...),
+        or unchanged where there is none."""
         w = WRAP.get(_scalar(t).name)
         return f"{w}({s})" if w else s
 
     def rnd(self, t: T.Type) -> str:
+        """Name of the float rounding helper for ``t``'s scalar (``_f32`` by default)."""
         return ROUND.get(_scalar(t).name, "_f32")
 
     def elementwise(self, t: T.Type, scalar: Any, args: list[str], types: list) -> str:
@@ -240,6 +273,8 @@ class PythonEmitter(Emitter):
         return scalar(*args)
 
     def ex_BinOp(self, node: ast.BinOp) -> str:
+        """A binary operator with GPU semantics: wrapping, rounding, float division and modulo
+        helpers, checked shifts, matrix operations."""
         op = type(node.op)
         t = node.ps_type
         lt, rt = node.left.ps_type, node.right.ps_type
@@ -278,6 +313,8 @@ class PythonEmitter(Emitter):
         return self.elementwise(t, f, [a, b], [lt, rt])
 
     def matrix_op(self, node: ast.BinOp, a: str, b: str) -> str:
+        """``+``, ``-`` or ``*`` with a matrix operand: column by column with a matrix or a
+        broadcast scalar."""
         lt, rt = node.left.ps_type, node.right.ps_type
         n = (lt if isinstance(lt, T.MatrixType) else rt).n
         sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}[type(node.op)]
@@ -291,6 +328,7 @@ class PythonEmitter(Emitter):
                 f"for c, d in zip({m}, ({s},) * {n})))")
 
     def pow_helper(self) -> str:
+        """Name of the generated ``x ** n`` helper (repeated multiplication, wrapped each step)."""
         def make(name: str) -> str:
             return (f"def {name}(x, n, wrap):\n"
                     f"    # x ** n for a constant n: n - 1 multiplications, left to right\n"
@@ -300,6 +338,7 @@ class PythonEmitter(Emitter):
         return self.helper("powi", make)
 
     def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
+        """A comparison, element-wise on vectors."""
         sym = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
                ast.GtE: ">="}[op]
         return self.elementwise(node.ps_type, lambda x, y: f"{x} {sym} {y}",
@@ -307,6 +346,7 @@ class PythonEmitter(Emitter):
 
     # -- calls ----------------------------------------------------------------------------
     def call_func(self, node: ast.Call, info: FuncInfo) -> str:
+        """A helper call: buffers and shared arrays as is, other values copied, then the ids."""
         args = []
         for (pname, _), a in zip(info.all_params, node.ps_args):
             args.append(self.expr(a) if pname in info.buffer_params else self.value(a))
@@ -314,6 +354,8 @@ class PythonEmitter(Emitter):
         return f"{self.globals.name(info.emit_name)}({', '.join(args)})"
 
     def call_cast(self, node: ast.Call, t: T.Type) -> str:
+        """A conversion ``T(x)`` with the kernel's semantics; a conversion to an enum checks
+        that the value is a member."""
         a = node.args[0]
         src, dst = _scalar(a.ps_type), _scalar(t)
         s = self.expr(a)
@@ -333,6 +375,7 @@ class PythonEmitter(Emitter):
         return f"{self.rnd(dst)}({s})" if dst.name != "f64" else f"float({s})"
 
     def enum_check(self, t: T.EnumType) -> str:
+        """Name of a generated helper raising ValueError for a value not a member of ``t``."""
         values = tuple(sorted(set(t.members.values())))
 
         def make(name: str) -> str:
@@ -344,6 +387,7 @@ class PythonEmitter(Emitter):
         return self.helper(f"enum_{t.name}", make)
 
     def call_construct(self, node: ast.Call, t: T.Type) -> str:
+        """A vector or matrix constructor: zero, splat, conversion of a vector, or components."""
         if isinstance(t, T.MatrixType):
             return f"_mat({t.n}{''.join(', ' + self.expr(a) for a in node.args)})"
         args = node.args
@@ -367,18 +411,23 @@ class PythonEmitter(Emitter):
         return f"Vec(({', '.join(parts)}))"
 
     def ex_Name(self, node: ast.Name) -> str:
+        """A variable reference; a ``raw`` name (made by ``call_construct``) is used as is."""
         if getattr(node, "ps_ref", ("",))[0] == "raw":
             return node.id
         return self.ref(node)
 
     def call_struct(self, node: ast.Call, st: T.StructType) -> str:
+        """A struct construction with keyword fields (values copied)."""
         vals = [f"{f}={self.value(a)}" for f, a in node.ps_fields if a is not None]
         return f"{self.global_name(st.name)}({', '.join(vals)})"
 
     def call_array(self, node: ast.Call, at: T.ArrayType) -> str:
+        """``ps.array(T, N)``: its zero value."""
         return self.zero(at)
 
     def call_builtin(self, node: ast.Call, b: Any) -> str:
+        """A builtin from its ``python`` spelling: print, element-wise math, abs/min/max,
+        or a format string."""
         spell = b.spell.get("python", "")
         t = node.ps_type
         if b.name == "print":      # before args: strings are no values

@@ -39,6 +39,7 @@ class WgslEmitter(CLikeEmitter):
 
     # -- types -------------------------------------------------------------------------
     def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
+        """WGSL spelling of ``t`` (bool as u32 where ``storage``); a 64-bit type is an error."""
         if isinstance(t, T.EnumType):
             return self.type_name(t.base)
         if isinstance(t, T.ScalarType):
@@ -59,9 +60,12 @@ class WgslEmitter(CLikeEmitter):
         raise self.error(node or self.func_node(), f"internal: no WGSL type for {t}")
 
     def func_node(self) -> ast.AST:
+        """The tree of the function being emitted (else the kernel's), to place errors."""
         return self.func.tree if self.func else self.k.tree
 
     def literal(self, value: Any, t: T.Type) -> str:
+        """A WGSL literal with its suffix (``1i``, ``1u``, ``1.5f``, ``1.5h``); inf and nan through
+        ``special_float``."""
         t = t.base if isinstance(t, T.EnumType) else t
         if t == T.bool_ or isinstance(value, bool):
             return "true" if value else "false"
@@ -94,12 +98,14 @@ class WgslEmitter(CLikeEmitter):
 
     # -- declarations --------------------------------------------------------------------
     def enum_decl(self, e: T.EnumType) -> None:
+        """One ``const`` per enum member."""
         for m, v in e.members.items():
             self.line(f"const {self.global_name(f'{e.name}_{m}')}: {self.type_name(e.base)} = "
                       f"{self.literal(v, e.base)};")
         self.line()
 
     def struct_decl(self, s: T.StructType) -> None:
+        """A ``struct`` of the fields' storage types (bool fields as u32)."""
         self.line(f"struct {self.global_name(s.name)} {{")
         for f, ft in s.fields:
             fname = self.field_name(s.name, f, [n for n, _ in s.fields])
@@ -108,6 +114,8 @@ class WgslEmitter(CLikeEmitter):
         self.line()
 
     def resources(self) -> None:
+        """``enable f16`` where needed, the storage buffers, the Params struct and its binding,
+        and the workgroup arrays."""
         k = self.k
         uses_f16 = any(t == T.f16 or getattr(t, "elem", None) == T.f16
                        for t in self._all_types())
@@ -153,6 +161,8 @@ class WgslEmitter(CLikeEmitter):
 
     # -- functions -------------------------------------------------------------------
     def function_header(self, f: FuncInfo) -> None:
+        """The ``fn`` line: a kernel gets ``@compute @workgroup_size`` and its builtin ids;
+        a helper its parameters, the ids it uses and its return type."""
         src_line = f.tree.lineno
         if f.is_kernel:
             x, y, z = f.workgroup_size
@@ -183,6 +193,8 @@ class WgslEmitter(CLikeEmitter):
                   f"// {self.file}:{src_line}")
 
     def function_prologue(self, f: FuncInfo) -> None:
+        """A kernel unfolds folded ids and copies its parameters out of the Params block;
+        a helper copies each parameter it modifies into a ``var``."""
         if f.is_kernel:
             if f.folded:
                 self.unfold_ids(f)
@@ -219,21 +231,27 @@ class WgslEmitter(CLikeEmitter):
                       f"{self.names.name('_ps_raw_local_index')};")
 
     def function_footer(self, f: FuncInfo) -> None:
+        """``}``."""
         self.line("}")
 
     # -- statements ---------------------------------------------------------------------
     def cast(self, text: str, t: T.Type) -> str:
+        """``T(text)``."""
         return f"{self.type_name(t)}({text})"
 
     def select(self, if_false: str, if_true: str, cond: str) -> str:
+        """``select(if_false, if_true, cond)``."""
         return f"select({if_false}, {if_true}, {cond})"
 
     def begin_for(self, var: str, t: T.Type, start: str, cond: str, step: str,
                   node: ast.AST) -> None:
+        """``for (var v: T = start; cond; v += step) {``."""
         self.line(f"for (var {var}: {self.type_name(t)} = {start}; {cond}; {var} += {step}) {{",
                   node)
 
     def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
+        """A ``let`` local, or a ``var`` if modified or an array; ``ps.array(T, N)`` is a
+        zero-initialised ``var``."""
         if isinstance(t, T.ArrayType) and getattr(value, "ps_call", (None,))[0] == "array":
             return self.declare_default(name, node)      # ps.array(T, N): zero-initialised
         # An array copy is a var: WGSL indexes a let array only with constants.
@@ -242,13 +260,16 @@ class WgslEmitter(CLikeEmitter):
                   node)
 
     def declare_default(self, name: str, node: ast.AST | None = None) -> None:
+        """``var name: T;`` (WGSL zero-initialises it)."""
         t = self.func.locals[name]
         self.line(f"var {self.local(name)}: {self.type_name(t, node)};", node)
 
     def declare_temp(self, name: str, t: T.Type, value: str, node: ast.AST) -> None:
+        """``let name: T = value;``."""
         self.line(f"let {name}: {self.type_name(t, node)} = {value};", node)
 
     def assign(self, target: ast.expr, value: ast.expr, node: ast.AST) -> None:
+        """An assignment; ``atomicStore`` for an atomic element, a bool struct field stored as u32."""
         v = self.value(value)
         if isinstance(target, ast.Attribute) and target.value.ps_type is not None and \
                 isinstance(target.value.ps_type, T.StructType) and target.ps_type == T.bool_:
@@ -274,6 +295,7 @@ class WgslEmitter(CLikeEmitter):
         return node.attr
 
     def atomic_element(self, node: ast.expr) -> bool:
+        """True when ``node`` indexes a buffer or shared array that is used atomically."""
         if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Name):
             return False
         ref = getattr(node.value, "ps_ref", None)
@@ -286,6 +308,8 @@ class WgslEmitter(CLikeEmitter):
         return bool(sh and sh.atomic)
 
     def call_statement(self, call: ast.expr, node: ast.AST) -> None:
+        """A call statement: ``barrier()`` is a storage then a workgroup barrier; an unused
+        result is assigned to ``_``."""
         kind, what = call.ps_call
         if kind == "builtin" and what.name == "barrier":
             self.line("storageBarrier();", node)
@@ -298,12 +322,15 @@ class WgslEmitter(CLikeEmitter):
 
     # -- expressions -------------------------------------------------------------------
     def ex_Subscript(self, node: ast.Subscript) -> str:
+        """``a[i]``, through ``atomicLoad`` for an atomic element."""
         s = f"{self.sub(node.value)}[{self.expr(node.slice)}]"
         if self.atomic_element(node):
             return f"atomicLoad(&{s})"
         return s
 
     def ex_Attribute(self, node: ast.Attribute) -> str:
+        """A struct field (a bool field read from u32), a vector component, or an enum's
+        ``.value``."""
         vt = node.value.ps_type
         if isinstance(vt, T.EnumType):       # .value
             return self.expr(node.value)
@@ -313,6 +340,7 @@ class WgslEmitter(CLikeEmitter):
         return s
 
     def ex_IfExp(self, node: ast.IfExp) -> str:
+        """``select(...)``, refused when a side has side effects (both sides are evaluated)."""
         for side in (node.body, node.orelse):
             for n in ast.walk(side):
                 call = getattr(n, "ps_call", None)
@@ -324,6 +352,7 @@ class WgslEmitter(CLikeEmitter):
         return f"select({self.expr(node.orelse)}, {self.expr(node.body)}, {self.expr(node.test)})"
 
     def negate(self, node: ast.UnaryOp) -> str:
+        """Unary minus; ``T() - x`` on unsigned types."""
         t = node.ps_type
         e = t.elem if isinstance(t, T.VectorType) else t
         if e.kind == "uint":
@@ -331,6 +360,8 @@ class WgslEmitter(CLikeEmitter):
         return f"-{self.sub(node.operand)}"
 
     def ex_BinOp(self, node: ast.BinOp) -> str:
+        """A binary operator: helpers for Python's signed and float ``//`` and ``%`` and for ``**``,
+        u32 shift counts, bool ``^`` as ``!=``."""
         op = type(node.op)
         t = node.ps_type
         lt, rt = node.left.ps_type, node.right.ps_type
@@ -366,11 +397,13 @@ class WgslEmitter(CLikeEmitter):
         return f"{a} {sym} {b}"
 
     def broadcast(self, s: str, t: T.Type, want: T.Type) -> str:
+        """``s`` converted to the vector type ``want`` when its type ``t`` is a scalar."""
         if isinstance(want, T.VectorType) and not isinstance(t, T.VectorType):
             return f"{self.type_name(want)}({s})"
         return s
 
     def py_div_helper(self, kind: str, t: T.Type) -> str:
+        """Name of the generated helper for Python's ``//`` or ``%`` (``kind``) on ``t``."""
         tn = self.type_name(t)
         key = f"{kind}_{tn.replace('<', '_').replace('>', '')}"
         zero = f"{tn}()"
@@ -410,6 +443,7 @@ class WgslEmitter(CLikeEmitter):
         return self.helper(key, make)
 
     def pow_helper(self, t: T.Type) -> str:
+        """Name of the generated ``x ** n`` helper for ``t``."""
         tn = self.type_name(t)
         key = f"powi_{tn.replace('<', '_').replace('>', '')}"
 
@@ -425,6 +459,7 @@ class WgslEmitter(CLikeEmitter):
 
     # -- calls ----------------------------------------------------------------------------
     def call_cast(self, node: ast.Call, t: T.Type) -> str:
+        """A conversion ``T(x)``; f32 to i32/u32 through the ``ftoi_helper``."""
         fn = self.ftoi_helper(node.args[0].ps_type, t)
         if fn:
             return f"{fn}({self.expr(node.args[0])})"
@@ -456,6 +491,8 @@ class WgslEmitter(CLikeEmitter):
         return self.helper(key, make)
 
     def call_construct(self, node: ast.Call, t: T.Type) -> str:
+        """A vector or matrix constructor; an f32 vector to an integer vector through the
+        ``ftoi_helper``."""
         if len(node.args) == 1 and isinstance(node.args[0].ps_type, T.VectorType):
             fn = self.ftoi_helper(node.args[0].ps_type, t)
             if fn:
@@ -463,6 +500,7 @@ class WgslEmitter(CLikeEmitter):
         return f"{self.type_name(t, node)}({', '.join(self.value(a) for a in node.args)})"
 
     def call_struct(self, node: ast.Call, st: T.StructType) -> str:
+        """A struct constructor with every field (a missing one zero, bools as u32)."""
         vals = []
         for f, a in node.ps_fields:
             ft = st.field_types[f]
@@ -475,12 +513,16 @@ class WgslEmitter(CLikeEmitter):
         return f"{self.global_name(st.name)}({', '.join(vals)})"
 
     def id_value(self, which: str) -> str:
+        """Target name of the invocation id ``which`` in this function."""
         return self.names.name("_ps_" + which)
 
     def call_array(self, node: ast.Call, at: T.ArrayType) -> str:
+        """``ps.array(T, N)``: the zero value ``array<T, N>()``."""
         return f"{self.type_name(at, node)}()"
 
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
+        """Fields of builtin format strings: ids, ``len``, bit-exact isnan/isinf, the bitcast
+        type, compare-exchange."""
         extras: dict[str, Any] = {}
         if b.name in ID_BUILTINS:
             extras["ids"] = _Ids(self)
@@ -505,6 +547,8 @@ class WgslEmitter(CLikeEmitter):
         return extras
 
     def cas(self, node: ast.Call, args: list[str]) -> str:
+        """A call of the generated strong compare-exchange helper (retries
+        ``atomicCompareExchangeWeak``)."""
         buf = args[0]
         t = self.type_name(node.ps_type)
 

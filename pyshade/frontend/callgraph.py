@@ -102,6 +102,8 @@ class _Helpers:
 
     def helper(self, caller: Checker, node: ast.Call, fn: Any, src: FunctionSource,
                args: list) -> FuncInfo:
+        """Type a call of helper ``fn``: fill in defaults, bind the parameter types, and return
+        the FuncInfo of that instance (checked once per argument types)."""
         tree0 = src.tree
         pnames = [a.arg for a in tree0.args.args]
         if tree0.args.vararg or tree0.args.kwarg or tree0.args.kwonlyargs:
@@ -192,6 +194,7 @@ class _Helpers:
 
     def bind(self, caller: Checker, node: ast.AST, var: typing.TypeVar, t: T.Type,
              tv: dict) -> None:
+        """Bind TypeVar ``var`` to ``t`` in ``tv``; an error if bound to another type or not allowed."""
         if var in tv:
             if tv[var] != t:
                 caller.error(node, f"TypeVar {var.__name__} is already bound to {tv[var]} "

@@ -23,6 +23,7 @@ class CallMixin:
     """Call rules; the class using it provides ``tx``, ``error``, ``coerce``..."""
 
     def tx_Call(self, node: ast.Call) -> ast.expr:
+        """Type a call by what it calls: builtin, cast, constructor, struct, enum, helper or method."""
         for kw in node.keywords:
             if kw.arg is None:
                 self.error(kw, "**kwargs is not supported in kernels")
@@ -75,6 +76,7 @@ class CallMixin:
                          f"Python){hint}")
 
     def builtin_call(self, node: ast.Call, b: lang.Builtin) -> ast.expr:
+        """Type a builtin call with its typer; records ids used, purity and barriers."""
         if b.name not in ("print",):
             node.args = [self.tx(a) for a in node.args] if b.name not in ("bitcast",) else \
                 [node.args[0], self.tx(node.args[1])] if len(node.args) == 2 else node.args
@@ -92,6 +94,7 @@ class CallMixin:
         return node
 
     def type_argument(self, node: ast.expr) -> T.Type:
+        """The Type named by a call argument (e.g. ``bitcast``'s first)."""
         node = self.tx(node)
         if not isinstance(node.ps_type, CT):
             self.error(node, "expected a type")
@@ -101,6 +104,8 @@ class CallMixin:
             self.error(node, str(e))
 
     def cast_call(self, node: ast.Call, t: T.Type) -> ast.expr:
+        """A conversion ``T(x)``: a constant is folded (ints wrap, enum values must be members);
+        other values must be scalars."""
         if node.keywords or len(node.args) > 1:
             self.error(node, f"{T.host_type_name(t)}() takes one argument")
         node.ps_call = ("cast", t)
@@ -134,6 +139,7 @@ class CallMixin:
         return node
 
     def construct(self, node: ast.Call, t: T.Type) -> ast.expr:
+        """A vector or matrix constructor: check the components' count and types."""
         if node.keywords:
             self.error(node, f"{t.name}() takes positional arguments")
         node.args = [self.tx(a) for a in node.args]
@@ -171,6 +177,7 @@ class CallMixin:
         return node
 
     def struct_construct(self, node: ast.Call, st: T.StructType) -> ast.expr:
+        """A struct constructor: positional and keyword fields, each coerced to its type."""
         self.use_type(st)
         names = [f for f, _ in st.fields]
         given: dict[str, ast.expr] = {}
@@ -196,6 +203,7 @@ class CallMixin:
         return node
 
     def barrier_call(self, node: ast.Call) -> None:
+        """Check that ``barrier()`` is in the kernel body and mark the kernel as using it."""
         if not self.is_kernel:
             self.error(node, f"barrier() must be called in the kernel body, not in the helper "
                              f"{self.func.name!r}: move it into the kernel (it needs uniform "
@@ -203,6 +211,7 @@ class CallMixin:
         self.func.uses_barrier = True
 
     def print_call(self, node: ast.Call) -> None:
+        """Check ``print()`` (CPU and CUDA only): string literals and scalar or vector values."""
         if self.target not in ("python", "cuda"):
             self.error(node, f"print() is not available on {self.target}: it works on the "
                              "CPU device and on CUDA; guard it with "
@@ -224,6 +233,8 @@ class CallMixin:
         return None
 
     def atomic_call(self, node: ast.Call, nargs: int) -> T.Type:
+        """Check an atomic's arguments and mark its buffer or shared array atomic; returns
+        the element type."""
         self.arity(node, nargs)
         buf = node.args[0]
         bt = buf.ps_type
@@ -242,6 +253,7 @@ class CallMixin:
         return bt.elem
 
     def method_call(self, node: ast.Call) -> ast.expr:
+        """A struct method call: a staticmethod gets the arguments, a method the struct first."""
         st = node.func.value.ps_type
         meth = getattr(st.cls, node.func.attr, None)
         raw = inspect.getattr_static(st.cls, node.func.attr, None)
@@ -252,6 +264,7 @@ class CallMixin:
         return self.user_call(node, meth, [node.func.value] + list(node.args), bound=True)
 
     def user_call(self, node: ast.Call, fn: Any, args: list, bound: bool = False) -> ast.expr:
+        """A call of a Python function: refuse recursion, type the arguments, monomorphise it."""
         if not isinstance(fn, pytypes.FunctionType):
             self.error(node, f"cannot call {ast.unparse(node.func)}: not a Python function")
         if node.keywords:

@@ -91,6 +91,7 @@ class ExprMixin:
         return node
 
     def check_range(self, node: ast.AST, v: int, t: T.ScalarType) -> None:
+        """Raise unless the integer constant ``v`` fits ``t``."""
         if not t.min <= v <= t.max:
             hint = f"; write {t.name}({v}) to wrap it" if t.is_int else ""
             self.error(node, f"integer constant {v} does not fit {t.name}{hint}")
@@ -130,6 +131,7 @@ class ExprMixin:
         return want
 
     def mismatch(self, node: ast.AST, want: Any, got: Any, what: str = "") -> None:
+        """Raise a type mismatch error, with the explicit conversion that fixes it where known."""
         w, g = decay(want), decay(got)
         where = f" for {what}" if what else ""
         msg = f"expected {T.host_type_name(want)}{where}, got {T.host_type_name(got)}"
@@ -188,16 +190,19 @@ class ExprMixin:
         return default
 
     def require_float(self, node: ast.AST, t: T.Type) -> None:
+        """Raise unless ``t`` (or its element type) is a float."""
         if not (isinstance(elem_of(t), T.ScalarType) and elem_of(t).is_float):
             self.error(node, f"{self.callee_name(node)}() needs a float argument, got {t}: "
                              "convert with float(...)")
 
     def require_numeric(self, node: ast.AST, t: T.Type) -> None:
+        """Raise unless ``t``'s element type is a number (not bool)."""
         e = elem_of(t)
         if not (isinstance(e, T.ScalarType) and e.kind != "bool"):
             self.error(node, f"{self.callee_name(node)}() needs numbers, got {t}")
 
     def arity(self, node: ast.Call, n: int) -> None:
+        """Raise unless the call has exactly ``n`` positional arguments and no keywords."""
         if node.keywords:
             self.error(node.keywords[0], f"{self.callee_name(node)}() takes no keyword arguments")
         if len(node.args) != n:
@@ -205,6 +210,7 @@ class ExprMixin:
                              f"{'s' if n != 1 else ''}, got {len(node.args)}")
 
     def callee_name(self, node: ast.AST) -> str:
+        """The called expression as source text, for messages ("this call" for a non-call)."""
         if isinstance(node, ast.Call):
             return ast.unparse(node.func)
         return "this call"
@@ -224,6 +230,7 @@ class ExprMixin:
         return out
 
     def tx_Constant(self, node: ast.Constant) -> ast.expr:
+        """A literal: bool, or an abstract int or float; strings and others are errors."""
         v = node.value
         if isinstance(v, bool):
             node.ps_type = T.bool_
@@ -239,6 +246,7 @@ class ExprMixin:
         return node
 
     def tx_Name(self, node: ast.Name) -> ast.expr:
+        """A name read (see ``name_load``)."""
         return self.name_load(node)
 
     def value_node(self, node: ast.expr, obj: Any) -> ast.expr:
@@ -267,6 +275,8 @@ class ExprMixin:
         return node
 
     def tx_Attribute(self, node: ast.Attribute) -> ast.expr:
+        """An attribute: of a compile-time object, a struct field, a vector swizzle or an
+        enum's ``.value``."""
         if not hasattr(node.value, "ps_type"):      # tx_Call may have typed it already
             node.value = self.tx(node.value)
         vt = node.value.ps_type
@@ -298,6 +308,7 @@ class ExprMixin:
         self.error(node, f"a {vt} value has no attribute {node.attr!r}")
 
     def tx_Subscript(self, node: ast.Subscript) -> ast.expr:
+        """Indexing a buffer, array or vector (an element) or a matrix (a column)."""
         node.value = self.tx(node.value)
         vt = node.value.ps_type
         if isinstance(node.slice, (ast.Slice, ast.Tuple)):
@@ -317,6 +328,7 @@ class ExprMixin:
         return node
 
     def index(self, node: ast.expr) -> ast.expr:
+        """Type an index: i32 or u32 (a literal becomes u32 and must not be negative)."""
         node = self.tx(node)
         t = node.ps_type
         if isinstance(t, T.AbstractType):
@@ -331,6 +343,7 @@ class ExprMixin:
 
     # -- operators ------------------------------------------------------------------------
     def fold(self, node: ast.AST, f: Any, *vals: Any) -> ast.expr:
+        """Evaluate ``f(*vals)`` at compile time into a Constant node (abstract int/float or bool)."""
         try:
             v = f(*vals)
         except ZeroDivisionError:
@@ -342,6 +355,7 @@ class ExprMixin:
         return self.const(node, v, t)
 
     def tx_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
+        """``not``, ``-``, ``+``, ``~``: folded on literals, else type-checked."""
         node.operand = self.tx(node.operand)
         t = node.operand.ps_type
         if isinstance(node.op, ast.Not):
@@ -365,6 +379,8 @@ class ExprMixin:
         return node
 
     def tx_BinOp(self, node: ast.BinOp) -> ast.expr:
+        """A binary operator: literals folded or given the other side's type; element types
+        and shapes checked."""
         node.left = self.tx(node.left)
         node.right = self.tx(node.right)
         lt, rt = node.left.ps_type, node.right.ps_type
@@ -424,6 +440,7 @@ class ExprMixin:
         return node
 
     def power(self, node: ast.BinOp) -> ast.expr:
+        """``x ** n``: ``n`` a literal 0..64, ``x`` a numeric scalar or vector."""
         r = node.right
         if not (isinstance(r.ps_type, T.AbstractType) and r.ps_type.kind == "int"
                 and 0 <= r.value <= 64):
@@ -441,6 +458,7 @@ class ExprMixin:
         return node
 
     def shift(self, node: ast.BinOp) -> ast.expr:
+        """``<<`` or ``>>``: integer operands, a literal count in range; the left side's type."""
         if isinstance(node.left.ps_type, T.AbstractType):
             self.coerce(node.left, T.i32)
         if isinstance(node.right.ps_type, T.AbstractType):
@@ -456,6 +474,7 @@ class ExprMixin:
         return node
 
     def matmul(self, node: ast.BinOp) -> ast.expr:
+        """``@``: matrix @ matrix, matrix @ vector or vector @ matrix of one size."""
         lt, rt = node.left.ps_type, node.right.ps_type
         if isinstance(lt, T.MatrixType) and (rt == lt or rt == lt.column):
             node.ps_type = rt
@@ -467,6 +486,7 @@ class ExprMixin:
         return node
 
     def tx_Compare(self, node: ast.Compare) -> ast.expr:
+        """One comparison: operands of one type, bools only with == and !=; bool vector for vectors."""
         op = node.ops[0]
         if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
             self.error(node, f"'{type(op).__name__.lower()}' comparisons are not supported: "
@@ -498,6 +518,7 @@ class ExprMixin:
         return node
 
     def tx_BoolOp(self, node: ast.BoolOp) -> ast.expr:
+        """``and``/``or`` of bools."""
         vals = []
         for v in node.values:
             v = self.tx(v)
@@ -510,6 +531,7 @@ class ExprMixin:
         return node
 
     def tx_IfExp(self, node: ast.IfExp) -> ast.expr:
+        """``x if c else y``: a bool condition and branches of one type."""
         node.test = self.tx(node.test)
         if node.test.ps_type != T.bool_:
             self.error(node.test, f"a condition must be bool, got {node.test.ps_type}")

@@ -56,11 +56,13 @@ class Lowering(ast.NodeTransformer):
         self.counter = 0
 
     def temp(self, node: ast.AST) -> str:
+        """A new temporary name ``_ps_tN``."""
         self.counter += 1
         return f"{TEMP_PREFIX}{self.counter}"
 
     # -- a < b < c -------------------------------------------------------------------
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        """``a < b < c`` becomes ``a < b and b < c`` (a repeated operand must be simple)."""
         self.generic_visit(node)
         if len(node.ops) == 1:
             return node
@@ -76,6 +78,8 @@ class Lowering(ast.NodeTransformer):
 
     # -- a, b = b, a ; a = b = v ----------------------------------------------------
     def visit_Assign(self, node: ast.Assign) -> Any:
+        """``a = b = v`` and ``a, b = x, y`` become single assignments, with temporaries where
+        Python's evaluation order needs them."""
         self.generic_visit(node)
         if len(node.targets) > 1:
             first = ast.copy_location(ast.Assign([node.targets[0]], node.value), node)
@@ -133,6 +137,8 @@ class Lowering(ast.NodeTransformer):
 
     # -- for i in ps.unroll(range(N)) ---------------------------------------------
     def visit_For(self, node: ast.For) -> Any:
+        """Unroll ``for i in ps.unroll(range(...))`` with constant bounds, unless it breaks or
+        continues."""
         self.generic_visit(node)
         it = node.iter
         if not (isinstance(it, ast.Call) and self._is_unroll(it.func)):
@@ -216,6 +222,7 @@ class _Substitute(ast.NodeTransformer):
         self.name, self.value = name, value
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
+        """A read of the name becomes the constant."""
         if node.id == self.name and isinstance(node.ctx, ast.Load):
             return ast.copy_location(ast.Constant(self.value), node)
         return node

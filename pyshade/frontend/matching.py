@@ -18,6 +18,8 @@ class MatchMixin:
     """Match rules; the class using it provides ``tx``, ``body``, ``assigned``..."""
 
     def st_Match(self, node: ast.Match) -> None:
+        """A ``match`` on an integer or enum: constant cases, enum exhaustiveness, definite
+        assignment over the cases."""
         node.subject = self.tx(node.subject)
         st = node.subject.ps_type
         if isinstance(st, T.AbstractType):
@@ -61,6 +63,7 @@ class MatchMixin:
         self.assigned = state if (states or not exhaustive) else before
 
     def case_values(self, pat: ast.pattern, st: T.Type) -> list | None:
+        """The typed constants a case pattern matches, or None for ``case _``."""
         if isinstance(pat, ast.MatchAs) and pat.pattern is None and pat.name is None:
             return None
         if isinstance(pat, ast.MatchOr):

@@ -104,6 +104,7 @@ class Specializer(ast.NodeTransformer):
 
     # -- transformations ------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> ast.AST:
+        """A read of a Const parameter bound to a number becomes a literal."""
         if isinstance(node.ctx, ast.Load) and node.id in self.consts:
             v = self.consts[node.id]
             if isinstance(v, (bool, int, float)) and not isinstance(v, enum.Enum):
@@ -111,6 +112,7 @@ class Specializer(ast.NodeTransformer):
         return node
 
     def visit_If(self, node: ast.If) -> Any:
+        """An ``if`` whose test is known at compile time becomes the taken branch."""
         v = self._fold(node.test)
         if v is _NOT_CONST:
             return self.generic_visit(node)
@@ -125,12 +127,14 @@ class Specializer(ast.NodeTransformer):
         return out
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        """``x if c else y`` with a test known at compile time becomes the taken side."""
         v = self._fold(node.test)
         if v is _NOT_CONST:
             return self.generic_visit(node)
         return self.visit(node.body if v else node.orelse)
 
     def visit_While(self, node: ast.While) -> Any:
+        """A ``while`` whose test is false at compile time is removed."""
         if self._fold(node.test) is False:
             return []
         return self.generic_visit(node)

@@ -73,6 +73,7 @@ class ProgramBuilder:
         self.kernel: KernelInfo | None = None
 
     def use_type(self, t: Any) -> None:
+        """Record the structs (fields' types first) and enums ``t`` needs declared."""
         if isinstance(t, (T.BufferType, T.ArrayType)):
             self.use_type(t.elem)
         elif isinstance(t, T.StructType):
@@ -107,17 +108,22 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
 
     # -- errors -------------------------------------------------------------------------
     def error(self, node: ast.AST | None, message: str, target: str | None = None) -> None:
+        """Raise a TranslationError at ``node``."""
         raise make_error(self.src.filename, node, message, target)
 
     def use_type(self, t: Any) -> None:
+        """Record a type this function uses (``ProgramBuilder.use_type``)."""
         self.prog.use_type(t)
 
     # -- names ------------------------------------------------------------------------------
     def note(self, name: str) -> None:
+        """Record an occurrence of local ``name`` (block, statement, loop) to place its declaration."""
         loop_for = next((f for f in reversed(self.for_targets) if f.target.id == name), None)
         self.occ.setdefault(name, []).append((tuple(self.block_path), self.stmt, loop_for))
 
     def name_load(self, node: ast.Name) -> ast.expr:
+        """Type a name read: a local or parameter (assigned on every path), a Const, or a
+        module-level or builtin object."""
         name = node.id
         f = self.func
         if name in f.locals or name in self.params:
@@ -148,6 +154,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         return self.value_node(node, obj)
 
     def declare(self, node: ast.Name, t: T.Type) -> None:
+        """Declare local ``node.id`` of type ``t`` (an abstract literal type defaults to i32/f32)."""
         f = self.func
         if node.id in self.consts:
             self.error(node, f"{node.id!r} is a Const parameter and cannot be assigned")
@@ -159,6 +166,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         self.use_type(t)
 
     def store_name(self, target: ast.Name, value: ast.expr | None, t: T.Type | None = None) -> None:
+        """Assign to a name: its first assignment declares it, a later one must match its type."""
         name = target.id
         f = self.func
         known = f.locals.get(name) or self.params.get(name)
@@ -188,12 +196,14 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
 
     # -- statements ----------------------------------------------------------------------
     def body(self, stmts: list[ast.stmt]) -> None:
+        """Check a statement list, tracking the block path."""
         self.block_path.append(id(stmts))
         for s in stmts:
             self.statement(s)
         self.block_path.pop()
 
     def statement(self, node: ast.stmt) -> None:
+        """Check one statement, dispatched to ``st_<NodeType>``; unsupported statements are errors."""
         for bad, msg in _NO_STMT.items():
             if isinstance(node, bad):
                 self.error(node, msg)
@@ -205,9 +215,11 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         self.stmt = prev
 
     def st_Pass(self, node: ast.Pass) -> None:
+        """``pass``: nothing to check."""
         pass
 
     def st_Expr(self, node: ast.Expr) -> None:
+        """An expression statement: docstrings and ``...`` are skipped, anything else must be a call."""
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             node.ps_docstring = True
             return
@@ -221,6 +233,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         node.value = self.tx(node.value)
 
     def st_Assign(self, node: ast.Assign) -> None:
+        """``target = value``; ``ps.array``/``ps.shared_array`` go to ``local_array``."""
         target = node.targets[0]
         if isinstance(node.value, ast.Call):
             obj = self.static_callee(node.value)
@@ -232,6 +245,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         self.store(target, node.value)
 
     def st_AnnAssign(self, node: ast.AnnAssign) -> None:
+        """``x: T`` declares ``x``; ``x: T = v`` assigns with the annotated type."""
         if not isinstance(node.target, ast.Name):
             self.error(node, "annotations are only allowed on simple names")
         t = self.eval_type(node.annotation)
@@ -248,6 +262,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         self.store_name(node.target, node.value, t)   # coerces to t, naming the variable
 
     def st_AugAssign(self, node: ast.AugAssign) -> None:
+        """``target op= value``: typed as ``target op value`` (kept as ``ps_binop``), then stored."""
         load = copy.deepcopy(node.target)
         for n in ast.walk(load):
             if hasattr(n, "ctx"):
@@ -268,6 +283,8 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         self.store(node.target, None, already=binop.left)
 
     def store(self, target: ast.expr, value: ast.expr | None, already: ast.expr | None = None) -> None:
+        """Check an assignment target: a name, or an element, field or component of a variable or
+        a global (marked written)."""
         if isinstance(target, ast.Name):
             if value is None:
                 t = self.func.locals.get(target.id) or self.params.get(target.id)
@@ -308,6 +325,8 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
             self.coerce(value, target.ps_type, "the assignment")
 
     def mark_written(self, global_name: str, atomic: bool = False) -> None:
+        """Mark the buffer ``global_name`` written; with ``atomic``, the buffer or shared array
+        atomic."""
         k = self.prog.kernel
         for b in k.buffers:
             if b.name == global_name:
@@ -317,6 +336,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
             k.shared[global_name].atomic = k.shared[global_name].atomic or atomic
 
     def local_array(self, node: ast.Assign, target: ast.expr, shared: bool) -> None:
+        """``x = ps.array(T, N)`` or ``ps.shared_array(T, N)``: a local or workgroup array."""
         call = node.value
         if not isinstance(target, ast.Name):
             self.error(node, "assign ps.array(...) to a plain variable")
@@ -349,6 +369,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         self.store_name(target, None, at)
 
     def st_If(self, node: ast.If) -> None:
+        """``if``: a bool test; assigned names are joined over both branches."""
         node.test = self.tx(node.test)
         if node.test.ps_type != T.bool_:
             self.error(node.test, f"a condition must be bool, got {node.test.ps_type}: compare "
@@ -361,6 +382,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         self.assigned = join_assigned(after_body, self.assigned)
 
     def st_While(self, node: ast.While) -> None:
+        """``while``: a bool test and no ``else`` (see ``loop``)."""
         node.test = self.tx(node.test)
         if node.test.ps_type != T.bool_:
             self.error(node.test, f"a condition must be bool, got {node.test.ps_type}")
@@ -369,6 +391,8 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         self.loop(node, node.body, infinite=isinstance(node.test, ast.Constant) and node.test.value)
 
     def loop(self, node: ast.AST, body: list, infinite: bool = False) -> None:
+        """Check a loop body; after it, the names assigned before it joined with each break's
+        (a ``while True`` loop exits only through its breaks)."""
         before = self.copy_state()
         self.loops.append([])
         self.body(body)
@@ -384,6 +408,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
                 self.assigned = join_assigned(self.assigned, b)
 
     def st_For(self, node: ast.For) -> None:
+        """``for x in range(...)``: integer bounds of one type (the variable's if it exists)."""
         if node.orelse:
             self.error(node.orelse[0], "for/else is not supported")
         if not isinstance(node.target, ast.Name):
@@ -427,17 +452,20 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
             self.assigned = join_assigned(self.assigned, b)
 
     def st_Break(self, node: ast.Break) -> None:
+        """``break``: its state joins the loop's exit; the rest of the block is unreachable."""
         if not self.loops:
             self.error(node, "'break' outside a loop")
         self.loops[-1].append(self.copy_state())
         self.assigned = _UNREACHABLE
 
     def st_Continue(self, node: ast.Continue) -> None:
+        """``continue``: the rest of the block is unreachable."""
         if not self.loops:
             self.error(node, "'continue' outside a loop")
         self.assigned = _UNREACHABLE
 
     def st_Return(self, node: ast.Return) -> None:
+        """``return``: no value in a kernel; a helper's first value fixes an undeclared return type."""
         f = self.func
         if node.value is None:
             if f.ret is not None and not self.is_kernel:
@@ -453,6 +481,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         self.assigned = _UNREACHABLE
 
     def st_Assert(self, node: ast.Assert) -> None:
+        """``assert``: a bool test and an optional string literal message."""
         node.test = self.tx(node.test)
         if node.test.ps_type != T.bool_:
             self.error(node.test, f"assert needs a bool, got {node.test.ps_type}")
@@ -461,6 +490,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
             self.error(node.msg, "an assert message must be a string literal")
 
     def copy_state(self) -> set[str] | None:
+        """A copy of the set of definitely assigned names (None where unreachable)."""
         return None if self.assigned is None else set(self.assigned)
 
     # -- compile-time evaluation --------------------------------------------------------------
@@ -484,6 +514,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         return obj
 
     def eval_type(self, node: ast.expr) -> T.Type:
+        """Evaluate an annotation in the function's namespace and resolve it to a Type."""
         ns = dict(self.src.globals)
         ns.update(self.src.closure)
         ns.update(self.consts)
@@ -501,6 +532,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
 
     @property
     def assigned_anywhere(self) -> set[str]:
+        """Every name assigned somewhere in the function (cached)."""
         if not hasattr(self, "_assigned_anywhere"):
             self._assigned_anywhere = {n.id for n in ast.walk(self.func.tree)
                                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -508,6 +540,8 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
 
     # -- whole function -------------------------------------------------------------------------
     def run(self) -> None:
+        """Check the body, that a helper returning a value cannot reach its end, then place the
+        declarations."""
         tree = self.func.tree
         self.body(tree.body)
         f = self.func

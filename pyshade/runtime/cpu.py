@@ -65,6 +65,7 @@ class CpuDevice(Device):
         return CpuArray(self, np.zeros(shape, dtype=dtype))
 
     def namespace(self, compiled: Compiled) -> dict:
+        """The namespace of a compiled kernel's code, executed once and cached."""
         key = compiled.key or id(compiled)
         ns = self._namespaces.get(key)
         if ns is None:
@@ -168,12 +169,15 @@ class _Converter:
         self.em = em
 
     def struct_cls(self, t: T.StructType) -> Any:
+        """The generated Python class of struct ``t``."""
         return self.ns[self.em.global_name(t.name)]
 
     def zero(self, t: T.Type) -> Any:
+        """The zero value of ``t`` as the generated code represents it."""
         return eval(self.em.zero(t), self.ns)  # noqa: S307 - generated expression
 
     def to_py_list(self, t: T.Type, data: np.ndarray) -> list:
+        """The elements of ``data`` (of type ``t``) as a list of Python values."""
         if isinstance(t, T.ScalarType) and t.kind != "bool" or isinstance(t, T.EnumType):
             return data.reshape(-1).tolist()
         rows = data.reshape(-1) if isinstance(t, T.StructType) else \
@@ -181,6 +185,7 @@ class _Converter:
         return [self.to_py(t, v) for v in rows]
 
     def to_py(self, t: T.Type, v: Any) -> Any:
+        """One numpy value of type ``t`` as the generated code's Python value."""
         if isinstance(t, T.ScalarType):
             return bool(v) if t.kind == "bool" else v.item() if hasattr(v, "item") else v
         if isinstance(t, T.EnumType):
@@ -202,6 +207,7 @@ class _Converter:
         raise TypeError(f"cannot convert {t}")
 
     def from_py_list(self, t: T.Type, lst: list, out: np.ndarray) -> None:
+        """Write a list of Python values of type ``t`` into the numpy array ``out``."""
         if isinstance(t, T.ScalarType) and t.kind != "bool" or isinstance(t, T.EnumType):
             out.reshape(-1)[...] = np.array(lst, dtype=out.dtype)
             return
@@ -211,6 +217,7 @@ class _Converter:
             flat[i] = self.from_py(t, v)
 
     def from_py(self, t: T.Type, v: Any) -> Any:
+        """One Python value of type ``t`` as a value numpy can store (a record for a struct)."""
         if isinstance(t, T.ScalarType):
             return int(v) if t.kind == "bool" else v
         if isinstance(t, T.EnumType):
