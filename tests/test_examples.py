@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # (script, small-size arguments)
 EXAMPLES = {
+    "bitonic_sort": ["--n", "1000", "--dtype", "f32", "--descending"],
     "saxpy": ["--n", "1000"],
     "mandelbrot": ["--n", "40", "--height", "24", "--max-iter", "32"],
     "particles": ["--n", "300", "--steps", "5"],
@@ -62,3 +63,9 @@ def test_mandelbrot(device: str, tmp_path: Path) -> None:
 def test_particles(device: str) -> None:
     out = run_example("particles", device, *EXAMPLES["particles"])
     assert "age=5" in out, out
+
+
+@pytest.mark.parametrize("device", ["cpu", "wgpu"])
+def test_bitonic_sort(device: str) -> None:
+    out = run_example("bitonic_sort", device, *EXAMPLES["bitonic_sort"])
+    assert "n=1000  dtype=f32  order=descending" in out, out
