@@ -22,6 +22,10 @@ from ..frontend.program import FuncInfo, Program
 from ..frontend.source import make_error
 from .names import Namer
 
+# Comparison operators are spelled alike in Python and every C-like target.
+CMP_SYMBOLS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+               ast.GtE: ">="}
+
 
 class Emitter(ast.NodeVisitor):
     """Base of every emitter. ``emit()`` returns the whole source text."""

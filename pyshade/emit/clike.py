@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from .. import types as T
-from .base import Emitter
+from .base import CMP_SYMBOLS, Emitter
 
 
 class CLikeEmitter(Emitter):
@@ -59,8 +59,7 @@ class CLikeEmitter(Emitter):
 
     def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
         """``a OP b`` for one comparison operator ``op`` (an ``ast`` class)."""
-        sym = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
-               ast.GtE: ">="}[op]
+        sym = CMP_SYMBOLS[op]
         return f"{self.sub(a)} {sym} {self.sub(b)}"
 
     def is_signed_int(self, t: T.Type) -> bool:

@@ -19,7 +19,7 @@ from typing import Any
 from .. import types as T
 from ..frontend.exprs import IDS
 from ..frontend.program import FuncInfo
-from .base import Emitter
+from .base import CMP_SYMBOLS, Emitter
 
 WRAP = {"i32": "_i32", "u32": "_u32", "i64": "_i64", "u64": "_u64", "f32": "_f32",
         "f16": "_f16"}
@@ -339,8 +339,7 @@ class PythonEmitter(Emitter):
 
     def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
         """A comparison, element-wise on vectors."""
-        sym = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
-               ast.GtE: ">="}[op]
+        sym = CMP_SYMBOLS[op]
         return self.elementwise(node.ps_type, lambda x, y: f"{x} {sym} {y}",
                                 [self.sub(a), self.sub(b)], [a.ps_type, b.ps_type])
 
