@@ -283,7 +283,7 @@ atomic_compare_exchange = _register(
 # ----------------------------------------------------------------------------
 # Python builtins
 
-_register("abs", builtins.abs, _t_num_map(1), "Absolute value.", wgsl="abs({0})",
+_register("abs", builtins.abs, _t_num_map(1), "Absolute value.", wgsl="{abs}",
           python="{abs}")
 _register("min", builtins.min, _t_minmax, "Smaller of two values.", wgsl="min({0}, {1})",
           python="{min}")
@@ -327,7 +327,7 @@ _register("math.isinf", math.isinf, _t_float_pred, "True where x is +-infinity."
 # pyshade helpers
 
 clamp = _register("clamp", None, _t_clamp, "min(max(x, lo), hi), element-wise.",
-                  wgsl="clamp({0}, {1}, {2})", python="_clamp({0}, {1}, {2})")
+                  wgsl="min(max({0}, {1}), {2})", python="_clamp({0}, {1}, {2})")
 mix = _register("mix", None, _t_mix, "Linear interpolation a*(1-t) + b*t.",
                 wgsl="mix({0}, {1}, {2})", python="_mix({0}, {1}, {2}, {r})")
 step = _register("step", None, _t_step, "0.0 where x < edge, else 1.0: step(edge, x).",

@@ -362,7 +362,7 @@ class PythonEmitter(Emitter):
             # A GPU keeps any bit pattern; the CPU device finds the bug: not a member.
             return f"{self.enum_check(t)}({self.wrap(dst, s) if src != dst else s})"
         if src == dst:
-            return s
+            return self.sub(a)      # the call was atomic: keep `(x if c else y)` grouped
         if dst.kind == "bool":
             return f"({s} != 0)"
         if dst.is_int:

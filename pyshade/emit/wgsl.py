@@ -23,6 +23,7 @@ import struct
 from typing import Any
 
 from .. import types as T
+from ..frontend.exprs import CT
 from ..frontend.program import FuncInfo
 from .clike import CLikeEmitter
 
@@ -390,6 +391,14 @@ class WgslEmitter(CLikeEmitter):
             rt_ = rt.base if isinstance(rt, T.EnumType) else rt
             if rt_ != want:
                 b = f"{self.type_name(want)}({self.expr(node.right)})"
+            if op is ast.LShift and _no_runtime_value(node):
+                # naga and Tint evaluate a constant `<<` at shader creation, where bits
+                # shifted out are an error, not a wrap: clear them first, in u32.
+                ones = "4294967295u" if want == T.u32 else f"{self.type_name(want)}(4294967295u)"
+                if e.kind != "uint":
+                    a = f"{self.type_name(want)}({a})"
+                s = f"({a} & ({ones} >> {b})) << {b}"
+                return s if e.kind == "uint" else f"{self.type_name(t)}({s})"
             return f"{a} {sym} {b}"
         if op is ast.BitXor and e == T.bool_:
             return f"{a} != {b}"
@@ -542,9 +551,26 @@ class WgslEmitter(CLikeEmitter):
                 extras["isinf"] = f"({m} == {bits}(0x7f800000u))"
         if b.name == "bitcast":
             extras["T"] = self.type_name(node.ps_type, node)
+        if b.name == "abs":
+            t = node.ps_type
+            e = t.elem if isinstance(t, T.VectorType) else t
+            extras["abs"] = (f"{self.abs_helper(t)}({args[0]})" if e.kind == "int"
+                             else f"abs({args[0]})")
         if b.name == "atomic_compare_exchange":
             extras["cas"] = self.cas(node, args)
         return extras
+
+    def abs_helper(self, t: T.Type) -> str:
+        """Name of the generated signed-integer ``abs`` helper for ``t``."""
+        tn = self.type_name(t)
+
+        def make(name: str) -> str:
+            # Not WGSL's abs: Mesa (llvmpipe) assumes abs(x) >= 0 and folds what follows
+            # (abs(abs(x) >> 31) gave -1 for x = -2**31); Python wraps abs(-2**31) to -2**31.
+            return (f"// abs of a signed integer; abs(-2**31) wraps to -2**31\n"
+                    f"fn {name}(x: {tn}) -> {tn} {{\n"
+                    f"    return select(x, -x, x < {tn}());\n}}")
+        return self.helper(f"abs_{tn.replace('<', '_').replace('>', '')}", make)
 
     def cas(self, node: ast.Call, args: list[str]) -> str:
         """A call of the generated strong compare-exchange helper (retries
@@ -589,3 +615,14 @@ def _shortest_f32(v: float) -> str:
                 s += ".0"
             return s
     return repr(f)
+
+
+def _no_runtime_value(node: ast.AST) -> bool:
+    """True when ``node`` reads no variable, so that WGSL may evaluate it as a constant
+    expression (compile-time values are Constant nodes; a call's function and a type
+    argument are no values)."""
+    if isinstance(node, ast.Name):
+        return getattr(node, "ps_type", None) is None or isinstance(node.ps_type, CT)
+    if isinstance(node, ast.Call):
+        return all(_no_runtime_value(a) for a in node.args)
+    return all(_no_runtime_value(c) for c in ast.iter_child_nodes(node))

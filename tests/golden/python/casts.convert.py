@@ -24,7 +24,7 @@ def convert(ps_global_id, f, u, s):
     all_ones = 4294967295  # casts.py:29
     big = -1294967296  # casts.py:30
     trunc_ = -2  # casts.py:31
-    h = as_u & 65535  # casts.py:32
+    h = (as_u & 65535)  # casts.py:32
     level = ps_enum_Level(int(flag))  # casts.py:33
     b2 = _u32(int(x > 0.5) + int(level == Level_HIGH))  # casts.py:34
     f[i] = _f32(_f32(back + _f32(trunc_)) + _f32(flag))  # casts.py:35

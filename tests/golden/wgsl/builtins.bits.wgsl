@@ -21,6 +21,6 @@ fn bits(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // builtins.p
     let back: f32 = bitcast<f32>(raw ^ 2147483648u);  // builtins.py:36
     let s: i32 = bitcast<i32>(v);  // builtins.py:37
     out_[i] = ((countOneBits(v) + reverseBits(v)) + countLeadingZeros(v | 1u)) + raw;  // builtins.py:38
-    signed_[i] = (((countOneBits(s) + countLeadingZeros(s)) + reverseBits(s)) + clamp(s, -10i, 10i)) + ps_ftoi_i32(back);  // builtins.py:39
-    f[i] = clamp(back, -1.0f, 1.0f);  // builtins.py:41
+    signed_[i] = (((countOneBits(s) + countLeadingZeros(s)) + reverseBits(s)) + min(max(s, -10i), 10i)) + ps_ftoi_i32(back);  // builtins.py:39
+    f[i] = min(max(back, -1.0f), 1.0f);  // builtins.py:41
 }

@@ -12,7 +12,7 @@ fn blend(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // builtins.
     }
     let a: vec3<f32> = pa[i].xyz;  // builtins.py:14
     let b: vec3<f32> = pb[i].xyz;  // builtins.py:15
-    let k: f32 = clamp(t[i], 0.0f, 1.0f);  // builtins.py:16
+    let k: f32 = min(max(t[i], 0.0f), 1.0f);  // builtins.py:16
     let m: vec3<f32> = mix(a, b, k);  // builtins.py:17
     let m2: vec3<f32> = mix(a, b, vec3<f32>(k, 0.5f, 1.0f - k));  // builtins.py:18
     let edge: f32 = step(0.5f, k);  // builtins.py:19

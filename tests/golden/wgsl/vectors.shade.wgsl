@@ -34,5 +34,5 @@ fn shade(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // vectors.p
     let side: vec3<f32> = cross(n, vec3<f32>(0.0f, 1.0f, 0.0f));  // vectors.py:22
     c = vec4<f32>((c.xyz * 0.5f) + (side.zyx * 0.5f), c.w);  // vectors.py:23
     c.x = c.x + (length(side) - distance(n, h));  // vectors.py:24
-    colors[i] = clamp(c, vec4<f32>(0.0f), vec4<f32>(1.0f));  // vectors.py:25
+    colors[i] = min(max(c, vec4<f32>(0.0f)), vec4<f32>(1.0f));  // vectors.py:25
 }
