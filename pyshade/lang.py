@@ -326,7 +326,9 @@ _register("math.isinf", math.isinf, _t_float_pred, "True where x is +-infinity."
 # ----------------------------------------------------------------------------
 # pyshade helpers
 
-clamp = _register("clamp", None, _t_clamp, "min(max(x, lo), hi), element-wise.",
+clamp = _register("clamp", None, _t_clamp,
+                  "min(max(x, lo), hi), element-wise; needs lo <= hi (the CPU device raises "
+                  "otherwise: GPUs disagree on the result).",
                   wgsl="min(max({0}, {1}), {2})", python="_clamp({0}, {1}, {2})")
 mix = _register("mix", None, _t_mix, "Linear interpolation a*(1-t) + b*t.",
                 wgsl="mix({0}, {1}, {2})", python="_mix({0}, {1}, {2}, {r})")

@@ -132,10 +132,12 @@ class Gen:
         if k == "minmax":
             f = self.pick(("min", "max"))
             return self.call(f, f, sub(), sub())
-        if k == "clamp":                     # lo > hi allowed: min(max(x, lo), hi)
-            v, lo, hi = untangle(sub(), sub(), sub())
-            return E(f"ps.clamp({v.src}, {lo.src}, {hi.src})",
-                     f"min(max({v.ref}, {lo.ref}), {hi.ref})", ty)
+        if k == "clamp":                     # lo <= hi: lo > hi is not portable (README)
+            v, p, q = untangle(sub(), sub(), sub())
+            ps_, qs = f"{ty}({p.src})", f"{ty}({q.src})"          # typed even when literals
+            pr, qr = W(ty, p.ref), W(ty, q.ref)
+            return E(f"ps.clamp({v.src}, min({ps_}, {qs}), max({ps_}, {qs}))",
+                     f"min(max({v.ref}, min({pr}, {qr})), max({pr}, {qr}))", ty)
         if k == "select":
             a, b = untangle(sub(), sub())
             c = self.cond(d - 1)

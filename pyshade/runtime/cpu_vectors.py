@@ -195,16 +195,21 @@ def _mix(a, b, t, r):
 
 
 def _clamp1(x, lo, hi):
+    if lo > hi:
+        # GPU drivers turn min(max(x, lo), hi) into a clamp or median-of-three whose
+        # result then differs (seen on NVIDIA): the CPU device reports the call instead.
+        raise ValueError(f"clamp(x, lo, hi) with lo > hi (lo={lo}, hi={hi}): the result "
+                         "differs between GPUs")
     x = lo if x < lo else x
     return hi if x > hi else x
 
 
 def _clamp(x, lo, hi):
-    """``min(max(x, lo), hi)`` (ints or floats; Vecs element-wise)."""
+    """``min(max(x, lo), hi)`` (ints or floats; Vecs element-wise); ValueError when
+    ``lo > hi``, whose result is not portable."""
     if isinstance(x, Vec) or isinstance(lo, Vec) or isinstance(hi, Vec):
         return _vmap(_clamp1, x, lo, hi)
-    x = lo if x < lo else x
-    return hi if x > hi else x
+    return _clamp1(x, lo, hi)
 
 
 def _step1(edge, x):
