@@ -445,6 +445,10 @@ def test_mix_clamp_step_smoothstep(rng):
     assert v == (0.5, 15.0) and type(v) is cs.Vec
     assert cs._clamp(5, 0, 3) == 3 and cs._clamp(-1.5, 0.0, 1.0) == 0.0
     assert cs._clamp(cs.Vec(-1, 2, 9), 0, cs.Vec(5, 5, 5)) == (0, 2, 5)
+    with pytest.raises(ValueError, match="lo > hi"):
+        cs._clamp(1, 3, 2)
+    with pytest.raises(ValueError, match="lo > hi"):
+        cs._clamp(cs.Vec(1, 1), cs.Vec(0, 3), 2)
     assert cs._step(0.5, 0.4) == 0.0 and cs._step(0.5, 0.5) == 1.0
     assert cs._step(cs.Vec(0.5, 0.5), cs.Vec(0.0, 1.0)) == (0.0, 1.0)
     e0, e1 = np.float32(0.25), np.float32(1.75)
