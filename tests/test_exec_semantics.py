@@ -5,6 +5,8 @@ compared with numpy (or plain Python) on fresh random data."""
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 import numpy as np
 
 import pyshade as ps
@@ -405,3 +407,26 @@ def test_range_steps_near_type_limits(dev, rng):
         [x % 2**32 for x in range(10, -10, -4)]
     assert o[31] == len(want)
     assert o[:len(want)].tolist() == want
+
+
+class _Pick(IntEnum):
+    A = 3
+    B = 5
+
+
+@ps.kernel
+def _enum_ifexp(o: ps.Buffer[u32]):
+    i = ps.global_id().x
+    if i < len(o):
+        c = _Pick.A if i % 2 == 0 else _Pick.B      # keeps the enum type
+        match c:
+            case _Pick.A:
+                o[i] = (_Pick.A if i > 2 else _Pick.B).value
+            case _Pick.B:
+                o[i] = u32(c) * 10
+
+
+def test_conditional_expression_keeps_enum_type(dev):
+    o = np.zeros(7, np.uint32)
+    _enum_ifexp.launch(o, threads=7, device=dev)
+    assert o.tolist() == [5, 50, 5, 50, 3, 50, 3]

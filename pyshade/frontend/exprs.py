@@ -537,5 +537,9 @@ class ExprMixin:
             self.error(node.test, f"a condition must be bool, got {node.test.ps_type}")
         node.body = self.tx(node.body)
         node.orelse = self.tx(node.orelse)
+        if node.body.ps_type == node.orelse.ps_type and \
+                not isinstance(node.body.ps_type, T.AbstractType):
+            node.ps_type = node.body.ps_type      # keeps an enum (or struct) type
+            return node
         node.ps_type = self.unify(node, [node.body, node.orelse], "both branches")
         return node
