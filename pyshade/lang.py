@@ -285,9 +285,9 @@ atomic_compare_exchange = _register(
 
 _register("abs", builtins.abs, _t_num_map(1), "Absolute value.", wgsl="{abs}",
           python="{abs}")
-_register("min", builtins.min, _t_minmax, "Smaller of two values.", wgsl="min({0}, {1})",
+_register("min", builtins.min, _t_minmax, "Smaller of two values.", wgsl="{min}",
           python="{min}")
-_register("max", builtins.max, _t_minmax, "Larger of two values.", wgsl="max({0}, {1})",
+_register("max", builtins.max, _t_minmax, "Larger of two values.", wgsl="{max}",
           python="{max}")
 _register("round", builtins.round, _t_round, "Round to nearest, ties to even (returns a float).",
           wgsl="round({0})", python="{r}(_round({0}))")
@@ -329,7 +329,7 @@ _register("math.isinf", math.isinf, _t_float_pred, "True where x is +-infinity."
 clamp = _register("clamp", None, _t_clamp,
                   "min(max(x, lo), hi), element-wise; needs lo <= hi (the CPU device raises "
                   "otherwise: GPUs disagree on the result).",
-                  wgsl="min(max({0}, {1}), {2})", python="_clamp({0}, {1}, {2})")
+                  wgsl="{clamp}", python="_clamp({0}, {1}, {2})")
 mix = _register("mix", None, _t_mix, "Linear interpolation a*(1-t) + b*t.",
                 wgsl="mix({0}, {1}, {2})", python="_mix({0}, {1}, {2}, {r})")
 step = _register("step", None, _t_step, "0.0 where x < edge, else 1.0: step(edge, x).",

@@ -556,9 +556,42 @@ class WgslEmitter(CLikeEmitter):
             e = t.elem if isinstance(t, T.VectorType) else t
             extras["abs"] = (f"{self.abs_helper(t)}({args[0]})" if e.kind == "int"
                              else f"abs({args[0]})")
+        if b.name in ("min", "max", "clamp"):
+            extras.update(self.min_max(node.ps_type, args))
         if b.name == "atomic_compare_exchange":
             extras["cas"] = self.cas(node, args)
         return extras
+
+    def min_max(self, t: T.Type, args: list[str]) -> dict:
+        """Spellings of min, max and clamp (= min(max(x, lo), hi)) for ``t``.
+
+        Signed integers use generated select() helpers, not WGSL's min/max: on
+        NVIDIA's Vulkan driver a nested ``min(a, min(b, c))`` of i32 gave wrong
+        results while each pairwise min was right (bench/probes/
+        nvidia_last_line_probe.py); selects were right.
+        """
+        e = t.elem if isinstance(t, T.VectorType) else t
+        if e.kind != "int":
+            mn, mx = "min", "max"
+        else:
+            mn, mx = self.select_minmax(t, "min"), self.select_minmax(t, "max")
+        out = {}
+        if len(args) == 2:
+            out = {"min": f"{mn}({args[0]}, {args[1]})", "max": f"{mx}({args[0]}, {args[1]})"}
+        if len(args) == 3:
+            out["clamp"] = f"{mn}({mx}({args[0]}, {args[1]}), {args[2]})"
+        return out
+
+    def select_minmax(self, t: T.Type, which: str) -> str:
+        """Name of the generated select-based signed ``min``/``max`` helper for ``t``."""
+        tn = self.type_name(t)
+        op = "<" if which == "min" else ">"
+
+        def make(name: str) -> str:
+            return (f"// {which} of signed integers with select (see min_max in emit/wgsl.py)\n"
+                    f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
+                    f"    return select(b, a, a {op} b);\n}}")
+        return self.helper(f"{which}_{tn.replace('<', '_').replace('>', '')}", make)
 
     def abs_helper(self, t: T.Type) -> str:
         """Name of the generated signed-integer ``abs`` helper for ``t``."""

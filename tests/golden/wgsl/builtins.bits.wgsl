@@ -4,6 +4,16 @@
 @group(0) @binding(2) var<storage, read_write> out_: array<u32>;
 @group(0) @binding(3) var<storage, read_write> signed_: array<i32>;
 
+// min of signed integers with select (see min_max in emit/wgsl.py)
+fn ps_min_i32(a: i32, b: i32) -> i32 {
+    return select(b, a, a < b);
+}
+
+// max of signed integers with select (see min_max in emit/wgsl.py)
+fn ps_max_i32(a: i32, b: i32) -> i32 {
+    return select(b, a, a > b);
+}
+
 // float -> int truncating, saturating at the integer maximum, nan -> 0
 fn ps_ftoi_i32(x: f32) -> i32 {
     let nan = (bitcast<u32>(x) & u32(0x7fffffffu)) > u32(0x7f800000u);
@@ -21,6 +31,6 @@ fn bits(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // builtins.p
     let back: f32 = bitcast<f32>(raw ^ 2147483648u);  // builtins.py:36
     let s: i32 = bitcast<i32>(v);  // builtins.py:37
     out_[i] = ((countOneBits(v) + reverseBits(v)) + countLeadingZeros(v | 1u)) + raw;  // builtins.py:38
-    signed_[i] = (((countOneBits(s) + countLeadingZeros(s)) + reverseBits(s)) + min(max(s, -10i), 10i)) + ps_ftoi_i32(back);  // builtins.py:39
+    signed_[i] = (((countOneBits(s) + countLeadingZeros(s)) + reverseBits(s)) + ps_min_i32(ps_max_i32(s, -10i), 10i)) + ps_ftoi_i32(back);  // builtins.py:39
     f[i] = min(max(back, -1.0f), 1.0f);  // builtins.py:41
 }

@@ -9,6 +9,16 @@ fn ps_ftoi_i32(x: f32) -> i32 {
     return select(select(i32(x), i32(2147483647i), x >= f32(2147483648.0)), i32(), nan);
 }
 
+// min of signed integers with select (see min_max in emit/wgsl.py)
+fn ps_min_i32(a: i32, b: i32) -> i32 {
+    return select(b, a, a < b);
+}
+
+// max of signed integers with select (see min_max in emit/wgsl.py)
+fn ps_max_i32(a: i32, b: i32) -> i32 {
+    return select(b, a, a > b);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn rounding(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs.py:25
     let i: u32 = ps_global_id.x;  // math_funcs.py:26
@@ -19,6 +29,6 @@ fn rounding(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_f
     let fl: f32 = floor(t);  // math_funcs.py:30
     let frac_: f32 = t - fl;  // math_funcs.py:31
     let r: f32 = round(t);  // math_funcs.py:32
-    ints[i] = ((ps_ftoi_i32(ceil(t)) + ps_ftoi_i32(trunc(t))) + ps_ftoi_i32(r)) + min(ps_ftoi_i32(fl), 10i);  // math_funcs.py:33
+    ints[i] = ((ps_ftoi_i32(ceil(t)) + ps_ftoi_i32(trunc(t))) + ps_ftoi_i32(r)) + ps_min_i32(ps_ftoi_i32(fl), 10i);  // math_funcs.py:33
     fracs[i] = vec2<f32>(frac_, max(r, -1.0f));  // math_funcs.py:34
 }
