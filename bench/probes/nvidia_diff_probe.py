@@ -3,6 +3,9 @@
 The kernel below failed on the H200 (NVIDIA Vulkan through wgpu-py) in
 tests/test_differential.py. Each variant writes one intermediate value; the
 first one where wgpu and cpu disagree names the culprit operation.
+
+Kept as the record of that finding: since then ``ps.clamp`` refuses lo > hi on
+the CPU device (ValueError), so the variants from ``t2a`` on stop there.
 """
 
 import importlib.util
