@@ -115,9 +115,21 @@ def run_launch(fn: Any, args: list, ids: list[str], shared_types: list, conv: "_
     simple = not gen and not shared_types and ids == ["global_id"] and Y == Z == 1 \
         and GY == GZ == 1
     if simple:
-        # The common 1-D case, kept lean: one call per invocation.
-        for x in range(GX * X):
-            _call(fn, (S.Vec((x, 0, 0)), *args), x)
+        # The common 1-D case, kept lean: one plain call per invocation, the id
+        # vectors built once per launch size and reused by later launches.
+        gids = _gid_cache.get(GX * X)
+        if gids is None:
+            gids = [S.Vec((x, 0, 0)) for x in range(GX * X)]
+            if len(_gid_cache) > 8:
+                _gid_cache.clear()
+            _gid_cache[GX * X] = gids
+        gid = gids[0] if gids else None
+        try:
+            for gid in gids:
+                fn(gid, *args)
+        except Exception as e:
+            e.add_note(f"(in the invocation with global_id={tuple(gid)})")
+            raise
         return
     for gz, gy, gx in itertools.product(range(GZ), range(GY), range(GX)):
         shared = [conv.zero(t) for t in shared_types]
@@ -150,6 +162,9 @@ def run_launch(fn: Any, args: list, ids: list[str], shared_types: list, conv: "_
                                   f"barrier while {tuple(done[0])} has returned (barriers must be "
                                   "in uniform control flow)")
             live = waiting
+
+
+_gid_cache: dict[int, list] = {}
 
 
 def _call(fn: Any, args: Any, gid: Any) -> None:
