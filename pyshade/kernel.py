@@ -359,7 +359,7 @@ def _bind(tv: dict, var: typing.TypeVar, t: T.Type, name: str) -> None:
     if var in tv and tv[var] != t:
         raise LaunchError(f"parameter {name!r} binds TypeVar {var.__name__} to {t}, but it "
                           f"is already {tv[var]}")
-    opts = [T.resolve_type(c) for c in var.__constraints__]
+    opts = T.typevar_options(var)
     if opts and t not in opts:
         raise LaunchError(f"parameter {name!r}: {t} is not allowed for {var.__name__} "
                           f"(allowed: {', '.join(o.name for o in opts)})")

@@ -542,6 +542,22 @@ def resolve_type(obj: Any, typevars: dict | None = None, where: str = "annotatio
     raise TypeResolutionError(f"{obj!r} is not a pyshade type ({where})")
 
 
+def typevar_options(var: typing.TypeVar) -> list[Type]:
+    """The kernel types a TypeVar admits: its constraints, or the members of its
+    ``bound=`` (a type or a Union); empty when it admits anything."""
+    opts = list(var.__constraints__)
+    if var.__bound__ is not None:
+        b = var.__bound__
+        opts = list(getattr(b, "__args__", [b]))
+    out = []
+    for o in opts:
+        try:
+            out.append(resolve_type(o))
+        except TypeResolutionError:
+            pass
+    return out
+
+
 def type_of_dtype(dt: Any) -> Type:
     """The scalar type of a numpy dtype (for binding TypeVars from arguments)."""
     dt = np.dtype(dt)

@@ -29,6 +29,18 @@ def load(src: str, name: str):
     return mod.k
 
 
+def compare(name: str, k, a: np.ndarray, b: np.ndarray, out_dtype, cpu, gpu) -> None:
+    """Run ``k(a, b, out)`` on both devices and print how many outputs differ."""
+    outs = []
+    for dev in (cpu, gpu):
+        o = np.zeros(a.size, out_dtype)
+        k.launch(a, b, o, threads=a.size, device=dev)
+        outs.append(o)
+    bad = np.flatnonzero(outs[0] != outs[1])
+    print(f"{name:12} mismatches {bad.size:4}",
+          [(int(a[i]), int(b[i]), int(outs[0][i]), int(outs[1][i])) for i in bad[:2]])
+
+
 def main() -> int:
     src = open(sys.argv[1]).read()
     gpu = ps.device(sys.argv[2] if len(sys.argv) > 2 else "wgpu")
@@ -58,14 +70,7 @@ def main() -> int:
         except ps.TranslationError:
             body[-1] = re.sub(r"out\[i\] = .*", f"out[i] = {name}", lines[last])
             k = load("\n".join(body) + "\n", f"bisect_{name}_plain")
-        outs = []
-        for dev in (cpu, gpu):
-            o = np.zeros(n, dt[tout])
-            k.launch(a, b, o, threads=n, device=dev)
-            outs.append(o)
-        bad = np.flatnonzero(outs[0] != outs[1])
-        print(f"{name:4} mismatches {bad.size:4}",
-              [(int(a[i]), int(b[i]), int(outs[0][i]), int(outs[1][i])) for i in bad[:2]])
+        compare(name, k, a, b, dt[tout], cpu, gpu)
     return 0
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pyshade as ps
 
 sys.path.insert(0, os.path.dirname(__file__))
-from diff_bisect import load  # noqa: E402
+from diff_bisect import compare, load  # noqa: E402
 
 A = "ps.reverse_bits(max(1, t1))"
 B = "(t0 // (i32(y) | 1))"
@@ -44,14 +44,7 @@ def main() -> int:
     for name, expr in VARIANTS.items():
         body = re.sub(r"out\[i\] = .*", f"out[i] = {expr}", src)
         k = load(body, f"last_{name}")
-        outs = []
-        for dev in (cpu, gpu):
-            o = np.zeros(n, np.int32)
-            k.launch(a, b, o, threads=n, device=dev)
-            outs.append(o)
-        bad = np.flatnonzero(outs[0] != outs[1])
-        print(f"{name:12} mismatches {bad.size:4}",
-              [(int(a[i]), int(b[i]), int(outs[0][i]), int(outs[1][i])) for i in bad[:2]])
+        compare(name, k, a, b, np.int32, cpu, gpu)
     return 0
 
 

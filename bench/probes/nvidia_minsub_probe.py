@@ -5,8 +5,13 @@ ending in `min(t3, c) - t3` disagreed with the CPU while every input agreed:
 the driver seems to simplify as if signed overflow could not happen.
 """
 
+import os
+import sys
+
 import numpy as np
-import wgpu
+
+sys.path.insert(0, os.path.dirname(__file__))
+from wgsl_run import open_device, run_i32_fn  # noqa: E402
 
 VARIANTS = {
     "min_sub": "return min(a, b) - a;",
@@ -18,36 +23,8 @@ VARIANTS = {
 }
 
 
-def run(dev, body, a, b):
-    src = f"""
-@group(0) @binding(0) var<storage, read> A: array<i32>;
-@group(0) @binding(1) var<storage, read> B: array<i32>;
-@group(0) @binding(2) var<storage, read_write> O: array<i32>;
-fn f(a: i32, b: i32) -> i32 {{ {body} }}
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
-    if (g.x < arrayLength(&A)) {{ O[g.x] = f(A[g.x], B[g.x]); }}
-}}"""
-    U = wgpu.BufferUsage
-    bufs = [dev.create_buffer_with_data(data=x, usage=U.STORAGE | U.COPY_SRC) for x in (a, b)]
-    out = dev.create_buffer(size=a.nbytes, usage=U.STORAGE | U.COPY_SRC)
-    p = dev.create_compute_pipeline(layout="auto", compute={
-        "module": dev.create_shader_module(code=src), "entry_point": "main"})
-    bg = dev.create_bind_group(layout=p.get_bind_group_layout(0), entries=[
-        {"binding": i, "resource": {"buffer": x}} for i, x in enumerate(bufs + [out])])
-    enc = dev.create_command_encoder()
-    cp = enc.begin_compute_pass()
-    cp.set_pipeline(p)
-    cp.set_bind_group(0, bg)
-    cp.dispatch_workgroups((a.size + 63) // 64)
-    cp.end()
-    dev.queue.submit([enc.finish()])
-    return np.frombuffer(dev.queue.read_buffer(out), np.int32)
-
-
 def main():
-    adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
-    dev = adapter.request_device_sync()
-    print(adapter.info["device"], adapter.info["backend_type"])
+    dev = open_device()
     rng = np.random.default_rng()
     n = 4096
     a = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
@@ -59,7 +36,7 @@ def main():
             "select_sub": wrap(np.minimum(a64, b64) - a64),
             "add_cmp": (wrap(a64 + 1) > a).astype(np.int32)}
     for name, body in VARIANTS.items():
-        got = run(dev, body, a, b)
+        got = run_i32_fn(dev, body, a, b)
         bad = np.flatnonzero(got != want[name])
         print(f"{name:11} mismatches {bad.size:5}",
               [(int(a[i]), int(b[i]), int(got[i]), int(want[name][i])) for i in bad[:2]])

@@ -535,3 +535,13 @@ class Emitter(ast.NodeVisitor):
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
         """Hook: extra named fields for a builtin's format string (default: none)."""
         return {}
+
+
+class IdNames:
+    """``{ids.global_id}`` in a builtin's spelling: the emitter's name for that id."""
+
+    def __init__(self, em: Emitter):
+        self.em = em
+
+    def __getattr__(self, which: str) -> str:
+        return self.em.id_value(which)

@@ -19,7 +19,7 @@ from typing import Any
 from .. import types as T
 from ..frontend.exprs import IDS
 from ..frontend.program import FuncInfo
-from .base import CMP_SYMBOLS, Emitter
+from .base import CMP_SYMBOLS, Emitter, IdNames
 
 WRAP = {"i32": "_i32", "u32": "_u32", "i64": "_i64", "u64": "_u64", "f32": "_f32",
         "f16": "_f16"}
@@ -450,7 +450,7 @@ class PythonEmitter(Emitter):
             return self.elementwise(t, lambda *xs: f"{fn}({', '.join(xs)})", args, types)
         extras = {"r": self.rnd(t) if t is not None else "_f32",
                   "wrap": WRAP.get(_scalar(t).name, "int") if t is not None else "int",
-                  "ids": _Ids(self)}
+                  "ids": IdNames(self)}
         if b.name == "bitcast":
             extras["T"] = _scalar(t).name
             extras["src"] = _scalar(types[1]).name
@@ -488,9 +488,3 @@ def _one_call(s: str) -> bool:
     return False
 
 
-class _Ids:
-    def __init__(self, em: PythonEmitter):
-        self.em = em
-
-    def __getattr__(self, which: str) -> str:
-        return self.em.id_value(which)

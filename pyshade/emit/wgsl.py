@@ -25,6 +25,7 @@ from typing import Any
 from .. import types as T
 from ..frontend.exprs import CT
 from ..frontend.program import FuncInfo
+from .base import IdNames
 from .clike import CLikeEmitter
 from .wgsl_helpers import WgslHelpers
 
@@ -427,10 +428,6 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
                 vals.append(self.value(a))
         return f"{self.global_name(st.name)}({', '.join(vals)})"
 
-    def id_value(self, which: str) -> str:
-        """Target name of the invocation id ``which`` in this function."""
-        return self.names.name("_ps_" + which)
-
     def call_array(self, node: ast.Call, at: T.ArrayType) -> str:
         """``ps.array(T, N)``: the zero value ``array<T, N>()``."""
         return f"{self.type_name(at, node)}()"
@@ -440,7 +437,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         type, compare-exchange."""
         extras: dict[str, Any] = {}
         if b.name in ID_BUILTINS:
-            extras["ids"] = _Ids(self)
+            extras["ids"] = IdNames(self)
         if b.name == "len":
             t = node.args[0].ps_type
             extras["len"] = (f"arrayLength(&{args[0]})" if isinstance(t, T.BufferType)
@@ -467,14 +464,6 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         if b.name == "atomic_compare_exchange":
             extras["cas"] = self.cas(node, args)
         return extras
-
-class _Ids:
-    def __init__(self, em: WgslEmitter):
-        self.em = em
-
-    def __getattr__(self, which: str) -> str:
-        return self.em.id_value(which)
-
 
 def _shortest_f32(v: float) -> str:
     """Shortest decimal that reads back as the same binary32 value."""

@@ -36,7 +36,7 @@ class WgslHelpers:
     def py_div_helper(self, kind: str, t: T.Type) -> str:
         """Name of the generated helper for Python's ``//`` or ``%`` (``kind``) on ``t``."""
         tn = self.type_name(t)
-        key = f"{kind}_{tn.replace('<', '_').replace('>', '')}"
+        key = f"{kind}_{_key(tn)}"
         zero = f"{tn}()"
 
         def make(name: str) -> str:
@@ -76,7 +76,7 @@ class WgslHelpers:
     def pow_helper(self, t: T.Type) -> str:
         """Name of the generated ``x ** n`` helper for ``t``."""
         tn = self.type_name(t)
-        key = f"powi_{tn.replace('<', '_').replace('>', '')}"
+        key = f"powi_{_key(tn)}"
 
         def make(name: str) -> str:
             one = f"{tn}(1)"
@@ -99,7 +99,7 @@ class WgslHelpers:
         stn, dtn = self.type_name(src), self.type_name(dst)
         limit, top = ("2147483648.0", "2147483647i") if de == T.i32 else \
             ("4294967296.0", "4294967295u")
-        key = f"ftoi_{dtn.replace('<', '_').replace('>', '')}"
+        key = f"ftoi_{_key(dtn)}"
         bits = self.type_name(T.vector_of(T.u32, src.n) if isinstance(src, T.VectorType)
                               else T.u32)
 
@@ -142,7 +142,7 @@ class WgslHelpers:
             return (f"// {which} of signed integers with select (see min_max in emit/wgsl.py)\n"
                     f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
                     f"    return select(b, a, a {op} b);\n}}")
-        return self.helper(f"{which}_{tn.replace('<', '_').replace('>', '')}", make)
+        return self.helper(f"{which}_{_key(tn)}", make)
 
     def abs_helper(self, t: T.Type) -> str:
         """Name of the generated signed-integer ``abs`` helper for ``t``."""
@@ -154,7 +154,7 @@ class WgslHelpers:
             return (f"// abs of a signed integer; abs(-2**31) wraps to -2**31\n"
                     f"fn {name}(x: {tn}) -> {tn} {{\n"
                     f"    return select(x, -x, x < {tn}());\n}}")
-        return self.helper(f"abs_{tn.replace('<', '_').replace('>', '')}", make)
+        return self.helper(f"abs_{_key(tn)}", make)
 
     def cas(self, node: ast.Call, args: list[str]) -> str:
         """A call of the generated strong compare-exchange helper (retries
@@ -177,3 +177,8 @@ class WgslHelpers:
         fn = self.helper(f"cas_{buf}", make)
         idx = args[1] if node.args[1].ps_type == T.u32 else f"u32({args[1]})"
         return f"{fn}({idx}, {args[2]}, {args[3]})"
+
+
+def _key(type_name: str) -> str:
+    """A WGSL type name as part of a helper's name: ``vec3<i32>`` -> ``vec3_i32``."""
+    return type_name.replace("<", "_").replace(">", "")

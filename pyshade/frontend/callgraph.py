@@ -147,7 +147,7 @@ class _Helpers:
                 if isinstance(at, T.AbstractType):
                     t = tv.get(annot) or caller.default(a).ps_type
                 else:
-                    t = decay(at) if isinstance(at, T.EnumType) and at not in _tv_options(annot) \
+                    t = decay(at) if isinstance(at, T.EnumType) and at not in T.typevar_options(annot) \
                         else at
                 self.bind(caller, a, annot, t, tv)
                 t = tv[annot]
@@ -200,22 +200,8 @@ class _Helpers:
                 caller.error(node, f"TypeVar {var.__name__} is already bound to {tv[var]} "
                                    f"in this call, got {t}")
             return
-        opts = _tv_options(var)
+        opts = T.typevar_options(var)
         if opts and t not in opts:
             caller.error(node, f"{t} is not allowed for TypeVar {var.__name__} "
                                f"(allowed: {', '.join(o.name for o in opts)})")
         tv[var] = t
-
-
-def _tv_options(var: typing.TypeVar) -> list:
-    opts = list(var.__constraints__)
-    if var.__bound__ is not None:
-        b = var.__bound__
-        opts = list(getattr(b, "__args__", [b]))
-    out = []
-    for o in opts:
-        try:
-            out.append(T.resolve_type(o))
-        except T.TypeResolutionError:
-            pass
-    return out
