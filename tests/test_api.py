@@ -141,7 +141,7 @@ def test_launch_argument_errors():
 def test_arrays_of_another_device_are_refused():
     wg = get_device("wgpu")
     x = wg.array(np.zeros(4, np.float32))
-    with pytest.raises(ps.LaunchError, match="lives on wgpu"):
+    with pytest.raises(ps.LaunchError, match="is an array on wgpu, the launch is on cpu"):
         saxpy.launch(x, x, 1.0, threads=4, device="cpu")
 
 

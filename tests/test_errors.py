@@ -336,9 +336,12 @@ def test_target_independent_errors_on_every_frontend_run() -> None:
 
 # -- launch errors ----------------------------------------------------------------------------
 @pytest.mark.parametrize(("value", "message"), [
-    (-1, "parameter 'v': -1 does not fit u32 (range 0..4294967295)"),
-    (2**32, "parameter 'v': 4294967296 does not fit u32 (range 0..4294967295)"),
-    (1.5, "parameter 'v' is u32, got 1.5 (float)"),
+    (-1, "fill(): parameter 'v' is u32 and got -1, which is out of range for u32 "
+         "(0..4294967295)"),
+    (2**32, "fill(): parameter 'v' is u32 and got 4294967296, which is out of range for u32 "
+            "(0..4294967295)"),
+    (1.5, "fill(): parameter 'v' is u32 and got 1.5, which is not an integer (pass u32(x) or "
+          "int(x) to convert explicitly)"),
 ])
 def test_launch_scalar_out_of_range(value: object, message: str) -> None:
     out = np.zeros(4, np.uint32)
@@ -359,7 +362,7 @@ def test_launch_wrong_dtype_array() -> None:
     with pytest.raises(ps.LaunchError) as info:
         E.fill.launch(np.zeros(4, np.float32), 1, threads=4, device="cpu")
     msg = str(info.value)
-    assert msg.startswith("fill(): 'out' needs dtype uint32, got float32")
+    assert msg == "fill(): parameter 'out' needs dtype uint32, got float32 with shape (4,)"
     assert isinstance(info.value, ps.PyshadeError)
 
 

@@ -32,6 +32,10 @@ class Emitter(ast.NodeVisitor):
 
     target = "?"
     comment = "//"
+    # True where the target's own buffer length would count binding padding (WGSL's
+    # arrayLength of a buffer rounded up to 16 bytes): ``len(buf)`` then reads a
+    # hidden u32 member of the parameter block that the launch path fills in.
+    explicit_lengths = False
 
     def __init__(self, prog: Program):
         self.prog = prog

@@ -39,6 +39,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
     """Writes a Program as WGSL."""
 
     target = "wgsl"
+    explicit_lengths = True
 
     # -- types -------------------------------------------------------------------------
     def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
@@ -117,16 +118,16 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             access = "read_write" if b.written else "read"
             self.line(f"@group(0) @binding({i}) var<storage, {access}> "
                       f"{self.global_name(b.name)}: array<{elem}>;")
-        if k.values:
-            block = self.prog.param_block
+        block = self.prog.param_block
+        if block.types:
             self.line(f"struct {self.globals.name('_ps_Params')} {{")
-            for (name, t), (_, _off, align, size) in zip(k.values, block.placed):
+            for (name, t), (_, _off, align, size) in zip(block.types, block.placed):
                 attrs = ""
                 if align:
                     attrs += f"@align({align}) "
                 if size:
                     attrs += f"@size({size}) "
-                member = self.field_name("_ps_Params", name, [n for n, _ in k.values])
+                member = self.field_name("_ps_Params", name, [n for n, _ in block.types])
                 self.line(f"    {attrs}{member}: {self.type_name(t, storage=True)},")
             self.line("}")
             space = "uniform" if block.kind == "uniform" else "storage, read"
@@ -440,8 +441,15 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             extras["ids"] = IdNames(self)
         if b.name == "len":
             t = node.args[0].ps_type
-            extras["len"] = (f"arrayLength(&{args[0]})" if isinstance(t, T.BufferType)
-                             else f"{t.n}u")
+            if not isinstance(t, T.BufferType):
+                extras["len"] = f"{t.n}u"
+            else:
+                # The element count the launch path stores: arrayLength would count the
+                # padding of small buffers (a binding is at least 16 bytes).
+                block = self.prog.param_block
+                member = block.lengths[node.args[0].ps_ref[1]]
+                extras["len"] = (f"{self.globals.name('_ps_params')}."
+                                 f"{self.field_name('_ps_Params', member, [n for n, _ in block.types])}")
         if b.name in ("math.isnan", "math.isinf"):
             t = node.args[0].ps_type
             bits = "u32" if not isinstance(t, T.VectorType) else f"vec{t.n}<u32>"

@@ -81,6 +81,19 @@ class Program:
     helpers_needed: set[str] = field(default_factory=set)
     consts: dict[str, Any] = field(default_factory=dict)
 
+    def lengths_used(self) -> list[str]:
+        """The buffers whose ``len()`` the program reads, in binding order."""
+        used = set()
+        for f in [self.kernel] + self.funcs:
+            for node in ast.walk(f.tree):
+                call = getattr(node, "ps_call", None)
+                if call and call[0] == "builtin" and call[1].name == "len" and node.args and \
+                        isinstance(node.args[0].ps_type, T.BufferType):
+                    ref = getattr(node.args[0], "ps_ref", None)
+                    if ref and ref[0] == "global":
+                        used.add(ref[1])
+        return [b.name for b in self.kernel.buffers if b.name in used]
+
     @property
     def filename(self) -> str:
         """The kernel's source file."""

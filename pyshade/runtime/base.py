@@ -34,6 +34,7 @@ class ParamBlock:
     size: int                        # bytes, multiple of 16
     kind: str = "uniform"            # "uniform" or "storage" (read-only storage)
     fields: tuple = ()               # ((name, offset, pyshade type), ...)
+    lengths: tuple = ()              # ((buffer index, offset of its u32 element count), ...)
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,11 @@ class Device:
     backend: str = "?"     # same as name for the built-in devices
     target: str = "?"      # the language this device consumes: "python", "wgsl", ...
     adapter: str = "?"     # human-readable hardware / driver description
+    # Launch limits, checked by the launch path before a driver sees them. The
+    # defaults are CUDA's; GPU devices report their adapter's.
+    max_groups_per_dim: int = 65535
+    max_workgroup_size: tuple[int, int, int] = (1024, 1024, 64)
+    max_workgroup_invocations: int = 1024
 
     def array(self, data: Any, dtype: Any = None) -> DeviceArray:
         """Upload ``data`` (array-like) and return a device array."""
@@ -127,6 +133,15 @@ class Device:
                         params: bytes | None, groups: tuple[int, int, int]) -> None:
         """Run ``compiled`` over ``groups`` workgroups with the given bindings."""
         raise NotImplementedError
+
+    def prepare(self, compiled: Compiled) -> Any:
+        """A handle for ``run_prepared`` (e.g. a pipeline), made once per binder."""
+        return compiled
+
+    def run_prepared(self, handle: Any, buffers: Sequence[DeviceArray], params: bytes | None,
+                     groups: tuple[int, int, int]) -> None:
+        """The launch path's fast call: arguments already checked and packed."""
+        self.launch_compiled(handle, buffers, params, groups)
 
     def __repr__(self) -> str:
         return f"<pyshade.Device {self.name}: {self.adapter}>"

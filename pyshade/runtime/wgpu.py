@@ -10,10 +10,15 @@ Design notes
 * Every array is one ``GPUBuffer`` with STORAGE|COPY_SRC|COPY_DST usage; its
   size is rounded up to a multiple of 4 (copies need it) and to at least 16
   bytes (WebGPU cannot bind a zero-sized buffer).
-* Every launch gets its own small parameter buffer, created already filled
-  (``create_buffer_with_data``): launches recorded in one batch thus keep their
-  own values, and no ``queue.write_buffer`` is involved, which would be
-  executed *before* the whole batch instead of in recording order.
+* Parameter blocks live in one arena buffer per device, bound at dynamic
+  offsets (``_ParamArena``); bind groups are cached per set of arrays, so a
+  repeated launch on the same arrays records three calls: set_pipeline (only
+  when it changes), set_bind_group and dispatch_workgroups.
+* Launches are recorded into one command encoder and one compute pass; outside
+  ``batch()`` each is submitted at once, inside at the batch's end (or when a
+  read-back, a ``write()`` or a numpy argument needs the results).
+* One lock serialises recording, submission and read-back, so a device may
+  be used from several Python threads; batch nesting is per thread.
 * Pipelines use an explicit bind group layout built from ``Layout``: with
   ``layout="auto"`` naga drops bindings the shader does not use, and binding
   them would then fail.
@@ -27,13 +32,14 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections import OrderedDict
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..errors import BackendUnavailable, CompileError, LaunchError
+from ..launch import LRU
 from .base import Compiled, Device, DeviceArray
 
 __all__ = ["WgpuArray", "WgpuDevice"]
@@ -45,7 +51,19 @@ _RAISED_LIMITS = (
     "max_storage_buffer_binding_size",
     "max_buffer_size",
     "max_compute_workgroups_per_dimension",
+    "max_compute_invocations_per_workgroup",
+    "max_compute_workgroup_size_x",
+    "max_compute_workgroup_size_y",
+    "max_compute_workgroup_size_z",
+    "max_compute_workgroup_storage_size",
 )
+# Compiled pipelines kept per device, and bind groups (each holds its buffers alive
+# until it is dropped), least recently used first out.
+PIPELINE_CACHE_SIZE = 256
+BIND_GROUP_CACHE_SIZE = 64
+# A batch is split into several submissions past this many launches, bounding the
+# memory of one command buffer.
+MAX_RECORDED = 4096
 
 
 def _round_up(n: int, m: int) -> int:
@@ -77,14 +95,12 @@ class WgpuArray(DeviceArray):
         self.shape = tuple(int(s) for s in shape)
 
     def numpy(self) -> np.ndarray:
-        """Download the array (after flushing any open batch) and return a copy."""
-        dev = self.device
-        dev._flush()
+        """Download the array (after submitting recorded launches) and return a copy."""
         n = self.nbytes
         if n == 0:
             return np.empty(self.shape, dtype=self.dtype)
         # Copies must be a multiple of 4 bytes; the buffer is padded to allow it.
-        raw = dev.wgpu_device.queue.read_buffer(self.buffer, 0, _round_up(n, 4))
+        raw = self.device._read(self.buffer, _round_up(n, 4))
         data = np.frombuffer(raw, dtype=np.uint8, count=n)
         return data.view(self.dtype).reshape(self.shape).copy()
 
@@ -113,14 +129,15 @@ class WgpuArray(DeviceArray):
 class _ParamArena:
     """Parameter blocks of many launches in one buffer, bound at dynamic offsets.
 
-    A launch writes its block into the next free slot (on the host); the used
-    part is uploaded with ``queue.write_buffer`` just before the submission that
-    reads it, so every batched launch keeps its own values. Bind groups that
-    reference the arena are cached per set of buffers: repeated launches of one
-    kernel on the same arrays (a sort's network) reuse one bind group.
+    A launch writes its block into the next free slot on the host; the used part
+    is uploaded with ``queue.write_buffer`` just before the submission that
+    reads it. ``queue.write_buffer`` is ordered after every earlier submission,
+    so after each submit the arena starts again at offset 0: one buffer per
+    device and kind serves every launch, batched or not. A submission that
+    would overflow the arena is split (``WgpuDevice._record``).
     """
 
-    CAPACITY = 1 << 16
+    CAPACITY = 1 << 18
 
     def __init__(self, dev: "WgpuDevice", kind: str):
         U = dev._wgpu.BufferUsage
@@ -131,25 +148,39 @@ class _ParamArena:
         self.buffer = dev.wgpu_device.create_buffer(label="pyshade.params",
                                                     size=self.CAPACITY, usage=usage)
         self.data = bytearray(self.CAPACITY)
-        self.used = self.flushed = 0
-        self.bind_groups: OrderedDict = OrderedDict()   # small LRU: holds its buffers alive
+        self.used = 0
 
     def put(self, raw: bytes) -> int | None:
         """Store ``raw`` in a free slot; its offset, or None when the arena is full."""
-        off = _round_up(self.used, self.align)
-        if off + len(raw) > self.CAPACITY:
+        off = -(-self.used // self.align) * self.align
+        end = off + len(raw)
+        if end > self.CAPACITY:
             return None
-        self.data[off:off + len(raw)] = raw
-        self.used = off + len(raw)
+        self.data[off:end] = raw
+        self.used = end
         return off
 
     def flush(self, queue: Any) -> None:
-        """Upload the slots written since the last flush."""
-        if self.used > self.flushed:
-            start = self.flushed - self.flushed % 4
-            end = _round_up(self.used, 4)
-            queue.write_buffer(self.buffer, start, memoryview(self.data)[start:end])
-            self.flushed = self.used
+        """Upload the slots written since the last submission, and start again at 0."""
+        if self.used:
+            queue.write_buffer(self.buffer, 0, memoryview(self.data)[:_round_up(self.used, 4)])
+            self.used = 0
+
+
+class _Prepared:
+    """What a binder keeps per compiled kernel: pipeline, layout and bind-group key."""
+
+    __slots__ = ("pipeline", "bgl", "layout", "entry", "slots", "pb", "pb_size", "bgl_id")
+
+    def __init__(self, pipeline: Any, bgl: Any, compiled: Compiled):
+        self.pipeline = pipeline
+        self.bgl = bgl
+        self.bgl_id = id(bgl)
+        self.layout = compiled.layout
+        self.entry = compiled.entry
+        self.slots = compiled.layout.buffers
+        self.pb = compiled.layout.params
+        self.pb_size = max(self.pb.size, 16) if self.pb is not None else 0
 
 
 class WgpuDevice(Device):
@@ -201,17 +232,17 @@ class WgpuDevice(Device):
         self.limits: dict[str, int] = {
             _limit_key(k): v for k, v in dict(self.wgpu_device.limits).items()}
         self.features: set[str] = set(self.wgpu_device.features)
+        lim = self.limits
+        self.max_groups_per_dim = int(lim.get("max_compute_workgroups_per_dimension", 65535))
+        self.max_workgroup_size = tuple(int(lim.get(f"max_compute_workgroup_size_{a}", d))
+                                        for a, d in zip("xyz", (256, 256, 64)))
+        self.max_workgroup_invocations = int(lim.get("max_compute_invocations_per_workgroup",
+                                                     256))
 
         U = wgpu.BufferUsage
         self._array_usage = U.STORAGE | U.COPY_SRC | U.COPY_DST
-        self._pipelines: dict[Any, tuple[Any, Any]] = {}  # key -> (pipeline, bind group layout)
         self._sync_buffer = self.wgpu_device.create_buffer(size=4, usage=U.COPY_SRC | U.COPY_DST)
-        # Batch state: an open command encoder, its nesting depth, and the
-        # transient objects (param buffers, staging buffers) it references.
-        self._batch_depth = 0
-        self._encoder: Any = None
-        self._keepalive: list[Any] = []
-        self._arenas: dict[str, _ParamArena] = {}   # "uniform"/"storage" -> current arena
+        self._init_recording()
 
     # ---- arrays -----------------------------------------------------------
 
@@ -259,73 +290,98 @@ class WgpuDevice(Device):
                              f"({limit} bytes, {self.adapter})")
 
     def _write(self, buffer: Any, raw: np.ndarray) -> None:
-        """Write ``raw`` bytes at offset 0 of ``buffer``, in order with the batch."""
-        if self._encoder is None:
-            self.wgpu_device.queue.write_buffer(buffer, 0, raw)
-            return
-        # queue.write_buffer would run before the whole batch: copy instead.
-        staging = self.wgpu_device.create_buffer_with_data(
-            data=raw, usage=self._wgpu.BufferUsage.COPY_SRC)
-        self._encoder.copy_buffer_to_buffer(staging, 0, buffer, 0, raw.size)
-        self._keepalive.append(staging)
+        """Write ``raw`` bytes at offset 0 of ``buffer``, in order with recorded launches."""
+        with self._lock:
+            if self._encoder is None:
+                self.wgpu_device.queue.write_buffer(buffer, 0, raw)
+                return
+            # queue.write_buffer would run before the recorded launches: copy instead.
+            staging = self.wgpu_device.create_buffer_with_data(
+                data=raw, usage=self._wgpu.BufferUsage.COPY_SRC)
+            self._end_pass()
+            self._encoder.copy_buffer_to_buffer(staging, 0, buffer, 0, raw.size)
+            self._keepalive.append(staging)
 
-    # ---- batches and synchronisation --------------------------------------
+    def _read(self, buffer: Any, nbytes: int) -> memoryview:
+        """The first ``nbytes`` (a multiple of 4) of ``buffer``, after all recorded work."""
+        with self._lock:
+            self._submit_recorded()
+            return self.wgpu_device.queue.read_buffer(buffer, 0, nbytes)
+
+    # ---- recording, batches and synchronisation ---------------------------
+
+    def _init_recording(self) -> None:
+        # Launches are recorded into one command encoder and, while nothing else
+        # comes between them, one compute pass. The lock serialises every thread's
+        # recording, submission and read-back; batch depth is per thread.
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self._encoder: Any = None
+        self._pass: Any = None
+        self._pass_pipeline: Any = None
+        self._keepalive: list[Any] = []
+        self._recorded = 0
+        self._arenas: dict[str, _ParamArena] = {}
+        self._pipelines = LRU(PIPELINE_CACHE_SIZE)
+        self._bind_groups = LRU(BIND_GROUP_CACHE_SIZE)
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[WgpuDevice]:
-        """Record the launches inside into one command buffer, submitted at exit.
+        """Record the launches inside into one command buffer and one compute pass where
+        possible, submitted when the outermost ``batch()`` of this thread exits.
 
-        Each launch is its own compute pass; WebGPU orders them, so a launch
-        sees the writes of the launches before it. Nested ``batch()`` blocks
-        join the outermost one. If the block raises, the recorded work is
-        discarded (nothing of it runs) and the exception propagates.
-        ``DeviceArray.numpy()`` inside a batch submits what was recorded so far.
+        WebGPU orders the dispatches of a pass: each launch sees the writes of the
+        launches before it. ``DeviceArray.numpy()``, ``write()`` and numpy
+        arguments inside a batch submit what was recorded so far, so results are
+        those of the Python order. If the block raises, the launches recorded
+        before the exception are still submitted and run (as on every device),
+        then the exception propagates.
         """
-        outer = self._batch_depth == 0
-        if outer:
-            self._encoder = self.wgpu_device.create_command_encoder(label="pyshade.batch")
-            self._keepalive = []
-        self._batch_depth += 1
-        ok = False
+        local = self._local
+        local.depth = getattr(local, "depth", 0) + 1
         try:
             yield self
-            ok = True
         finally:
-            self._batch_depth -= 1
-            if outer:
-                encoder, self._encoder = self._encoder, None
-                try:
-                    if ok:
-                        self._submit(encoder)
-                finally:
-                    self._keepalive = []
+            local.depth -= 1
+            if local.depth == 0:
+                with self._lock:
+                    self._submit_recorded()
 
-    def _flush(self) -> None:
-        """Submit the open batch's work so far and continue it with a new encoder."""
-        if self._encoder is None:
-            return
+    def _end_pass(self) -> None:
+        if self._pass is not None:
+            self._pass.end()
+            self._pass = None
+            self._pass_pipeline = None
+
+    def _submit_recorded(self) -> None:
+        """Submit everything recorded so far (the caller holds the lock)."""
         encoder = self._encoder
-        self._encoder = self.wgpu_device.create_command_encoder(label="pyshade.batch")
-        try:
-            self._submit(encoder)
-        finally:
-            self._keepalive = []
-
-    def _submit(self, encoder: Any, what: str = "a batch of launches") -> None:
-        """Finish ``encoder`` and submit it; WebGPU validation errors become LaunchError."""
+        if encoder is None:
+            return
+        self._end_pass()
+        self._encoder = None
+        keep, self._keepalive = self._keepalive, []
+        self._recorded = 0
         for arena in self._arenas.values():
             arena.flush(self.wgpu_device.queue)
         try:
             self.wgpu_device.queue.submit([encoder.finish()])
         except self._wgpu.GPUError as exc:
-            raise LaunchError(f"WebGPU rejected {what}: {exc}") from None
+            raise LaunchError(f"WebGPU rejected the recorded launches: {exc}") from None
+        del keep   # staging buffers may go once the submission holds them
+
+    def _flush(self) -> None:
+        """Submit the work recorded so far (kept for callers of the old name)."""
+        with self._lock:
+            self._submit_recorded()
 
     def synchronize(self) -> None:
-        """Wait until all submitted work has finished (an open batch is submitted first)."""
-        self._flush()
-        # read_buffer queues a copy after all earlier work and blocks until the
-        # staging buffer is mapped, i.e. until the queue has drained up to it.
-        self.wgpu_device.queue.read_buffer(self._sync_buffer, 0, 4)
+        """Wait until all submitted work has finished (recorded launches are submitted first)."""
+        with self._lock:
+            self._submit_recorded()
+            # read_buffer queues a copy after all earlier work and blocks until the
+            # staging buffer is mapped, i.e. until the queue has drained up to it.
+            self.wgpu_device.queue.read_buffer(self._sync_buffer, 0, 4)
 
     # ---- launching ---------------------------------------------------------
 
@@ -360,90 +416,99 @@ class WgpuDevice(Device):
             # code-generation bug, reported like any toolchain rejection.
             raise CompileError(f"WebGPU rejected the compute pipeline for '{compiled.entry}'",
                                target="wgsl", log=str(exc), source=compiled.source) from None
-        self._pipelines[key] = (pipeline, bgl)
-        return pipeline, bgl
+        return self._pipelines.put(key, (pipeline, bgl))
+
+    def prepare(self, compiled: Compiled) -> _Prepared:
+        """The pipeline of ``compiled`` and what launching it needs, for the launch path."""
+        pipeline, bgl = self._pipeline(compiled)
+        return _Prepared(pipeline, bgl, compiled)
 
     def launch_compiled(self, compiled: Compiled, buffers: Sequence[DeviceArray],
                         params: bytes | None, groups: tuple[int, int, int]) -> None:
-        """Dispatch ``compiled`` over ``groups``: immediately, or into the open batch."""
-        wgpu = self._wgpu
+        """Dispatch ``compiled`` over ``groups`` (checked here: this entry point is public)."""
         layout = compiled.layout
         if len(buffers) != len(layout.buffers):
             raise LaunchError(f"'{compiled.entry}' binds {len(layout.buffers)} buffers, "
                               f"{len(buffers)} given")
-        gx, gy, gz = (int(g) for g in groups)
-        gmax = self.limits.get("max_compute_workgroups_per_dimension", 65535)
-        if max(gx, gy, gz) > gmax:
-            raise LaunchError(f"group counts {(gx, gy, gz)} exceed this adapter's limit of "
+        gmax = self.max_groups_per_dim
+        if max(groups) > gmax:
+            raise LaunchError(f"group counts {tuple(groups)} exceed this adapter's limit of "
                               f"{gmax} per dimension")
-        max_bind = self.limits.get("max_storage_buffer_binding_size")
-        entries = []
         for slot, arr in zip(layout.buffers, buffers):
             if not isinstance(arr, WgpuArray) or arr.device is not self:
                 raise LaunchError(f"argument '{slot.name}' is not an array on this device "
                                   f"({self!r}): got {arr!r}")
-            if max_bind is not None and arr.buffer.size > max_bind:
-                raise LaunchError(f"argument '{slot.name}' ({arr.buffer.size} bytes) exceeds "
-                                  f"max_storage_buffer_binding_size ({max_bind} bytes)")
-            entries.append({"binding": slot.binding,
-                            "resource": {"buffer": arr.buffer, "offset": 0,
-                                         "size": arr.buffer.size}})
-        pipeline, bgl = self._pipeline(compiled)
-
-        offsets: list[int] = []
-        arena = None
         pb = layout.params
         if pb is not None:
             raw = bytes(params or b"")
             if len(raw) > pb.size:
                 raise LaunchError(f"parameter block of {len(raw)} bytes exceeds its declared "
                                   f"size {pb.size}")
-            # Zero-pad to the declared size: the shader's struct expects all of it.
-            raw = raw + bytes(max(pb.size, 16) - len(raw))
-            arena = self._arenas.get(pb.kind)
-            off = arena.put(raw) if arena is not None else None
-            if off is None:
-                if arena is not None:
-                    arena.flush(self.wgpu_device.queue)
-                    self._keepalive.append(arena.buffer)
-                arena = self._arenas[pb.kind] = _ParamArena(self, pb.kind)
-                off = arena.put(raw)
-                if off is None:
-                    raise LaunchError(f"parameter block of {len(raw)} bytes is too large")
-            offsets.append(off)
-            entries.append({"binding": pb.binding,
-                            "resource": {"buffer": arena.buffer, "offset": 0,
-                                         "size": max(pb.size, 16)}})
-        cache = arena.bind_groups if arena is not None else None
-        bg_key = (id(bgl), tuple(arr.uid for arr in buffers))
-        bind_group = cache.get(bg_key) if cache is not None else None
-        if bind_group is not None:
-            cache.move_to_end(bg_key)
-        if bind_group is None:
-            try:
-                bind_group = self.wgpu_device.create_bind_group(layout=bgl, entries=entries)
-            except wgpu.GPUError as exc:
-                raise LaunchError(f"cannot bind the arguments of '{compiled.entry}': "
-                                  f"{exc}") from None
-            if cache is not None:
-                cache[bg_key] = (bind_group, bgl)   # bgl kept: its id is in the key
-                if len(cache) > 8:
-                    cache.popitem(last=False)
-        else:
-            bind_group = bind_group[0]
+            params = raw
+        if min(groups) == 0:
+            return
+        self.run_prepared(self.prepare(compiled), buffers, params,
+                          tuple(int(g) for g in groups))  # type: ignore[arg-type]
 
-        if gx == 0 or gy == 0 or gz == 0:
-            return  # an empty grid: nothing to run
-        encoder = self._encoder or self.wgpu_device.create_command_encoder(label="pyshade.launch")
-        # One compute pass per launch: WebGPU makes each dispatch see the
-        # writes of earlier dispatches either way, and separate passes let
-        # batched ``write()`` copies sit between them.
-        cpass = encoder.begin_compute_pass()
-        cpass.set_pipeline(pipeline)
-        cpass.set_bind_group(0, bind_group, offsets)
-        cpass.dispatch_workgroups(gx, gy, gz)
-        cpass.end()
-        if self._encoder is None:
-            self._submit(encoder, f"the launch of '{compiled.entry}'")
-        else:
+    def _bind_group(self, prep: _Prepared, buffers: Sequence[WgpuArray], arena: Any) -> Any:
+        key = (prep.bgl_id, arena, tuple(a.uid for a in buffers))
+        hit = self._bind_groups.get(key)
+        if hit is not None:
+            return hit[0]
+        max_bind = self.limits.get("max_storage_buffer_binding_size")
+        entries = []
+        for slot, arr in zip(prep.slots, buffers):
+            if max_bind is not None and arr.buffer.size > max_bind:
+                raise LaunchError(f"argument '{slot.name}' ({arr.buffer.size} bytes) exceeds "
+                                  f"max_storage_buffer_binding_size ({max_bind} bytes)")
+            entries.append({"binding": slot.binding,
+                            "resource": {"buffer": arr.buffer, "offset": 0,
+                                         "size": arr.buffer.size}})
+        if arena is not None:
+            entries.append({"binding": prep.pb.binding,
+                            "resource": {"buffer": arena.buffer, "offset": 0,
+                                         "size": prep.pb_size}})
+        try:
+            bg = self.wgpu_device.create_bind_group(layout=prep.bgl, entries=entries)
+        except self._wgpu.GPUError as exc:
+            raise LaunchError(f"cannot bind the arguments of '{prep.entry}': {exc}") from None
+        # The bgl is kept alive with the bind group: its id is part of the key.
+        self._bind_groups.put(key, (bg, prep.bgl))
+        return bg
+
+    def run_prepared(self, prep: _Prepared, buffers: Sequence[DeviceArray],
+                     params: bytes | None, groups: tuple[int, int, int]) -> None:
+        """Record one dispatch (arguments already checked by the launch path); outside a
+        batch it is submitted at once."""
+        with self._lock:
+            offsets = _NO_OFFSETS
+            arena = None
+            if prep.pb is not None:
+                arena = self._arenas.get(prep.pb.kind)
+                if arena is None:
+                    arena = self._arenas[prep.pb.kind] = _ParamArena(self, prep.pb.kind)
+                raw = params if len(params) >= prep.pb_size else \
+                    bytes(params) + bytes(prep.pb_size - len(params))
+                off = arena.put(raw)
+                if off is None:              # the arena is full: submit what uses it
+                    self._submit_recorded()
+                    off = arena.put(raw)
+                offsets = [off]
+            bind_group = self._bind_group(prep, buffers, arena)
+            if self._encoder is None:
+                self._encoder = self.wgpu_device.create_command_encoder(label="pyshade")
+            cpass = self._pass
+            if cpass is None:
+                cpass = self._pass = self._encoder.begin_compute_pass()
+            if self._pass_pipeline is not prep.pipeline:
+                cpass.set_pipeline(prep.pipeline)
+                self._pass_pipeline = prep.pipeline
+            cpass.set_bind_group(0, bind_group, offsets)
+            cpass.dispatch_workgroups(*groups)
             self._keepalive.append(bind_group)
+            self._recorded += 1
+            if not getattr(self._local, "depth", 0) or self._recorded >= MAX_RECORDED:
+                self._submit_recorded()
+
+
+_NO_OFFSETS: list[int] = []

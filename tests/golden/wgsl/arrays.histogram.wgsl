@@ -7,6 +7,10 @@ struct Bin {
 @group(0) @binding(0) var<storage, read> samples: array<f32>;
 @group(0) @binding(1) var<storage, read_write> bins_out: array<Bin>;
 @group(0) @binding(2) var<storage, read_write> pts: array<vec2<f32>>;
+struct ps_Params {
+    ps_len_samples: u32,
+}
+@group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
 @compute @workgroup_size(64, 1, 1)
 fn histogram(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // arrays.py:53
@@ -22,7 +26,7 @@ fn histogram(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // array
         b = b_1;  // arrays.py:58
         bins[b].lo = f32(b) * 0.25f;  // arrays.py:59
     }
-    let end_1: u32 = arrayLength(&samples);  // arrays.py:60
+    let end_1: u32 = ps_params.ps_len_samples;  // arrays.py:60
     for (var s_1: u32 = 0u; s_1 < end_1; s_1 += 1u) {  // arrays.py:60
         s = s_1;  // arrays.py:60
         let x: f32 = samples[s];  // arrays.py:61

@@ -2,6 +2,10 @@
 @group(0) @binding(0) var<storage, read_write> ints: array<i32>;
 @group(0) @binding(1) var<storage, read_write> uints: array<u32>;
 @group(0) @binding(2) var<storage, read_write> floats: array<f32>;
+struct ps_Params {
+    ps_len_ints: u32,
+}
+@group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
 // Python's floor division (rounds toward -inf)
 fn ps_floordiv_i32(a: i32, b: i32) -> i32 {
@@ -43,7 +47,7 @@ fn ps_mod_f32(a: f32, b: f32) -> f32 {
 @compute @workgroup_size(64, 1, 1)
 fn augmented(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // assignments.py:21
     let i: u32 = ps_global_id.x;  // assignments.py:22
-    if (i >= arrayLength(&ints)) {  // assignments.py:23
+    if (i >= ps_params.ps_len_ints) {  // assignments.py:23
         return;  // assignments.py:24
     }
     var x: i32 = ints[i];  // assignments.py:25

@@ -2,6 +2,7 @@
 @group(0) @binding(0) var<storage, read_write> out_: array<u32>;
 struct ps_Params {
     steps: u32,
+    ps_len_out: u32,
 }
 @group(0) @binding(1) var<uniform> ps_params: ps_Params;
 
@@ -10,7 +11,7 @@ fn fibonacci(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // assig
     let steps: u32 = ps_params.steps;
     var v_: u32;
     let i: u32 = ps_global_id.x;  // assignments.py:10
-    if (i >= arrayLength(&out_)) {  // assignments.py:11
+    if (i >= ps_params.ps_len_out) {  // assignments.py:11
         return;  // assignments.py:12
     }
     var a: u32 = 0u;  // assignments.py:13

@@ -3,6 +3,10 @@
 @group(0) @binding(1) var<storage, read_write> stats: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read_write> signed_: array<atomic<i32>>;
 @group(0) @binding(3) var<storage, read_write> old: array<u32>;
+struct ps_Params {
+    ps_len_values: u32,
+}
+@group(0) @binding(4) var<uniform> ps_params: ps_Params;
 
 fn ps_cas_stats(i: u32, expected: u32, desired: u32) -> u32 {
     var old: u32;
@@ -27,7 +31,7 @@ fn ps_cas_signed_(i: u32, expected: i32, desired: i32) -> i32 {
 @compute @workgroup_size(64, 1, 1)
 fn counters(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // atomics.py:9
     let i: u32 = ps_global_id.x;  // atomics.py:11
-    if (i >= arrayLength(&values)) {  // atomics.py:12
+    if (i >= ps_params.ps_len_values) {  // atomics.py:12
         return;  // atomics.py:13
     }
     let v: u32 = values[i];  // atomics.py:14

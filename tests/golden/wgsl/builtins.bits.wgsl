@@ -3,6 +3,10 @@
 @group(0) @binding(1) var<storage, read_write> f: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out_: array<u32>;
 @group(0) @binding(3) var<storage, read_write> signed_: array<i32>;
+struct ps_Params {
+    ps_len_x: u32,
+}
+@group(0) @binding(4) var<uniform> ps_params: ps_Params;
 
 // min of signed integers with select (see min_max in emit/wgsl.py)
 fn ps_min_i32(a: i32, b: i32) -> i32 {
@@ -23,7 +27,7 @@ fn ps_ftoi_i32(x: f32) -> i32 {
 @compute @workgroup_size(64, 1, 1)
 fn bits(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // builtins.py:30
     let i: u32 = ps_global_id.x;  // builtins.py:31
-    if (i >= arrayLength(&x)) {  // builtins.py:32
+    if (i >= ps_params.ps_len_x) {  // builtins.py:32
         return;  // builtins.py:33
     }
     let v: u32 = x[i];  // builtins.py:34

@@ -3,11 +3,15 @@
 @group(0) @binding(1) var<storage, read> pb: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> t: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out_: array<vec4<f32>>;
+struct ps_Params {
+    ps_len_out: u32,
+}
+@group(0) @binding(4) var<uniform> ps_params: ps_Params;
 
 @compute @workgroup_size(64, 1, 1)
 fn blend(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // builtins.py:10
     let i: u32 = ps_global_id.x;  // builtins.py:11
-    if (i >= arrayLength(&out_)) {  // builtins.py:12
+    if (i >= ps_params.ps_len_out) {  // builtins.py:12
         return;  // builtins.py:13
     }
     let a: vec3<f32> = pa[i].xyz;  // builtins.py:14

@@ -5,6 +5,10 @@ const Level_HIGH: u32 = 1u;
 @group(0) @binding(0) var<storage, read_write> f: array<f32>;
 @group(0) @binding(1) var<storage, read_write> u: array<u32>;
 @group(0) @binding(2) var<storage, read_write> s: array<i32>;
+struct ps_Params {
+    ps_len_f: u32,
+}
+@group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
 // float -> int truncating, saturating at the integer maximum, nan -> 0
 fn ps_ftoi_i32(x: f32) -> i32 {
@@ -15,7 +19,7 @@ fn ps_ftoi_i32(x: f32) -> i32 {
 @compute @workgroup_size(64, 1, 1)
 fn convert(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // casts.py:19
     let i: u32 = ps_global_id.x;  // casts.py:20
-    if (i >= arrayLength(&f)) {  // casts.py:21
+    if (i >= ps_params.ps_len_f) {  // casts.py:21
         return;  // casts.py:22
     }
     let x: f32 = f[i];  // casts.py:23

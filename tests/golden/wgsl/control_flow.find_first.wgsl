@@ -3,6 +3,7 @@
 @group(0) @binding(1) var<storage, read_write> found: array<i32>;
 struct ps_Params {
     needle: u32,
+    ps_len_haystack: u32,
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
@@ -14,7 +15,7 @@ fn find_first(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // cont
         return;  // control_flow.py:62
     }
     var pos: i32 = -1i;  // control_flow.py:63
-    let end_1: u32 = arrayLength(&haystack);  // control_flow.py:64
+    let end_1: u32 = ps_params.ps_len_haystack;  // control_flow.py:64
     for (var k_1: u32 = 0u; k_1 < end_1; k_1 += 1u) {  // control_flow.py:64
         k = k_1;  // control_flow.py:64
         if (haystack[k] == needle) {  // control_flow.py:65

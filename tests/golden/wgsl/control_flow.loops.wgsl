@@ -3,6 +3,7 @@
 struct ps_Params {
     n: i32,
     step_: i32,
+    ps_len_data: u32,
 }
 @group(0) @binding(1) var<uniform> ps_params: ps_Params;
 
@@ -18,7 +19,7 @@ fn loops(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // control_f
     let step_: i32 = ps_params.step_;
     var k: i32;
     let i: u32 = ps_global_id.x;  // control_flow.py:28
-    if (i >= arrayLength(&data)) {  // control_flow.py:29
+    if (i >= ps_params.ps_len_data) {  // control_flow.py:29
         return;  // control_flow.py:30
     }
     var total: i32 = 0i;  // control_flow.py:31

@@ -3,6 +3,7 @@
 @group(0) @binding(1) var<storage, read_write> counts: array<i32>;
 struct ps_Params {
     limit: f32,
+    ps_len_lengths: u32,
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
@@ -22,7 +23,7 @@ fn twice(x: f32) -> f32 {  // generics.py:20
 fn clamp_lengths(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // generics.py:33
     let limit: f32 = ps_params.limit;
     let i: u32 = u32(ps_global_id.x);  // generics.py:34
-    if (i >= arrayLength(&lengths)) {  // generics.py:35
+    if (i >= ps_params.ps_len_lengths) {  // generics.py:35
         return;  // generics.py:36
     }
     let m: f32 = lengths[i];  // generics.py:37

@@ -3,6 +3,7 @@
 @group(0) @binding(1) var<storage, read_write> dst_: array<f32>;
 struct ps_Params {
     zero: f32,
+    ps_len_src: u32,
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
@@ -14,7 +15,7 @@ fn twice(x: f32) -> f32 {  // generics.py:20
 fn reduce_pairs(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // generics.py:25
     let zero: f32 = ps_params.zero;
     let i: u32 = u32(ps_global_id.x);  // generics.py:26
-    if (((i * 2u) + 1u) >= arrayLength(&src)) {  // generics.py:27
+    if (((i * 2u) + 1u) >= ps_params.ps_len_src) {  // generics.py:27
         return;  // generics.py:28
     }
     dst_[i] = (twice(src[i * 2u]) + src[(i * 2u) + 1u]) + zero;  // generics.py:29

@@ -8,6 +8,8 @@ struct Hit {
 @group(0) @binding(1) var<storage, read_write> noise_: array<f32>;
 struct ps_Params {
     seed: u32,
+    ps_len_points: u32,
+    ps_len_noise: u32,
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
@@ -31,7 +33,7 @@ fn jitter(p: vec2<f32>, seed: u32) -> vec2<f32> {  // helpers.py:52
 
 fn first_above(start: u32, limit: f32) -> Hit {  // helpers.py:39
     var k: u32 = start;  // helpers.py:40
-    while (k < arrayLength(&noise_)) {  // helpers.py:41
+    while (k < ps_params.ps_len_noise) {  // helpers.py:41
         if (noise_[k] > limit) {  // helpers.py:42
             return Hit(f32(k), select(0u, 1u, true));  // helpers.py:43
         }
@@ -58,7 +60,7 @@ fn my_lane(ps_global_id: vec3<u32>) -> u32 {  // helpers.py:48
 fn scatter(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // helpers.py:57
     let seed: u32 = ps_params.seed;
     let i: u32 = ps_global_id.x;  // helpers.py:58
-    if (i >= arrayLength(&points)) {  // helpers.py:59
+    if (i >= ps_params.ps_len_points) {  // helpers.py:59
         return;  // helpers.py:60
     }
     var p: vec2<f32> = jitter(points[i], hash32(seed + i));  // helpers.py:61

@@ -4,6 +4,7 @@
 struct ps_Params {
     lo: i32,
     hi: i32,
+    ps_len_a: u32,
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
@@ -12,7 +13,7 @@ fn logic(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // int_seman
     let lo: i32 = ps_params.lo;
     let hi: i32 = ps_params.hi;
     let i: u32 = ps_global_id.x;  // int_semantics.py:56
-    if (i >= arrayLength(&a)) {  // int_semantics.py:57
+    if (i >= ps_params.ps_len_a) {  // int_semantics.py:57
         return;  // int_semantics.py:58
     }
     let x: i32 = a[i];  // int_semantics.py:59

@@ -2,6 +2,10 @@
 @group(0) @binding(0) var<storage, read> a: array<i32>;
 @group(0) @binding(1) var<storage, read> b: array<i32>;
 @group(0) @binding(2) var<storage, read_write> out_: array<i32>;
+struct ps_Params {
+    ps_len_out: u32,
+}
+@group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
 // Python's floor division (rounds toward -inf)
 fn ps_floordiv_i32(a: i32, b: i32) -> i32 {
@@ -27,7 +31,7 @@ fn ps_powi_i32(x: i32, n: u32) -> i32 {
 @compute @workgroup_size(64, 1, 1)
 fn signed_ops(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // int_semantics.py:9
     let i: u32 = ps_global_id.x;  // int_semantics.py:10
-    if (i >= arrayLength(&out_)) {  // int_semantics.py:11
+    if (i >= ps_params.ps_len_out) {  // int_semantics.py:11
         return;  // int_semantics.py:12
     }
     let x: i32 = a[i];  // int_semantics.py:13

@@ -3,6 +3,7 @@
 @group(0) @binding(1) var<storage, read_write> out_: array<u32>;
 struct ps_Params {
     k: u32,
+    ps_len_out: u32,
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
@@ -18,7 +19,7 @@ fn ps_powi_u32(x: u32, n: u32) -> u32 {
 fn unsigned_ops(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // int_semantics.py:27
     let k: u32 = ps_params.k;
     let i: u32 = ps_global_id.x;  // int_semantics.py:28
-    if (i >= arrayLength(&out_)) {  // int_semantics.py:29
+    if (i >= ps_params.ps_len_out) {  // int_semantics.py:29
         return;  // int_semantics.py:30
     }
     let x: u32 = a[i];  // int_semantics.py:31

@@ -9,11 +9,15 @@ const Op_MAX: u32 = 4u;
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read> b: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out_: array<f32>;
+struct ps_Params {
+    ps_len_out: u32,
+}
+@group(0) @binding(4) var<uniform> ps_params: ps_Params;
 
 @compute @workgroup_size(64, 1, 1)
 fn apply_op(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // match_enums.py:25
     let i: u32 = ps_global_id.x;  // match_enums.py:26
-    if (i >= arrayLength(&out_)) {  // match_enums.py:27
+    if (i >= ps_params.ps_len_out) {  // match_enums.py:27
         return;  // match_enums.py:28
     }
     let x: f32 = a[i];  // match_enums.py:29

@@ -7,6 +7,7 @@ const Direction_FORWARD: i32 = 1i;
 @group(0) @binding(1) var<storage, read_write> pos: array<i32>;
 struct ps_Params {
     steps: i32,
+    ps_len_pos: u32,
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
@@ -15,7 +16,7 @@ fn walk(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // match_enum
     let steps: i32 = ps_params.steps;
     var v_: i32;
     let i: u32 = ps_global_id.x;  // match_enums.py:62
-    if (i >= arrayLength(&pos)) {  // match_enums.py:63
+    if (i >= ps_params.ps_len_pos) {  // match_enums.py:63
         return;  // match_enums.py:64
     }
     var d: i32 = i32(dirs[i]);  // match_enums.py:65

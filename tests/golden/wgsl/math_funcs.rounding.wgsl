@@ -2,6 +2,10 @@
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> ints: array<i32>;
 @group(0) @binding(2) var<storage, read_write> fracs: array<vec2<f32>>;
+struct ps_Params {
+    ps_len_x: u32,
+}
+@group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
 // float -> int truncating, saturating at the integer maximum, nan -> 0
 fn ps_ftoi_i32(x: f32) -> i32 {
@@ -22,7 +26,7 @@ fn ps_max_i32(a: i32, b: i32) -> i32 {
 @compute @workgroup_size(64, 1, 1)
 fn rounding(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs.py:25
     let i: u32 = ps_global_id.x;  // math_funcs.py:26
-    if (i >= arrayLength(&x)) {  // math_funcs.py:27
+    if (i >= ps_params.ps_len_x) {  // math_funcs.py:27
         return;  // math_funcs.py:28
     }
     let t: f32 = x[i];  // math_funcs.py:29

@@ -2,6 +2,10 @@
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out_: array<f32>;
 @group(0) @binding(2) var<storage, read_write> v: array<vec4<f32>>;
+struct ps_Params {
+    ps_len_x: u32,
+}
+@group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
 // f32 from its bits at run time (Tint rejects a constant inf or nan)
 fn ps_f32_from_bits(b: u32) -> f32 {
@@ -11,7 +15,7 @@ fn ps_f32_from_bits(b: u32) -> f32 {
 @compute @workgroup_size(64, 1, 1)
 fn specials(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs.py:38
     let i: u32 = ps_global_id.x;  // math_funcs.py:39
-    if (i >= arrayLength(&x)) {  // math_funcs.py:40
+    if (i >= ps_params.ps_len_x) {  // math_funcs.py:40
         return;  // math_funcs.py:41
     }
     var t: f32 = x[i];  // math_funcs.py:42

@@ -2,11 +2,15 @@
 @group(0) @binding(0) var<storage, read> a: array<mat2x2<f32>>;
 @group(0) @binding(1) var<storage, read> b: array<vec2<f32>>;
 @group(0) @binding(2) var<storage, read_write> x: array<vec2<f32>>;
+struct ps_Params {
+    ps_len_b: u32,
+}
+@group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
 @compute @workgroup_size(64, 1, 1)
 fn solve2(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // matrices.py:37
     let i: u32 = ps_global_id.x;  // matrices.py:39
-    if (i >= arrayLength(&b)) {  // matrices.py:40
+    if (i >= ps_params.ps_len_b) {  // matrices.py:40
         return;  // matrices.py:41
     }
     var m: mat2x2<f32> = a[i];  // matrices.py:42

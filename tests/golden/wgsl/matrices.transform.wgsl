@@ -5,6 +5,7 @@ struct ps_Params {
     model: mat4x4<f32>,
     view: mat4x4<f32>,
     angle: f32,
+    ps_len_points: u32,
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
@@ -20,7 +21,7 @@ fn transform(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // matri
     let view: mat4x4<f32> = ps_params.view;
     let angle: f32 = ps_params.angle;
     let i: u32 = ps_global_id.x;  // matrices.py:20
-    if (i >= arrayLength(&points)) {  // matrices.py:21
+    if (i >= ps_params.ps_len_points) {  // matrices.py:21
         return;  // matrices.py:22
     }
     let mv: mat4x4<f32> = view * model;  // matrices.py:23

@@ -12,6 +12,7 @@ struct ps_Params {
     uniform_: f32,
     @align(16) struct_: Layout,
     loop_: u32,
+    ps_len_out: u32,
 }
 @group(0) @binding(3) var<storage, read> ps_params: ps_Params;
 
@@ -27,7 +28,7 @@ fn kernel_(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // reserve
     let loop_: u32 = ps_params.loop_;
     var var_: i32;
     let threadIdx_: u32 = ps_global_id.x;  // reserved_names.py:23
-    if (threadIdx_ >= arrayLength(&out_)) {  // reserved_names.py:24
+    if (threadIdx_ >= ps_params.ps_len_out) {  // reserved_names.py:24
         return;  // reserved_names.py:25
     }
     let let_: u32 = layout_[threadIdx_];  // reserved_names.py:26

@@ -3,6 +3,7 @@
 @group(0) @binding(1) var<storage, read_write> y: array<f32>;
 struct ps_Params {
     a: f32,
+    ps_len_x: u32,
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
@@ -10,7 +11,7 @@ struct ps_Params {
 fn saxpy(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // saxpy.py:8
     let a: f32 = ps_params.a;
     let i: u32 = ps_global_id.x;  // saxpy.py:9
-    if (i < arrayLength(&x)) {  // saxpy.py:10
+    if (i < ps_params.ps_len_x) {  // saxpy.py:10
         y[i] = (a * x[i]) + y[i];  // saxpy.py:11
     }
 }

@@ -20,6 +20,7 @@ struct World {
 @group(0) @binding(1) var<storage, read_write> energy: array<f32>;
 struct ps_Params {
     @align(16) world: World,
+    ps_len_bodies: u32,
 }
 @group(0) @binding(2) var<storage, read> ps_params: ps_Params;
 
@@ -35,7 +36,7 @@ fn momentum(self_: Body) -> vec2<f32> {  // structs.py:25
 fn step_bodies(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // structs.py:51
     let world: World = ps_params.world;
     let i: u32 = ps_global_id.x;  // structs.py:52
-    if (i >= arrayLength(&bodies)) {  // structs.py:53
+    if (i >= ps_params.ps_len_bodies) {  // structs.py:53
         return;  // structs.py:54
     }
     var b: Body = bodies[i];  // structs.py:55

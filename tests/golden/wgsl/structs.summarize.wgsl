@@ -18,6 +18,10 @@ struct Stats {
 
 @group(0) @binding(0) var<storage, read> bodies: array<Body>;
 @group(0) @binding(1) var<storage, read_write> stats: array<Stats>;
+struct ps_Params {
+    ps_len_bodies: u32,
+}
+@group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
 fn kinetic(self_: Body) -> f32 {  // structs.py:28
     return (0.5f * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:29
@@ -34,7 +38,7 @@ fn summarize(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // struc
         return;  // structs.py:73
     }
     var s: Stats = Stats(0u, 0.0f, vec2<f32>(0.0f));  // structs.py:74
-    let end_1: u32 = arrayLength(&bodies);  // structs.py:75
+    let end_1: u32 = ps_params.ps_len_bodies;  // structs.py:75
     for (var k_1: u32 = 0u; k_1 < end_1; k_1 += 1u) {  // structs.py:75
         k = k_1;  // structs.py:75
         let b: Body = bodies[k];  // structs.py:76
@@ -48,7 +52,7 @@ fn summarize(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // struc
         s.center = s.center / f32(s.count);  // structs.py:82
     }
     stats[0u] = s;  // structs.py:83
-    stats[1u] = Stats(u32(arrayLength(&bodies)), s.energy, vec2<f32>());  // structs.py:84
+    stats[1u] = Stats(u32(ps_params.ps_len_bodies), s.energy, vec2<f32>());  // structs.py:84
     let rest: Body = at_rest(s.center, 1.0f);  // structs.py:85
     stats[2u].center = rest.pos;  // structs.py:86
 }

@@ -3,6 +3,7 @@
 @group(0) @binding(1) var<storage, read_write> hist: array<vec4<u32>>;
 struct ps_Params {
     size: vec2<i32>,
+    ps_len_cells: u32,
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
@@ -29,7 +30,7 @@ fn ps_ftoi_vec2_i32(x: vec2<f32>) -> vec2<i32> {
 fn int_vectors(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // vectors.py:29
     let size: vec2<i32> = ps_params.size;
     let i: u32 = ps_global_id.x;  // vectors.py:30
-    if (i >= arrayLength(&cells)) {  // vectors.py:31
+    if (i >= ps_params.ps_len_cells) {  // vectors.py:31
         return;  // vectors.py:32
     }
     let c: vec2<i32> = cells[i];  // vectors.py:33

@@ -4,6 +4,7 @@
 struct ps_Params {
     light: vec3<f32>,
     tint: vec4<f32>,
+    ps_len_normals: u32,
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
@@ -20,7 +21,7 @@ fn shade(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // vectors.p
     let light: vec3<f32> = ps_params.light;
     let tint: vec4<f32> = ps_params.tint;
     let i: u32 = ps_global_id.x;  // vectors.py:11
-    if (i >= arrayLength(&normals)) {  // vectors.py:12
+    if (i >= ps_params.ps_len_normals) {  // vectors.py:12
         return;  // vectors.py:13
     }
     let n: vec3<f32> = normalize(normals[i].xyz);  // vectors.py:14

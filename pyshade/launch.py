@@ -1,0 +1,707 @@
+"""The one launch path of every device: argument binding, checking and packing.
+
+``Kernel.launch`` looks up a ``Binder`` by (device, argument signature): the
+kinds, dtypes and trailing shapes of the arrays, the Python types of the
+values and the Const values. Everything that depends only on those (the
+specialisation, compilation, the device's pipeline, dtype and shape checks,
+TypeVar binding, workgroup limits) is done once, when the binder is made. Per
+call a binder only checks values (ranges, enum membership, writability,
+aliasing, the device of each array) and packs the parameter block with one
+generated function and one ``struct.pack``. Every check raises a
+``LaunchError`` of the form ``k(): parameter 'a' is f32 and got 1e300, which is
+out of range for f32``.
+
+Binders are immutable after construction and hold no per-call state, so one
+binder serves several threads at once; devices serialise what they record.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import math
+import struct
+import threading
+from collections import OrderedDict
+from typing import Any, Callable
+
+import numpy as np
+
+from . import types as T
+from .errors import LaunchError
+from .runtime.base import BufferSlot, DeviceArray
+
+# Binders per kernel, least recently used dropped first: each holds a
+# compiled specialisation and the device's pipeline.
+BINDER_CACHE_SIZE = 256
+
+_F32 = struct.Struct("<f")
+_U32 = struct.Struct("<I")
+_F32_MAX_ROUNDING = 3.4028235677973366e38   # the largest double that rounds to FLT_MAX
+
+
+def _plain_int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _desc(v: Any) -> str:
+    """A short description of a bad argument for messages."""
+    if isinstance(v, np.ndarray):
+        return f"an array of {v.dtype} with shape {v.shape}"
+    r = repr(v)
+    if len(r) > 60:
+        r = r[:57] + "..."
+    if isinstance(v, (int, float, bool, str)) or v is None:
+        return r
+    return f"{r} ({type(v).__name__})"
+
+
+# ------------------------------------------------------------------ launch configuration
+
+def check_workgroup_size(ws: Any, kname: str) -> tuple[int, int, int]:
+    """``workgroup_size`` as (x, y, z) of positive ints, else a LaunchError."""
+    dims = (ws,) if not isinstance(ws, (tuple, list)) else tuple(ws)
+    if not 1 <= len(dims) <= 3 or not all(_plain_int(d) and d >= 1 for d in dims):
+        raise LaunchError(f"kernel {kname}: workgroup_size must be a positive int or a tuple "
+                          f"of 1 to 3 positive ints, got {_desc(ws)}")
+    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))  # type: ignore[return-value]
+
+
+def check_device_workgroup(ws: tuple[int, int, int], dev: Any, kname: str) -> None:
+    """Refuse a workgroup size over the device's limits, before any driver sees it."""
+    lim = getattr(dev, "max_workgroup_size", None)
+    if lim is not None:
+        for axis, n, m in zip("xyz", ws, lim):
+            if n > m:
+                raise LaunchError(f"{kname}(): workgroup_size {ws} has {n} invocations in {axis}; "
+                                  f"{dev.name} ({dev.adapter}) allows at most {m}")
+    total = ws[0] * ws[1] * ws[2]
+    mx = getattr(dev, "max_workgroup_invocations", None)
+    if mx is not None and total > mx:
+        raise LaunchError(f"{kname}(): workgroup_size {ws} has {total} invocations; "
+                          f"{dev.name} ({dev.adapter}) allows at most {mx} per workgroup")
+
+
+def _count(v: Any, what: str, kname: str) -> int:
+    if not _plain_int(v) or v < 0:
+        raise LaunchError(f"{kname}(): {what} must be a non-negative integer, got {_desc(v)}")
+    return int(v)
+
+
+def launch_grid(threads: Any, groups: Any, wg: tuple[int, int, int], limit: int,
+                kname: str) -> tuple[tuple[int, int, int], bool]:
+    """(group counts, folded) for ``threads=`` or ``groups=``, every value checked."""
+    if (threads is None) == (groups is None):
+        raise LaunchError(f"{kname}(): launch needs exactly one of threads=n or "
+                          "groups=(gx, gy, gz)")
+    if threads is not None:
+        n = threads if threads.__class__ is int and threads >= 0 else \
+            _count(threads, "threads", kname)
+        total = -(-n // wg[0])
+        if total <= limit:
+            return (total, 1, 1), False
+        gy = -(-total // limit)
+        if gy > limit:
+            raise LaunchError(f"{kname}(): threads={n} needs {total} workgroups, more than "
+                              f"{limit} x {limit}")
+        return (-(-total // gy), gy, 1), True
+    dims = (groups,) if not isinstance(groups, (tuple, list)) else tuple(groups)
+    if not 1 <= len(dims) <= 3:
+        raise LaunchError(f"{kname}(): groups must be an int or a tuple of 1 to 3 ints, got "
+                          f"{_desc(groups)}")
+    g = tuple(_count(d, "each group count", kname) for d in dims) + (1,) * (3 - len(dims))
+    if max(g) > limit:
+        raise LaunchError(f"{kname}(): groups={g} exceeds this device's limit of {limit} "
+                          "workgroups per dimension")
+    return g, False  # type: ignore[return-value]
+
+
+# ------------------------------------------------------------------ value checks (slow paths)
+
+class _Where:
+    """Names the argument (and struct field or component) a value belongs to."""
+
+    def __init__(self, kname: str, param: str, t: T.Type, path: str = ""):
+        self.kname, self.param, self.t, self.path = kname, param, t, path
+
+    def bad(self, v: Any, why: str, t: T.Type | None = None) -> LaunchError:
+        t = t or self.t
+        field = f" field '{self.path}'" if self.path and not self.path.startswith("[") else \
+            self.path
+        return LaunchError(f"{self.kname}(): parameter '{self.param}'{field} is "
+                           f"{T.host_type_name(t)} and got {_desc(v)}, which {why}")
+
+
+def _int_value(v: Any, t: T.ScalarType, w: _Where) -> int:
+    if isinstance(v, enum.Enum) and not isinstance(v, int):
+        raise w.bad(v, "is not an integer", t)
+    if isinstance(v, (bool, np.bool_)):
+        raise w.bad(v, f"is a bool, not an integer: pass int({v!r})", t)
+    if not _plain_int(v):
+        if isinstance(v, (float, np.floating)):
+            raise w.bad(v, f"is not an integer (pass {t.name}(x) or int(x) to convert "
+                           "explicitly)", t)
+        raise w.bad(v, "is not an integer", t)
+    iv = int(v)
+    if not t.min <= iv <= t.max:
+        raise w.bad(v, f"is out of range for {t.name} ({t.min}..{t.max})", t)
+    return iv
+
+
+def _float_number(v: Any, t: T.ScalarType, w: _Where) -> Any:
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
+                                                             np.floating)):
+        raise w.bad(v, "is not a number", t)
+    if isinstance(v, enum.Enum):
+        raise w.bad(v, "is an enum member, not a number", t)
+    return v
+
+
+def _f32_bits(v: Any, w: _Where) -> int:
+    """The binary32 bits of ``v``; a np.float32 keeps its exact bits (NaN payloads too)."""
+    if isinstance(v, np.float32):
+        return int(v.view(np.uint32))
+    v = _float_number(v, T.f32, w)
+    try:
+        x = float(v)
+    except OverflowError:
+        raise w.bad(v, "is out of range for f32") from None
+    if math.isfinite(x) and abs(x) > _F32_MAX_ROUNDING:
+        raise w.bad(v, "is out of range for f32 (largest finite value 3.4028235e+38)")
+    return _U32.unpack(_F32.pack(x))[0]
+
+
+def _f16_bits(v: Any, w: _Where) -> int:
+    if isinstance(v, np.float16):
+        return int(v.view(np.uint16))
+    v = _float_number(v, T.f16, w)
+    try:
+        x = float(v)
+    except OverflowError:
+        raise w.bad(v, "is out of range for f16") from None
+    with np.errstate(over="ignore"):
+        h = np.float16(x)
+    if math.isfinite(x) and not np.isfinite(h):
+        raise w.bad(v, "is out of range for f16 (largest finite value 65504)")
+    return int(h.view(np.uint16))
+
+
+def _f64_value(v: Any, w: _Where) -> float:
+    v = _float_number(v, T.f64, w)
+    try:
+        return float(v)
+    except OverflowError:
+        raise w.bad(v, "is out of range for f64") from None
+
+
+def _bool_value(v: Any, w: _Where) -> int:
+    if isinstance(v, (bool, np.bool_)):
+        return int(bool(v))
+    if _plain_int(v) and int(v) in (0, 1):
+        return int(v)
+    raise w.bad(v, "is not a bool (pass True or False)")
+
+
+def _enum_value(v: Any, t: T.EnumType, w: _Where) -> int:
+    if isinstance(v, t.cls):
+        return int(v)
+    if isinstance(v, enum.Enum):
+        raise w.bad(v, f"is a member of {type(v).__name__}, not of {t.name}", t)
+    if _plain_int(v) and int(v) in t.members.values():
+        return int(v)
+    valid = ", ".join(f"{m}={val}" for m, val in t.members.items())
+    raise w.bad(v, f"is not a {t.name} member ({valid})", t)
+
+
+def scalar_bits(t: T.Type, v: Any, w: _Where) -> int | float:
+    """The value to pack for one scalar or enum (ints, float bits, or an f64)."""
+    if isinstance(t, T.EnumType):
+        return _enum_value(v, t, w)
+    assert isinstance(t, T.ScalarType)
+    if t.kind == "bool":
+        return _bool_value(v, w)
+    if t.is_int:
+        return _int_value(v, t, w)
+    if t == T.f32:
+        return _f32_bits(v, w)
+    if t == T.f16:
+        return _f16_bits(v, w)
+    return _f64_value(v, w)
+
+
+_FMT = {"i32": "i", "u32": "I", "f32": "I", "f16": "H", "f64": "d", "i64": "q", "u64": "Q",
+        "bool": "I"}
+
+
+def _fmt(t: T.Type) -> str:
+    return "I" if isinstance(t, T.EnumType) and t.base == T.u32 else \
+        "i" if isinstance(t, T.EnumType) else _FMT[t.name]
+
+
+def value_bytes(t: T.Type, v: Any, w: _Where) -> bytes:
+    """Any parameter value -> its bytes in the canonical layout (the slow, general path)."""
+    if isinstance(t, (T.ScalarType, T.EnumType)):
+        return struct.pack("<" + _fmt(t), scalar_bits(t, v, w))
+    if isinstance(t, T.VectorType):
+        return _vector_bytes(t, v, w)
+    if isinstance(t, T.MatrixType):
+        return _matrix_bytes(t, v, w)
+    if isinstance(t, T.ArrayType):
+        return _array_bytes(t, v, w)
+    if isinstance(t, T.StructType):
+        return _struct_bytes(t, v, w)
+    raise LaunchError(f"{w.kname}(): cannot pass a value for parameter '{w.param}' of type {t}")
+
+
+def _components(t: Any, v: Any, n: int, w: _Where, shape: tuple) -> list:
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+        raise w.bad(v, f"is not a sequence of {n} components")
+    arr = v if isinstance(v, np.ndarray) else None
+    if arr is not None and arr.shape != shape:
+        raise w.bad(v, f"does not have shape {shape}")
+    if arr is None and len(v) != shape[0]:
+        raise w.bad(v, f"does not have {shape[0]} components")
+    return list(v) if arr is None else list(arr.reshape(-1)) if len(shape) == 1 else \
+        [list(c) for c in arr]
+
+
+def _vector_bytes(t: T.VectorType, v: Any, w: _Where) -> bytes:
+    if isinstance(v, np.ndarray) and v.dtype == t.elem.np_dtype and v.shape == (t.n,) and \
+            t.elem != T.bool_:
+        return v.tobytes()
+    comps = _components(t, v, t.n, w, (t.n,))
+    out = []
+    for i, c in enumerate(comps):
+        cw = _Where(w.kname, w.param, t.elem, f"{w.path}[{i}]" if w.path else f"[{i}]")
+        try:
+            out.append(scalar_bits(t.elem, c, cw))
+        except LaunchError as e:
+            raise w.bad(v, f"has component {i} = {_desc(c)}, which is not a valid "
+                           f"{t.elem.name}") from e
+    return struct.pack("<" + _fmt(t.elem) * t.n, *out)
+
+
+def _matrix_bytes(t: T.MatrixType, v: Any, w: _Where) -> bytes:
+    try:
+        arr = np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise w.bad(v, f"is not a {t.n}x{t.n} array of numbers (columns)") from None
+    if arr.shape != (t.n, t.n):
+        raise w.bad(v, f"is not a {t.n}x{t.n} array (one row per column)")
+    if np.any(np.isfinite(arr) & (np.abs(arr) > _F32_MAX_ROUNDING)):
+        raise w.bad(v, "has a component out of range for f32")
+    out = np.zeros(t.np_dtype.shape, dtype=np.float32)
+    out[:, :t.n] = arr
+    return out.tobytes()
+
+
+def _array_bytes(t: T.ArrayType, v: Any, w: _Where) -> bytes:
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or len(v) != t.n:
+        raise w.bad(v, f"is not a sequence of {t.n} elements")
+    out = bytearray(t.size)
+    for i, x in enumerate(v):
+        b = value_bytes(t.elem, x, _Where(w.kname, w.param, t.elem, f"{w.path}[{i}]"))
+        out[i * t.stride:i * t.stride + len(b)] = b
+    return bytes(out)
+
+
+def _struct_bytes(t: T.StructType, v: Any, w: _Where) -> bytes:
+    if isinstance(v, (np.ndarray, np.void)) and v.dtype == t.np_dtype and v.size == 1:
+        try:
+            v = t.cls.from_numpy(v.reshape(()) if isinstance(v, np.ndarray) else v)
+        except ValueError as e:
+            raise w.bad("a record", f"holds an invalid field: {e}") from None
+    if not isinstance(v, t.cls):
+        raise w.bad(v, f"is not a {t.name} instance")
+    out = bytearray(t.size)
+    for f, ft in t.fields:
+        path = f"{w.path}.{f}" if w.path else f
+        b = value_bytes(ft, getattr(v, f), _Where(w.kname, w.param, ft, path))
+        out[t.offsets[f]:t.offsets[f] + len(b)] = b
+    return bytes(out)
+
+
+# ------------------------------------------------------------------ the generated packer
+
+class _PackerBuilder:
+    """Writes the Python source of one function that checks and packs a parameter block.
+
+    Scalars (and scalar struct fields, recursively) get an inline fast check for
+    the common Python type and fall back to the general checkers above; other
+    values (vectors, matrices, arrays) go through ``value_bytes``. One
+    ``struct.Struct`` packs the whole block, padding included.
+    """
+
+    def __init__(self, kname: str, size: int):
+        self.kname = kname
+        self.size = size
+        self.fmt: list[tuple[int, str]] = []        # (offset, struct code)
+        self.lines: list[str] = []
+        self.vals: list[str] = []
+        self.env: dict[str, Any] = {"_value_bytes": value_bytes, "_scalar_bits": scalar_bits,
+                                    "_Where": _Where, "_F32": _F32, "_U32": _U32,
+                                    "_struct_bytes": _struct_bytes, "_len": len}
+        self.n = 0
+
+    def name(self, obj: Any) -> str:
+        self.n += 1
+        key = f"_c{self.n}"
+        self.env[key] = obj
+        return key
+
+    def value(self, expr: str, t: T.Type, off: int, param: str, path: str = "") -> None:
+        """Check and pack the value of ``expr`` (of type ``t``) at ``off``."""
+        self.n += 1
+        var = f"v{self.n}"
+        w = self.name(_Where(self.kname, param, t, path))
+        if isinstance(t, T.StructType):
+            cls = self.name(t.cls)
+            self.lines.append(f"{var} = {expr}")
+            self.lines.append(f"if {var}.__class__ is not {cls}:")
+            # records, subclasses and wrong objects: checked and converted once, whole
+            self.lines.append(f"    {var} = {self.name(_to_instance)}({var}, {w})")
+            for f, ft in t.fields:
+                self.value(f"{var}.{f}", ft, off + t.offsets[f], param,
+                           f"{path}.{f}" if path else f)
+            return
+        if isinstance(t, (T.ScalarType, T.EnumType)):
+            code = _fmt(t)
+            self.lines.append(f"{var} = {expr}")
+            self.lines.append(self._fast_scalar(var, t, w))
+            self.fmt.append((off, code))
+            self.vals.append(var)
+            return
+        size = t.size
+        self.lines.append(f"{var} = _value_bytes({self.name(t)}, {expr}, {w})")
+        self.fmt.append((off, f"{size}s"))
+        self.vals.append(var)
+
+    def length(self, index: int, off: int) -> None:
+        """Pack ``len(args[index])`` (a buffer's element count) at ``off``."""
+        self.fmt.append((off, "I"))
+        self.vals.append(f"_len(bufs[{index}])")
+
+    def _fast_scalar(self, var: str, t: T.Type, w: str) -> str:
+        slow = f"{var} = _scalar_bits({self.name(t)}, {var}, {w})"
+        if isinstance(t, T.EnumType):
+            members = self.name(frozenset(t.members.values()))
+            return (f"if not ({var}.__class__ is {self.name(t.cls)} or ({var}.__class__ is int "
+                    f"and {var} in {members})): {slow}")
+        assert isinstance(t, T.ScalarType)
+        if t.kind == "bool":
+            return f"{var} = 1 if {var} is True else 0 if {var} is False else " \
+                   f"_scalar_bits({self.name(t)}, {var}, {w})"
+        npt = self.name(t.np_dtype.type)
+        if t.is_int:
+            return (f"if {var}.__class__ is int and {t.min} <= {var} <= {t.max}: pass\n"
+                    f"elif {var}.__class__ is {npt}: {var} = int({var})\n"
+                    f"else: {slow}")
+        if t == T.f32:
+            return (f"if {var}.__class__ is float and -{_F32_MAX_ROUNDING!r} <= {var} <= "
+                    f"{_F32_MAX_ROUNDING!r}: {var} = _U32.unpack(_F32.pack({var}))[0]\n"
+                    f"else: {slow}")
+        return slow
+
+    def build(self) -> Callable[[tuple, list], bytes]:
+        """The packer: ``pack(args, bufs) -> bytes`` of the block's size."""
+        parts, pos = ["<"], 0
+        for off, code in sorted(self.fmt):
+            if off > pos:
+                parts.append(f"{off - pos}x")
+            parts.append(code)
+            pos = off + struct.calcsize("<" + code)
+        if self.size > pos:
+            parts.append(f"{self.size - pos}x")
+        order = [v for _, v in sorted(zip([o for o, _ in self.fmt], self.vals),
+                                      key=lambda p: p[0])]
+        self.env["_st"] = struct.Struct("".join(parts))
+        body = "\n".join("    " + ln.replace("\n", "\n    ") for ln in self.lines) or "    pass"
+        src = (f"def pack(args, bufs):\n{body}\n"
+               f"    return _st.pack({', '.join(order)})\n")
+        exec(compile(src, f"<pyshade packer {self.kname}>", "exec"), self.env)  # noqa: S102
+        return self.env["pack"]
+
+
+def _to_instance(v: Any, w: _Where) -> Any:
+    """A struct argument that is not exactly an instance of the class: a record of the
+    struct's dtype (enum fields checked) or a subclass instance; anything else fails."""
+    t = w.t
+    assert isinstance(t, T.StructType)
+    if isinstance(v, (np.ndarray, np.void)) and v.dtype == t.np_dtype and v.size == 1:
+        try:
+            return t.cls.from_numpy(v.reshape(()) if isinstance(v, np.ndarray) else v)
+        except ValueError as e:
+            raise w.bad("a record", f"holds an invalid field: {e}") from None
+    if isinstance(v, t.cls):
+        return v
+    if isinstance(v, (np.ndarray, np.void)) and v.dtype.names:
+        raise w.bad(v, f"is a record of another dtype than {t.name}.dtype")
+    raise w.bad(v, f"is not a {t.name} instance")
+
+
+# ------------------------------------------------------------------ array arguments
+
+def array_signature(v: Any) -> Any:
+    """The part of an array argument that a binder depends on (class, dtype, trailing shape)."""
+    if isinstance(v, DeviceArray):
+        return (v.__class__, v.dtype, v.shape[1:])
+    if isinstance(v, np.ndarray):
+        return (np.ndarray, v.dtype, v.shape[1:])
+    return v.__class__
+
+
+def check_array_type(v: Any, slot: BufferSlot, kname: str) -> None:
+    """An array fits a slot when its dtype is the element's, or, for vector and
+    matrix elements (numpy keeps no sub-array dtype), when it is the component
+    dtype with the element's shape as trailing dimensions: (n, 4) for vec4."""
+    if not isinstance(v, (DeviceArray, np.ndarray)):
+        if hasattr(v, "__cuda_array_interface__") or hasattr(v, "__dlpack__"):
+            raise LaunchError(f"{kname}(): parameter '{slot.name}' got a "
+                              f"{type(v).__name__} (a GPU array of another library), which "
+                              "this device cannot use in place: pass a device array or numpy "
+                              "array")
+        raise LaunchError(f"{kname}(): parameter '{slot.name}' is a Buffer and got "
+                          f"{_desc(v)}, which is not a device array or numpy array")
+    sub = slot.dtype.subdtype
+    if v.dtype == slot.dtype and (sub is not None or v.dtype.fields is None
+                                  or _same_fields(v.dtype, slot.dtype)):
+        if len(v.shape) > 1 and sub is None:
+            raise LaunchError(f"{kname}(): parameter '{slot.name}' needs a 1-D array, got "
+                              f"shape {tuple(v.shape)} (pass arr.reshape(-1))")
+        return
+    if sub is not None and v.dtype == sub[0] and tuple(v.shape[1:]) == sub[1]:
+        if sub[1] == (3,):
+            raise LaunchError(f"{kname}(): parameter '{slot.name}' is a buffer of 3-component "
+                              "vectors, whose elements are 16 bytes apart on a GPU: use a "
+                              "4-component vector buffer, or a @ps.struct with a vec3 field")
+        return
+    want = (f"{sub[0]} with shape (n, {', '.join(map(str, sub[1]))})" if sub
+            else f"dtype {slot.dtype}")
+    raise LaunchError(f"{kname}(): parameter '{slot.name}' needs {want}, got {v.dtype} with "
+                      f"shape {tuple(v.shape)}")
+
+
+def _same_fields(a: np.dtype, b: np.dtype) -> bool:
+    """Structured dtypes must match field by field (names, formats, offsets), not only in
+    size: numpy's == already compares those, this also refuses padding-only differences."""
+    return a.names == b.names and a.itemsize == b.itemsize and \
+        all(a.fields[n][:2] == b.fields[n][:2] for n in a.names)  # type: ignore[index]
+
+
+# ------------------------------------------------------------------ the binder
+
+class Binder:
+    """Checks and packs one kernel's arguments for one device and argument signature."""
+
+    def __init__(self, kernel: Any, dev: Any, args: tuple):
+        self.kernel = kernel
+        self.dev = dev
+        kname = kernel.__name__
+        self.kname = kname
+        params = kernel.params
+        tv: dict = {}
+        consts = []
+        for (name, ann, _), v in zip(params, args):
+            if isinstance(ann, T.ConstAnnotation):
+                consts.append((name, v))
+            else:
+                kernel._bind_typevars(name, ann, v, tv)
+        self.typevars = tuple((t, tv[t]) for t in kernel.typevars() if t in tv)
+        self.consts = tuple(consts)
+        check_device_workgroup(kernel.workgroup_size, dev, kname)
+        self.limit = int(dev.max_groups_per_dim)
+        self._variants: dict[bool, tuple] = {}
+        self._lock = threading.Lock()
+        # Type-only checks on the arrays: their kinds, dtypes and trailing shapes
+        # are part of the binder's key.
+        compiled = self.variant(False)[0]
+        index = {p[0]: i for i, p in enumerate(params)}
+        self.slots = [(index[s.name], s) for s in compiled.layout.buffers]
+        for i, slot in self.slots:
+            check_array_type(args[i], slot, kname)
+        self.written = [s.writable for _, s in self.slots]
+
+    def variant(self, folded: bool) -> tuple:
+        """(compiled, device handle, packer, param size) of the unfolded or folded launch."""
+        hit = self._variants.get(folded)
+        if hit is not None:
+            return hit
+        with self._lock:
+            hit = self._variants.get(folded)
+            if hit is None:
+                hit = self._variants[folded] = self._make_variant(folded)
+        return hit
+
+    def _make_variant(self, folded: bool) -> tuple:
+        from .kernel import Spec
+        k = self.kernel
+        spec = Spec(self.typevars, self.consts, folded)
+        compiled = k.compile_spec(self.dev.target, spec, validate=False)
+        handle = self.dev.prepare(compiled)
+        pb = compiled.layout.params
+        packer = None
+        if pb is not None:
+            index = {p[0]: i for i, p in enumerate(k.params)}
+            pk = _PackerBuilder(self.kname, pb.size)
+            for name, off, t in pb.fields:
+                if name in index:
+                    pk.value(f"args[{index[name]}]", t, off, name)
+            for bi, off in pb.lengths:
+                pk.length(bi, off)
+            packer = pk.build()
+        return compiled, handle, packer
+
+    def __call__(self, args: tuple, threads: Any, groups: Any) -> None:
+        """Check the values, pack, and run on the device."""
+        kname = self.kname
+        grid, folded = launch_grid(threads, groups, self.kernel.workgroup_size, self.limit,
+                                   kname)
+        compiled, handle, packer = self.variant(folded)
+        dev = self.dev
+        bufs = []
+        back = None
+        for (i, slot), w in zip(self.slots, self.written):
+            v = args[i]
+            if v.__class__ is np.ndarray:
+                if w and not v.flags.writeable:
+                    raise LaunchError(f"{kname}(): parameter '{slot.name}' is written by the "
+                                      "kernel and got a read-only numpy array")
+                arr = dev.array(np.ascontiguousarray(v).reshape((-1,) + v.shape[1:]))
+                if w:
+                    back = back or []
+                    back.append((v, arr))
+                bufs.append(arr)
+                continue
+            if v.device is not dev:
+                raise LaunchError(f"{kname}(): parameter '{slot.name}' is an array on "
+                                  f"{v.device.name}, the launch is on {dev.name}: copy it with "
+                                  "dev.array(arr.numpy())")
+            bufs.append(v)
+        if len(bufs) > 1:
+            self._check_aliasing(args, bufs)
+        params = packer(args, bufs) if packer is not None else None
+        if grid[0] and grid[1] and grid[2]:
+            dev.run_prepared(handle, bufs, params, grid)
+        if back:
+            for host, arr in back:
+                host[...] = arr.numpy().reshape(host.shape)
+
+    def _check_aliasing(self, args: tuple, bufs: list) -> None:
+        ids = [id(b) for b in bufs]
+        hosts = [args[i] for i, _ in self.slots]
+        if len(set(ids)) == len(ids) and sum(h.__class__ is np.ndarray for h in hosts) < 2:
+            return
+        for a in range(len(bufs)):
+            for b in range(a + 1, len(bufs)):
+                if not (self.written[a] or self.written[b]):
+                    continue
+                ha, hb = hosts[a], hosts[b]
+                same = bufs[a] is bufs[b] or (
+                    ha.__class__ is np.ndarray and hb.__class__ is np.ndarray
+                    and np.shares_memory(ha, hb))
+                if same:
+                    na, nb = self.slots[a][1].name, self.slots[b][1].name
+                    wr = na if self.written[a] else nb
+                    raise LaunchError(f"{self.kname}(): parameters '{na}' and '{nb}' are the "
+                                      f"same array, and the kernel writes '{wr}': pass "
+                                      "separate arrays (the result would depend on the GPU)")
+
+
+def bind_arguments(kernel: Any, args: tuple, kwargs: dict) -> tuple:
+    """All arguments in parameter order, Const defaults filled in; unknown, repeated and
+    missing arguments are errors."""
+    params = kernel.params
+    kname = kernel.__name__
+    names = [p[0] for p in params]
+    if len(args) > len(names):
+        raise LaunchError(f"{kname}() takes {len(names)} arguments, got {len(args)}")
+    out = list(args) + [_MISSING] * (len(names) - len(args))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise LaunchError(f"{kname}() has no parameter {k!r} (parameters: "
+                              f"{', '.join(names)})")
+        i = names.index(k)
+        if i < len(args):
+            raise LaunchError(f"{kname}(): parameter {k!r} given twice")
+        out[i] = v
+    for i, (name, ann, default) in enumerate(params):
+        if out[i] is _MISSING:
+            if isinstance(ann, T.ConstAnnotation) and default is not inspect.Parameter.empty:
+                out[i] = default
+            else:
+                raise LaunchError(f"{kname}(): missing argument {name!r}")
+    return tuple(out)
+
+
+_MISSING = object()
+
+
+class BinderCache:
+    """Binders of one kernel by (device, argument signature), least recently used first out."""
+
+    def __init__(self, kernel: Any):
+        self.kernel = kernel
+        self.kinds: list[str] | None = None
+        self.map: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def param_kinds(self) -> list[str]:
+        """'b' (buffer), 'c' (Const) or 'v' (value) per parameter."""
+        if self.kinds is None:
+            self.kinds = ["b" if isinstance(a, T.BufferAnnotation) else
+                          "c" if isinstance(a, T.ConstAnnotation) else "v"
+                          for _, a, _ in self.kernel.params]
+        return self.kinds
+
+    def key(self, dev: Any, args: tuple) -> tuple:
+        """What a binder depends on: the device and each argument's signature."""
+        return (dev,) + tuple(
+            array_signature(v) if k == "b" else (v.__class__, v) if k == "c" else v.__class__
+            for k, v in zip(self.param_kinds(), args))
+
+    def get(self, dev: Any, args: tuple) -> Binder:
+        """The binder for these arguments (made on first use)."""
+        key = self.key(dev, args)
+        try:
+            b = self.map.get(key)
+        except TypeError:              # an unhashable Const value: no caching
+            return Binder(self.kernel, dev, args)
+        if b is not None:
+            self.map.move_to_end(key)
+            return b
+        b = Binder(self.kernel, dev, args)
+        with self.lock:
+            self.map[key] = b
+            while len(self.map) > BINDER_CACHE_SIZE:
+                self.map.popitem(last=False)
+        return b
+
+
+class LRU(OrderedDict):
+    """A dict that keeps at most ``size`` entries, dropping the least recently used."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
+        """The value for ``key`` (marked as recently used), or ``default``."""
+        with self._lock:
+            if key in self:
+                self.move_to_end(key)
+                return self[key]
+        return default
+
+    def put(self, key: Any, value: Any) -> Any:
+        """Store ``value``; drop the oldest entries beyond ``size``."""
+        with self._lock:
+            self[key] = value
+            self.move_to_end(key)
+            while len(self) > self.size:
+                self.popitem(last=False)
+        return value
+
+
+__all__ = ["Binder", "BinderCache", "LRU", "bind_arguments", "launch_grid",
+           "check_workgroup_size"]
