@@ -251,7 +251,14 @@ class Kernel:
         dev = device if isinstance(device, Device) else _get_device(device)
         if kwargs or len(args) != self._nparams:
             args = bind_arguments(self, args, kwargs)
-        self._binders.get(dev, args)(args, threads, groups)
+        binders = self._binders
+        try:
+            b = binders.map.get(binders._key(dev, args))   # type: ignore[misc]
+        except TypeError:               # no key function yet, or an unhashable Const
+            b = None
+        if b is None:
+            b = binders.get(dev, args)
+        b(args, threads, groups)
 
     def _bind_typevars(self, name: str, ann: Any, v: Any, tv: dict) -> None:
         if isinstance(ann, T.BufferAnnotation) and isinstance(ann.elem, typing.TypeVar):

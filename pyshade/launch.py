@@ -49,8 +49,8 @@ def _desc(v: Any) -> str:
     if isinstance(v, np.ndarray):
         return f"an array of {v.dtype} with shape {v.shape}"
     r = repr(v)
-    if len(r) > 60:
-        r = r[:57] + "..."
+    if len(r) > 44:
+        r = r[:40] + "..."
     if isinstance(v, (int, float, bool, str)) or v is None:
         return r
     return f"{r} ({type(v).__name__})"
@@ -106,10 +106,10 @@ def launch_grid(threads: Any, groups: Any, wg: tuple[int, int, int], limit: int,
                               f"{limit} x {limit}")
         return (-(-total // gy), gy, 1), True
     dims = (groups,) if not isinstance(groups, (tuple, list)) else tuple(groups)
-    if not 1 <= len(dims) <= 3:
-        raise LaunchError(f"{kname}(): groups must be an int or a tuple of 1 to 3 ints, got "
-                          f"{_desc(groups)}")
-    g = tuple(_count(d, "each group count", kname) for d in dims) + (1,) * (3 - len(dims))
+    if not 1 <= len(dims) <= 3 or not all(_plain_int(d) and d >= 0 for d in dims):
+        raise LaunchError(f"{kname}(): groups must be a non-negative int or a tuple of 1 to 3 "
+                          f"of them, got {_desc(groups)}")
+    g = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
     if max(g) > limit:
         raise LaunchError(f"{kname}(): groups={g} exceeds this device's limit of {limit} "
                           "workgroups per dimension")
@@ -118,115 +118,115 @@ def launch_grid(threads: Any, groups: Any, wg: tuple[int, int, int], limit: int,
 
 # ------------------------------------------------------------------ value checks (slow paths)
 
+class _Bad(Exception):
+    """A value that does not fit: ``why`` completes "... and got X, which ...\"."""
+
+    def __init__(self, why: str):
+        super().__init__(why)
+        self.why = why
+
+
 class _Where:
-    """Names the argument (and struct field or component) a value belongs to."""
+    """Names the argument (and struct field) a value belongs to, for messages."""
 
     def __init__(self, kname: str, param: str, t: T.Type, path: str = ""):
         self.kname, self.param, self.t, self.path = kname, param, t, path
 
-    def bad(self, v: Any, why: str, t: T.Type | None = None) -> LaunchError:
-        t = t or self.t
-        field = f" field '{self.path}'" if self.path and not self.path.startswith("[") else \
-            self.path
+    def bad(self, v: Any, why: str, desc: str | None = None) -> LaunchError:
+        """The LaunchError for value ``v`` (described as ``desc`` if given)."""
+        field = f" field '{self.path}'" if self.path else ""
         return LaunchError(f"{self.kname}(): parameter '{self.param}'{field} is "
-                           f"{T.host_type_name(t)} and got {_desc(v)}, which {why}")
+                           f"{T.host_type_name(self.t)} and got {desc or _desc(v)}, "
+                           f"which {why}")
 
 
-def _int_value(v: Any, t: T.ScalarType, w: _Where) -> int:
-    if isinstance(v, enum.Enum) and not isinstance(v, int):
-        raise w.bad(v, "is not an integer", t)
+def _int_value(v: Any, t: T.ScalarType) -> int:
     if isinstance(v, (bool, np.bool_)):
-        raise w.bad(v, f"is a bool, not an integer: pass int({v!r})", t)
+        raise _Bad(f"is a bool, not an integer (pass int({v!r}))")
+    if isinstance(v, enum.Enum) and not isinstance(v, int):
+        raise _Bad("is not an integer")
     if not _plain_int(v):
         if isinstance(v, (float, np.floating)):
-            raise w.bad(v, f"is not an integer (pass {t.name}(x) or int(x) to convert "
-                           "explicitly)", t)
-        raise w.bad(v, "is not an integer", t)
+            raise _Bad(f"is not an integer (pass {t.name}(x) or int(x) to convert explicitly)")
+        raise _Bad("is not an integer")
     iv = int(v)
     if not t.min <= iv <= t.max:
-        raise w.bad(v, f"is out of range for {t.name} ({t.min}..{t.max})", t)
+        raise _Bad(f"is out of range for {t.name} ({t.min}..{t.max})")
     return iv
 
 
-def _float_number(v: Any, t: T.ScalarType, w: _Where) -> Any:
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
-                                                             np.floating)):
-        raise w.bad(v, "is not a number", t)
-    if isinstance(v, enum.Enum):
-        raise w.bad(v, "is an enum member, not a number", t)
-    return v
-
-
-def _f32_bits(v: Any, w: _Where) -> int:
-    """The binary32 bits of ``v``; a np.float32 keeps its exact bits (NaN payloads too)."""
-    if isinstance(v, np.float32):
-        return int(v.view(np.uint32))
-    v = _float_number(v, T.f32, w)
-    try:
-        x = float(v)
-    except OverflowError:
-        raise w.bad(v, "is out of range for f32") from None
-    if math.isfinite(x) and abs(x) > _F32_MAX_ROUNDING:
-        raise w.bad(v, "is out of range for f32 (largest finite value 3.4028235e+38)")
-    return _U32.unpack(_F32.pack(x))[0]
-
-
-def _f16_bits(v: Any, w: _Where) -> int:
-    if isinstance(v, np.float16):
-        return int(v.view(np.uint16))
-    v = _float_number(v, T.f16, w)
-    try:
-        x = float(v)
-    except OverflowError:
-        raise w.bad(v, "is out of range for f16") from None
-    with np.errstate(over="ignore"):
-        h = np.float16(x)
-    if math.isfinite(x) and not np.isfinite(h):
-        raise w.bad(v, "is out of range for f16 (largest finite value 65504)")
-    return int(h.view(np.uint16))
-
-
-def _f64_value(v: Any, w: _Where) -> float:
-    v = _float_number(v, T.f64, w)
+def _float_number(v: Any) -> float:
+    if isinstance(v, (bool, np.bool_)) or isinstance(v, enum.Enum) or \
+            not isinstance(v, (int, float, np.integer, np.floating)):
+        raise _Bad("is not a number")
     try:
         return float(v)
     except OverflowError:
-        raise w.bad(v, "is out of range for f64") from None
+        raise _Bad("is out of range for every float type") from None
 
 
-def _bool_value(v: Any, w: _Where) -> int:
+def _f32_bits(v: Any) -> int:
+    """The binary32 bits of ``v``; a np.float32 keeps its exact bits (NaN payloads too)."""
+    if isinstance(v, np.float32):
+        return int(v.view(np.uint32))
+    x = _float_number(v)
+    if math.isfinite(x) and abs(x) > _F32_MAX_ROUNDING:
+        raise _Bad("is out of range for f32 (largest finite value 3.4028235e+38)")
+    return _U32.unpack(_F32.pack(x))[0]
+
+
+def _f16_bits(v: Any) -> int:
+    if isinstance(v, np.float16):
+        return int(v.view(np.uint16))
+    x = _float_number(v)
+    with np.errstate(over="ignore"):
+        h = np.float16(x)
+    if math.isfinite(x) and not np.isfinite(h):
+        raise _Bad("is out of range for f16 (largest finite value 65504)")
+    return int(h.view(np.uint16))
+
+
+def _bool_value(v: Any) -> int:
     if isinstance(v, (bool, np.bool_)):
         return int(bool(v))
     if _plain_int(v) and int(v) in (0, 1):
         return int(v)
-    raise w.bad(v, "is not a bool (pass True or False)")
+    raise _Bad("is not a bool (pass True or False)")
 
 
-def _enum_value(v: Any, t: T.EnumType, w: _Where) -> int:
+def _enum_value(v: Any, t: T.EnumType) -> int:
     if isinstance(v, t.cls):
         return int(v)
     if isinstance(v, enum.Enum):
-        raise w.bad(v, f"is a member of {type(v).__name__}, not of {t.name}", t)
+        raise _Bad(f"is a member of {type(v).__name__}, not of {t.name}")
     if _plain_int(v) and int(v) in t.members.values():
         return int(v)
     valid = ", ".join(f"{m}={val}" for m, val in t.members.items())
-    raise w.bad(v, f"is not a {t.name} member ({valid})", t)
+    raise _Bad(f"is not a {t.name} member ({valid})")
+
+
+def _scalar(t: T.Type, v: Any) -> int | float:
+    """The value to pack for one scalar or enum: an int, float bits, or an f64."""
+    if isinstance(t, T.EnumType):
+        return _enum_value(v, t)
+    assert isinstance(t, T.ScalarType)
+    if t.kind == "bool":
+        return _bool_value(v)
+    if t.is_int:
+        return _int_value(v, t)
+    if t == T.f32:
+        return _f32_bits(v)
+    if t == T.f16:
+        return _f16_bits(v)
+    return _float_number(v)
 
 
 def scalar_bits(t: T.Type, v: Any, w: _Where) -> int | float:
-    """The value to pack for one scalar or enum (ints, float bits, or an f64)."""
-    if isinstance(t, T.EnumType):
-        return _enum_value(v, t, w)
-    assert isinstance(t, T.ScalarType)
-    if t.kind == "bool":
-        return _bool_value(v, w)
-    if t.is_int:
-        return _int_value(v, t, w)
-    if t == T.f32:
-        return _f32_bits(v, w)
-    if t == T.f16:
-        return _f16_bits(v, w)
-    return _f64_value(v, w)
+    """``_scalar`` with the located LaunchError (the generated packers' slow path)."""
+    try:
+        return _scalar(t, v)
+    except _Bad as e:
+        raise w.bad(v, e.why) from None
 
 
 _FMT = {"i32": "i", "u32": "I", "f32": "I", "f16": "H", "f64": "d", "i64": "q", "u64": "Q",
@@ -239,86 +239,110 @@ def _fmt(t: T.Type) -> str:
 
 
 def value_bytes(t: T.Type, v: Any, w: _Where) -> bytes:
-    """Any parameter value -> its bytes in the canonical layout (the slow, general path)."""
+    """Any parameter value -> its bytes in the canonical layout (the general path)."""
+    try:
+        return _bytes(t, v)
+    except _Bad as e:
+        raise w.bad(v, e.why, "a record" if isinstance(v, (np.void, np.ndarray)) and
+                    v.dtype.names else None) from None
+
+
+def _bytes(t: T.Type, v: Any) -> bytes:
     if isinstance(t, (T.ScalarType, T.EnumType)):
-        return struct.pack("<" + _fmt(t), scalar_bits(t, v, w))
+        return struct.pack("<" + _fmt(t), _scalar(t, v))
     if isinstance(t, T.VectorType):
-        return _vector_bytes(t, v, w)
+        return _vector_bytes(t, v)
     if isinstance(t, T.MatrixType):
-        return _matrix_bytes(t, v, w)
+        return _matrix_bytes(t, v)
     if isinstance(t, T.ArrayType):
-        return _array_bytes(t, v, w)
+        return _array_bytes(t, v)
     if isinstance(t, T.StructType):
-        return _struct_bytes(t, v, w)
-    raise LaunchError(f"{w.kname}(): cannot pass a value for parameter '{w.param}' of type {t}")
+        return _struct_bytes(t, v)
+    raise _Bad(f"cannot be passed: {t} is not a parameter type")
 
 
-def _components(t: Any, v: Any, n: int, w: _Where, shape: tuple) -> list:
-    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
-        raise w.bad(v, f"is not a sequence of {n} components")
-    arr = v if isinstance(v, np.ndarray) else None
-    if arr is not None and arr.shape != shape:
-        raise w.bad(v, f"does not have shape {shape}")
-    if arr is None and len(v) != shape[0]:
-        raise w.bad(v, f"does not have {shape[0]} components")
-    return list(v) if arr is None else list(arr.reshape(-1)) if len(shape) == 1 else \
-        [list(c) for c in arr]
+def _sequence(v: Any, n: int, what: str) -> list:
+    if isinstance(v, (str, bytes, dict)) or not hasattr(v, "__len__") or \
+            (isinstance(v, np.ndarray) and v.ndim != 1):
+        raise _Bad(f"is not a sequence of {n} {what}")
+    if len(v) != n:
+        raise _Bad(f"has {len(v)} {what}, not {n}")
+    return list(v)
 
 
-def _vector_bytes(t: T.VectorType, v: Any, w: _Where) -> bytes:
+def _vector_bytes(t: T.VectorType, v: Any) -> bytes:
     if isinstance(v, np.ndarray) and v.dtype == t.elem.np_dtype and v.shape == (t.n,) and \
             t.elem != T.bool_:
         return v.tobytes()
-    comps = _components(t, v, t.n, w, (t.n,))
     out = []
-    for i, c in enumerate(comps):
-        cw = _Where(w.kname, w.param, t.elem, f"{w.path}[{i}]" if w.path else f"[{i}]")
+    for i, c in enumerate(_sequence(v, t.n, "components")):
         try:
-            out.append(scalar_bits(t.elem, c, cw))
-        except LaunchError as e:
-            raise w.bad(v, f"has component {i} = {_desc(c)}, which is not a valid "
-                           f"{t.elem.name}") from e
+            out.append(_scalar(t.elem, c))
+        except _Bad as e:
+            raise _Bad(f"has component {i} = {_desc(c)}, which {e.why}") from None
     return struct.pack("<" + _fmt(t.elem) * t.n, *out)
 
 
-def _matrix_bytes(t: T.MatrixType, v: Any, w: _Where) -> bytes:
+def _matrix_bytes(t: T.MatrixType, v: Any) -> bytes:
     try:
         arr = np.asarray(v, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise w.bad(v, f"is not a {t.n}x{t.n} array of numbers (columns)") from None
+    except (TypeError, ValueError, OverflowError):
+        raise _Bad(f"is not a {t.n}x{t.n} array of numbers (one row per column)") from None
     if arr.shape != (t.n, t.n):
-        raise w.bad(v, f"is not a {t.n}x{t.n} array (one row per column)")
+        raise _Bad(f"is not a {t.n}x{t.n} array (one row per column)")
     if np.any(np.isfinite(arr) & (np.abs(arr) > _F32_MAX_ROUNDING)):
-        raise w.bad(v, "has a component out of range for f32")
+        raise _Bad("has a component out of range for f32")
     out = np.zeros(t.np_dtype.shape, dtype=np.float32)
     out[:, :t.n] = arr
     return out.tobytes()
 
 
-def _array_bytes(t: T.ArrayType, v: Any, w: _Where) -> bytes:
-    if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or len(v) != t.n:
-        raise w.bad(v, f"is not a sequence of {t.n} elements")
+def _array_bytes(t: T.ArrayType, v: Any) -> bytes:
     out = bytearray(t.size)
-    for i, x in enumerate(v):
-        b = value_bytes(t.elem, x, _Where(w.kname, w.param, t.elem, f"{w.path}[{i}]"))
+    for i, x in enumerate(_sequence(v, t.n, "elements")):
+        try:
+            b = _bytes(t.elem, x)
+        except _Bad as e:
+            raise _Bad(f"has element {i} = {_desc(x)}, which {e.why}") from None
         out[i * t.stride:i * t.stride + len(b)] = b
     return bytes(out)
 
 
-def _struct_bytes(t: T.StructType, v: Any, w: _Where) -> bytes:
-    if isinstance(v, (np.ndarray, np.void)) and v.dtype == t.np_dtype and v.size == 1:
-        try:
-            v = t.cls.from_numpy(v.reshape(()) if isinstance(v, np.ndarray) else v)
-        except ValueError as e:
-            raise w.bad("a record", f"holds an invalid field: {e}") from None
-    if not isinstance(v, t.cls):
-        raise w.bad(v, f"is not a {t.name} instance")
+def _struct_bytes(t: T.StructType, v: Any) -> bytes:
+    v = _instance(t, v)
     out = bytearray(t.size)
     for f, ft in t.fields:
-        path = f"{w.path}.{f}" if w.path else f
-        b = value_bytes(ft, getattr(v, f), _Where(w.kname, w.param, ft, path))
+        x = getattr(v, f)
+        try:
+            b = _bytes(ft, x)
+        except _Bad as e:
+            raise _Bad(f"has field {f} = {_desc(x)}, which {e.why}") from None
         out[t.offsets[f]:t.offsets[f] + len(b)] = b
     return bytes(out)
+
+
+def _instance(t: T.StructType, v: Any) -> Any:
+    """An instance of the struct class from an instance or a record of its dtype (whose enum
+    fields are checked); anything else is refused."""
+    if isinstance(v, t.cls):
+        return v
+    if isinstance(v, (np.ndarray, np.void)) and v.dtype.names:
+        if v.dtype != t.np_dtype or v.size != 1:
+            raise _Bad(f"is not a record of {t.name}.dtype")
+        try:
+            return t.cls.from_numpy(v.reshape(()) if isinstance(v, np.ndarray) else v)
+        except ValueError as e:
+            raise _Bad(f"holds an invalid field: {e}") from None
+    raise _Bad(f"is not a {t.name} instance")
+
+
+def _to_instance(v: Any, w: _Where) -> Any:
+    """``_instance`` with the located LaunchError (the generated packers' slow path)."""
+    try:
+        return _instance(w.t, v)   # type: ignore[arg-type]
+    except _Bad as e:
+        raise w.bad(v, e.why, "a record" if isinstance(v, (np.void, np.ndarray)) and
+                    v.dtype.names else None) from None
 
 
 # ------------------------------------------------------------------ the generated packer
@@ -339,8 +363,7 @@ class _PackerBuilder:
         self.lines: list[str] = []
         self.vals: list[str] = []
         self.env: dict[str, Any] = {"_value_bytes": value_bytes, "_scalar_bits": scalar_bits,
-                                    "_Where": _Where, "_F32": _F32, "_U32": _U32,
-                                    "_struct_bytes": _struct_bytes, "_len": len}
+                                    "_F32": _F32, "_U32": _U32}
         self.n = 0
 
     def name(self, obj: Any) -> str:
@@ -379,7 +402,7 @@ class _PackerBuilder:
     def length(self, index: int, off: int) -> None:
         """Pack ``len(args[index])`` (a buffer's element count) at ``off``."""
         self.fmt.append((off, "I"))
-        self.vals.append(f"_len(bufs[{index}])")
+        self.vals.append(f"bufs[{index}].shape[0]")
 
     def _fast_scalar(self, var: str, t: T.Type, w: str) -> str:
         slow = f"{var} = _scalar_bits({self.name(t)}, {var}, {w})"
@@ -420,23 +443,6 @@ class _PackerBuilder:
                f"    return _st.pack({', '.join(order)})\n")
         exec(compile(src, f"<pyshade packer {self.kname}>", "exec"), self.env)  # noqa: S102
         return self.env["pack"]
-
-
-def _to_instance(v: Any, w: _Where) -> Any:
-    """A struct argument that is not exactly an instance of the class: a record of the
-    struct's dtype (enum fields checked) or a subclass instance; anything else fails."""
-    t = w.t
-    assert isinstance(t, T.StructType)
-    if isinstance(v, (np.ndarray, np.void)) and v.dtype == t.np_dtype and v.size == 1:
-        try:
-            return t.cls.from_numpy(v.reshape(()) if isinstance(v, np.ndarray) else v)
-        except ValueError as e:
-            raise w.bad("a record", f"holds an invalid field: {e}") from None
-    if isinstance(v, t.cls):
-        return v
-    if isinstance(v, (np.ndarray, np.void)) and v.dtype.names:
-        raise w.bad(v, f"is a record of another dtype than {t.name}.dtype")
-    raise w.bad(v, f"is not a {t.name} instance")
 
 
 # ------------------------------------------------------------------ array arguments
@@ -520,6 +526,10 @@ class Binder:
         for i, slot in self.slots:
             check_array_type(args[i], slot, kname)
         self.written = [s.writable for _, s in self.slots]
+        self.check_alias = len(self.slots) > 1
+        self.plain = self.variant(False)
+        self.wg0 = kernel.workgroup_size[0]
+        self.max_threads = self.limit * self.wg0    # beyond it the groups are folded
 
     def variant(self, folded: bool) -> tuple:
         """(compiled, device handle, packer, param size) of the unfolded or folded launch."""
@@ -553,10 +563,14 @@ class Binder:
 
     def __call__(self, args: tuple, threads: Any, groups: Any) -> None:
         """Check the values, pack, and run on the device."""
-        kname = self.kname
-        grid, folded = launch_grid(threads, groups, self.kernel.workgroup_size, self.limit,
-                                   kname)
-        compiled, handle, packer = self.variant(folded)
+        # The common case inline: a 1-D launch that needs no folding.
+        if threads.__class__ is int and groups is None and 0 <= threads <= self.max_threads:
+            grid = (-(-threads // self.wg0), 1, 1)
+            compiled, handle, packer = self.plain
+        else:
+            grid, folded = launch_grid(threads, groups, self.kernel.workgroup_size,
+                                       self.limit, self.kname)
+            compiled, handle, packer = self.variant(folded)
         dev = self.dev
         bufs = []
         back = None
@@ -564,8 +578,8 @@ class Binder:
             v = args[i]
             if v.__class__ is np.ndarray:
                 if w and not v.flags.writeable:
-                    raise LaunchError(f"{kname}(): parameter '{slot.name}' is written by the "
-                                      "kernel and got a read-only numpy array")
+                    raise LaunchError(f"{self.kname}(): parameter '{slot.name}' is written by "
+                                      "the kernel and got a read-only numpy array")
                 arr = dev.array(np.ascontiguousarray(v).reshape((-1,) + v.shape[1:]))
                 if w:
                     back = back or []
@@ -573,11 +587,11 @@ class Binder:
                 bufs.append(arr)
                 continue
             if v.device is not dev:
-                raise LaunchError(f"{kname}(): parameter '{slot.name}' is an array on "
+                raise LaunchError(f"{self.kname}(): parameter '{slot.name}' is an array on "
                                   f"{v.device.name}, the launch is on {dev.name}: copy it with "
                                   "dev.array(arr.numpy())")
             bufs.append(v)
-        if len(bufs) > 1:
+        if self.check_alias:
             self._check_aliasing(args, bufs)
         params = packer(args, bufs) if packer is not None else None
         if grid[0] and grid[1] and grid[2]:
@@ -637,27 +651,33 @@ _MISSING = object()
 
 
 class BinderCache:
-    """Binders of one kernel by (device, argument signature), least recently used first out."""
+    """Binders of one kernel by (device, argument signature); at most
+    ``BINDER_CACHE_SIZE``, the oldest dropped first."""
 
     def __init__(self, kernel: Any):
         self.kernel = kernel
-        self.kinds: list[str] | None = None
-        self.map: OrderedDict = OrderedDict()
+        self.map: dict = {}
         self.lock = threading.Lock()
-
-    def param_kinds(self) -> list[str]:
-        """'b' (buffer), 'c' (Const) or 'v' (value) per parameter."""
-        if self.kinds is None:
-            self.kinds = ["b" if isinstance(a, T.BufferAnnotation) else
-                          "c" if isinstance(a, T.ConstAnnotation) else "v"
-                          for _, a, _ in self.kernel.params]
-        return self.kinds
+        self._key: Callable | None = None
 
     def key(self, dev: Any, args: tuple) -> tuple:
         """What a binder depends on: the device and each argument's signature."""
-        return (dev,) + tuple(
-            array_signature(v) if k == "b" else (v.__class__, v) if k == "c" else v.__class__
-            for k, v in zip(self.param_kinds(), args))
+        if self._key is None:
+            # One generated expression per kernel: a buffer contributes its array
+            # signature, a Const its value, any other value its Python class.
+            parts = []
+            for i, (_, ann, _) in enumerate(self.kernel.params):
+                if isinstance(ann, T.BufferAnnotation):
+                    parts.append(f"_sig(a[{i}])")
+                elif isinstance(ann, T.ConstAnnotation):
+                    parts.append(f"(a[{i}].__class__, a[{i}])")
+                else:
+                    parts.append(f"a[{i}].__class__")
+            env = {"_sig": array_signature}
+            exec(f"def key(dev, a): return (dev, {', '.join(parts)}{',' if parts else ''})",
+                 env)  # noqa: S102 - generated from the kernel's signature
+            self._key = env["key"]
+        return self._key(dev, args)
 
     def get(self, dev: Any, args: tuple) -> Binder:
         """The binder for these arguments (made on first use)."""
@@ -667,13 +687,12 @@ class BinderCache:
         except TypeError:              # an unhashable Const value: no caching
             return Binder(self.kernel, dev, args)
         if b is not None:
-            self.map.move_to_end(key)
             return b
         b = Binder(self.kernel, dev, args)
         with self.lock:
             self.map[key] = b
             while len(self.map) > BINDER_CACHE_SIZE:
-                self.map.popitem(last=False)
+                del self.map[next(iter(self.map))]
         return b
 
 

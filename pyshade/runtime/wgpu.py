@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import operator
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -256,6 +257,8 @@ class WgpuDevice(Device):
         if isinstance(data, DeviceArray):
             data = data.numpy()
         arr = np.ascontiguousarray(data, dtype=dtype)
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
         raw = arr.reshape(-1).view(np.uint8)
         size = self._buffer_size(raw.size, arr.dtype.itemsize)
         self._check_buffer_size(size)
@@ -323,7 +326,7 @@ class WgpuDevice(Device):
         self._recorded = 0
         self._arenas: dict[str, _ParamArena] = {}
         self._pipelines = LRU(PIPELINE_CACHE_SIZE)
-        self._bind_groups = LRU(BIND_GROUP_CACHE_SIZE)
+        self._bind_groups: dict = {}          # FIFO-bounded; used under self._lock
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[WgpuDevice]:
@@ -451,7 +454,7 @@ class WgpuDevice(Device):
                           tuple(int(g) for g in groups))  # type: ignore[arg-type]
 
     def _bind_group(self, prep: _Prepared, buffers: Sequence[WgpuArray], arena: Any) -> Any:
-        key = (prep.bgl_id, arena, tuple(a.uid for a in buffers))
+        key = (prep.bgl_id, arena, *map(_UID, buffers))
         hit = self._bind_groups.get(key)
         if hit is not None:
             return hit[0]
@@ -473,7 +476,10 @@ class WgpuDevice(Device):
         except self._wgpu.GPUError as exc:
             raise LaunchError(f"cannot bind the arguments of '{prep.entry}': {exc}") from None
         # The bgl is kept alive with the bind group: its id is part of the key.
-        self._bind_groups.put(key, (bg, prep.bgl))
+        cache = self._bind_groups
+        cache[key] = (bg, prep.bgl)
+        while len(cache) > BIND_GROUP_CACHE_SIZE:
+            del cache[next(iter(cache))]
         return bg
 
     def run_prepared(self, prep: _Prepared, buffers: Sequence[DeviceArray],
@@ -512,3 +518,4 @@ class WgpuDevice(Device):
 
 
 _NO_OFFSETS: list[int] = []
+_UID = operator.attrgetter("uid")
