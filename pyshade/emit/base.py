@@ -290,14 +290,24 @@ class Emitter(ast.NodeVisitor):
         else:
             s = self.names.fresh("subject")
             self.declare_temp(s, subj.ps_type, self.expr(subj), node)
+        # The last case of an exhaustive match over an IntEnum (no `case _:`) becomes the
+        # `else`: it is the only value left, and a function whose every arm returns then ends
+        # in an if/else that returns on both sides, which naga and Tint accept as its end.
+        exhaustive = getattr(node, "ps_exhaustive", False)
         first = True
-        for case in node.cases:
+        for n, case in enumerate(node.cases):
             values = getattr(case, "ps_values", None)
-            if values is None:
-                if first:   # only `case _:`
-                    self.begin_if(self.literal(True, T.bool_), case)
+            rest = exhaustive and n == len(node.cases) - 1
+            if values is None or rest:
+                if first:   # only `case _:`, or a one-member enum: no test at all
+                    self.begin_block(case.pattern)
                 else:
-                    self.begin_else()
+                    self.begin_else(case.pattern)
+                if rest:
+                    names = " | ".join(_case_value_name(v) for v in values)
+                    self.depth += 1
+                    self.line(f"{self.comment} case {names}: the members left")
+                    self.depth -= 1
             else:
                 test = f" {self.bool_ops[ast.Or]} ".join(
                     self.compare_eq(s, self.expr(v)) for v in values) \
@@ -400,8 +410,13 @@ class Emitter(ast.NodeVisitor):
     def begin_elif(self, cond: str, node: ast.AST) -> None:
         """Hook: close the previous branch and open an ``elif`` branch on ``cond``."""
 
-    def begin_else(self) -> None:
-        """Hook: close the previous branch and open the ``else`` branch."""
+    def begin_else(self, node: ast.AST | None = None) -> None:
+        """Hook: close the previous branch and open the ``else`` branch (of ``node``, when it
+        has a line of its own: a match case)."""
+
+    def begin_block(self, node: ast.AST) -> None:
+        """Hook: open a block that always runs (a match with nothing to test)."""
+        self.begin_if(self.literal(True, T.bool_), node)
 
     def end_block(self) -> None:
         """Hook: close the current block."""
@@ -535,6 +550,12 @@ class Emitter(ast.NodeVisitor):
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
         """Hook: extra named fields for a builtin's format string (default: none)."""
         return {}
+
+
+def _case_value_name(v: ast.expr) -> str:
+    """``Enum.MEMBER`` for a typed case value that is an enum member, else its literal."""
+    m = getattr(v, "ps_enum", None)
+    return f"{type(m).__name__}.{m.name}" if m is not None else ast.unparse(v)
 
 
 class IdNames:

@@ -128,9 +128,9 @@ class PythonEmitter(Emitter):
         """``elif cond:``."""
         self.line(f"elif {cond}:", node)
 
-    def begin_else(self) -> None:
+    def begin_else(self, node: ast.AST | None = None) -> None:
         """``else:``."""
-        self.line("else:")
+        self.line("else:", node)
 
     def end_block(self) -> None:
         """Nothing: indentation closes a Python block."""

@@ -26,7 +26,8 @@ fn apply_op(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // match_
         r = x - y;  // match_enums.py:36
     } else if (subject_1 == Op_MUL) {  // match_enums.py:37
         r = x * y;  // match_enums.py:38
-    } else if (subject_1 == Op_MIN || subject_1 == Op_MAX) {  // match_enums.py:39
+    } else {  // match_enums.py:39
+        // case Op.MIN | Op.MAX: the members left
         r = select(max(x, y), min(x, y), ops[i] == Op_MIN);  // match_enums.py:40
     }
     out_[i] = r;  // match_enums.py:41
