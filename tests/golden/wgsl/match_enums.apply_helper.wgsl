@@ -9,6 +9,16 @@ const Op_MAX: u32 = 4u;
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out_: array<f32>;
 
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+fn ps_max_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b > a);
+}
+
+// Python's min(a, b) = b if b < a else a (NaN, signed zeros)
+fn ps_min_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b < a);
+}
+
 fn twice(n: u32) -> u32 {  // match_enums.py:93
     {  // match_enums.py:95
         return n * 2u;  // match_enums.py:96
@@ -24,7 +34,7 @@ fn combine(op: u32, x: f32, y: f32) -> f32 {  // match_enums.py:81
         return x * y;  // match_enums.py:88
     } else {  // match_enums.py:89
         // case Op.MIN | Op.MAX: the members left
-        return select(max(x, y), min(x, y), op == Op_MIN);  // match_enums.py:90
+        return select(ps_max_f32(x, y), ps_min_f32(x, y), op == Op_MIN);  // match_enums.py:90
     }
 }
 

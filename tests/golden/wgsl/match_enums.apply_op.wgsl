@@ -10,6 +10,16 @@ const Op_MAX: u32 = 4u;
 @group(0) @binding(2) var<storage, read> b: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out_: array<f32>;
 
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+fn ps_max_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b > a);
+}
+
+// Python's min(a, b) = b if b < a else a (NaN, signed zeros)
+fn ps_min_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b < a);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn apply_op(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // match_enums.py:25
     let i: u32 = ps_global_id.x;  // match_enums.py:26
@@ -28,7 +38,7 @@ fn apply_op(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // match_
         r = x * y;  // match_enums.py:38
     } else {  // match_enums.py:39
         // case Op.MIN | Op.MAX: the members left
-        r = select(max(x, y), min(x, y), ops[i] == Op_MIN);  // match_enums.py:40
+        r = select(ps_max_f32(x, y), ps_min_f32(x, y), ops[i] == Op_MIN);  // match_enums.py:40
     }
     out_[i] = r;  // match_enums.py:41
 }
