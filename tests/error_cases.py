@@ -317,3 +317,8 @@ def f16_literal_too_big(x: ps.Buffer[ps.f16]):
 @ps.kernel
 def literal_inf(x: ps.Buffer[f64]):
     x[0] = 1e400
+
+
+@ps.kernel
+def mixed_division_hint(out: ps.Buffer[f32], xmin: f32, xmax: f32, nbins: u32):
+    out[0] = (xmax - xmin) / nbins

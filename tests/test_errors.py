@@ -281,6 +281,13 @@ CASES = [
      '           ^^^^^\n'
      'TranslationError: 1e400 is out of range for every float type (Python reads it as '
      'inf): write math.inf for infinity'),
+    ('mixed_division_hint', 324, 13, None,
+     ':324:14\n'
+     '    out[0] = (xmax - xmin) / nbins\n'
+     '             ^^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: ints and floats do not mix in /: xmax - xmin is f32 and nbins is '
+     'u32; convert explicitly: (xmax - xmin) / f32(nbins) (or u32(xmax - xmin) // nbins '
+     'for integer arithmetic)'),
 ]
 
 

@@ -187,13 +187,21 @@ class ExprMixin:
             self.mismatch(node.right, lt, rt, f"the right side of {sym}")
         a, b = ast.unparse(node.left), ast.unparse(node.right)
 
-        def conv(text: str, t: Any, elem: T.ScalarType) -> str:
+        def conv(side: ast.expr, t: Any, elem: T.ScalarType) -> ast.expr:
             try:
                 to = T.vector_of(elem, t.n) if isinstance(t, T.VectorType) else elem
             except KeyError:
                 to = elem
-            return f"{to.name}({text})"
-        fix_a, fix_b = f"{conv(a, lt, re_)} {sym} {b}", f"{a} {sym} {conv(b, rt, le)}"
+            return ast.Call(ast.Name(to.name, ast.Load()), [side], [])
+
+        # The suggestions are new AST nodes: ast.unparse parenthesises an operand by
+        # precedence, so `(xmax - xmin) / nbins` keeps its parentheses.
+        def fixed(left: ast.expr, right: ast.expr, to_int: bool) -> str:
+            # integer arithmetic has no `/`: suggest `//` for it
+            op = ast.FloorDiv() if to_int and isinstance(node.op, ast.Div) else node.op
+            return ast.unparse(ast.BinOp(left, op, right))
+        fix_a = fixed(conv(node.left, lt, re_), node.right, re_.is_int)
+        fix_b = fixed(node.left, conv(node.right, rt, le), le.is_int)
         both = f"{a} is {T.host_type_name(lt)} and {b} is {T.host_type_name(rt)}"
         if le.is_int and re_.is_int:
             kind = "mixed signedness" if le.bits == re_.bits else "mixed integer widths"
