@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import pyshade as ps
-from pyshade import f32, i32, u32, vec2, vec3
+from pyshade import f32, u32, vec2, vec3
 
 WG = 64
 
@@ -127,6 +127,79 @@ def test_float_min_max_clamp_follow_python(dev: ps.Device, rng: np.random.Genera
     min_max_f32.launch(dev.array(a), dev.array(b), dev.array(lo), dev.array(hi), out,
                        threads=len(a), device=dev)
     got = out.numpy().reshape(-1, 4).view(np.uint32)
-    for j, (x, y, l, h) in enumerate(zip(a.tolist(), b.tolist(), lo.tolist(), hi.tolist())):
-        want = [min(x, y), max(x, y), min(max(x, l), h), 1.0]
-        assert got[j].tolist() == [_f32_bits(w) for w in want], (j, x, y, l, h, got[j])
+    for j, (x, y, lo_, h) in enumerate(zip(a.tolist(), b.tolist(), lo.tolist(), hi.tolist())):
+        want = [min(x, y), max(x, y), min(max(x, lo_), h), 1.0]
+        assert got[j].tolist() == [_f32_bits(w) for w in want], (j, x, y, lo_, h, got[j])
+
+
+# ----------------------------------------------------- very deep expressions translate
+
+
+def _kernel_from_source(tmp_path: Path, name: str, body: str) -> ps.Kernel:
+    """A kernel ``k(x, y)`` whose statement is ``y[i] = <body>``, from a real file (the
+    frontend reads the source), as tests/test_differential.py builds its kernels."""
+    path = tmp_path / f"{name}.py"
+    path.write_text("import pyshade as ps\n"
+                    "from pyshade import f32\n\n\n"
+                    "@ps.kernel(workgroup_size=64)\n"
+                    "def k(x: ps.Buffer[f32], y: ps.Buffer[f32]):\n"
+                    "    i = ps.global_id().x\n"
+                    "    if i < len(x):\n"
+                    f"        y[i] = {body}\n")
+    spec = importlib.util.spec_from_file_location(f"pyshade_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.k
+
+
+@pytest.mark.parametrize("terms", [250, 1000])
+def test_long_sum_translates_and_runs(dev: ps.Device, rng: np.random.Generator,
+                                      tmp_path: Path, terms: int) -> None:
+    k = _kernel_from_source(tmp_path, f"deep_sum_{terms}", " + ".join(["x[i]"] * terms))
+    ps.compile(k, "wgsl")                          # naga accepts the pieces
+    x = rng.standard_normal(100).astype(np.float32)
+    y = dev.zeros(100, np.float32)
+    k.launch(dev.array(x), y, threads=100, device=dev)
+    want = []
+    for v in x:                                    # f32 rounding after every addition
+        acc = np.float32(v)
+        for _ in range(terms - 1):
+            acc = np.float32(acc + v)
+        want.append(acc)
+    np.testing.assert_array_equal(y.numpy(), np.array(want, np.float32))
+
+
+def test_long_sum_of_products(dev: ps.Device, tmp_path: Path) -> None:
+    k = _kernel_from_source(tmp_path, "deep_products", " + ".join(["x[i] * 2.0"] * 1000))
+    x = np.arange(64, dtype=np.float32)
+    y = dev.zeros(64, np.float32)
+    k.launch(dev.array(x), y, threads=64, device=dev)
+    np.testing.assert_array_equal(y.numpy(), x * 2000)      # exact: small integers
+
+
+def test_too_deep_expression_is_located(tmp_path: Path) -> None:
+    # Deep on the right: not a chain of first operands, so it cannot be written in pieces.
+    k = _kernel_from_source(tmp_path, "deep_right", "x[i] - (" * 150 + "x[i]" + ")" * 150)
+    for target in ("wgsl", "python"):
+        with pytest.raises(ps.TranslationError) as info:
+            ps.translate(k, target)
+        e = info.value
+        assert (e.filename, e.lineno, e.col_offset, e.target) == \
+            (str(tmp_path / "deep_right.py"), 9, 15, None)
+        assert e.msg == ("this expression is nested 152 levels deep, more than the 100 that "
+                         "every target accepts: split it with intermediate variables")
+
+
+def test_recursion_overflow_is_a_located_error(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without the recursion headroom the frontend overflows on 1000 terms: the
+    # RecursionError becomes a TranslationError at the deepest expression.
+    import pyshade.frontend.deep as deep
+    monkeypatch.setattr(deep, "RECURSION_LIMIT", 0)
+    k = _kernel_from_source(tmp_path, "deep_overflow", " + ".join(["x[i]"] * 1000))
+    with pytest.raises(ps.TranslationError) as info:
+        ps.translate(k, "wgsl")
+    e = info.value
+    assert (e.filename, e.lineno, e.col_offset) == (str(tmp_path / "deep_overflow.py"), 9, 15)
+    assert e.msg == ("this expression is nested 1001 levels deep, more than pyshade can "
+                     "translate: split it with intermediate variables")

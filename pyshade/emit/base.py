@@ -18,8 +18,10 @@ from typing import Any
 
 from .. import types as T
 from ..errors import TranslationError
+from ..frontend.deep import recursion_headroom, too_deep
 from ..frontend.program import FuncInfo, Program
 from ..frontend.source import make_error
+from .deep import DeepSplit
 from .names import Namer
 
 # Comparison operators are spelled alike in Python and every C-like target.
@@ -27,7 +29,7 @@ CMP_SYMBOLS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt
                ast.GtE: ">="}
 
 
-class Emitter(ast.NodeVisitor):
+class Emitter(DeepSplit, ast.NodeVisitor):
     """Base of every emitter. ``emit()`` returns the whole source text."""
 
     target = "?"
@@ -45,6 +47,7 @@ class Emitter(ast.NodeVisitor):
         self.names: Namer | None = None
         self.file = os.path.basename(prog.filename)
         self.cur_line: int | None = None
+        self.emitted: dict[int, str] = {}        # id(expression) -> temporary holding it
 
     # -- errors -----------------------------------------------------------------------
     def error(self, node: ast.AST, message: str) -> TranslationError:
@@ -101,6 +104,15 @@ class Emitter(ast.NodeVisitor):
     # -- program ------------------------------------------------------------------------
     def emit(self) -> str:
         """Write the whole program: the order is the same for every target."""
+        with recursion_headroom():
+            try:
+                return self.emit_all()
+            except RecursionError:
+                f = self.func or self.k
+                raise too_deep(f.src.filename, f.tree, self.target) from None
+
+    def emit_all(self) -> str:
+        """``emit`` without the recursion guard."""
         self.name_globals()
         self.header()
         for e in self.prog.enums:
@@ -183,6 +195,7 @@ class Emitter(ast.NodeVisitor):
             self.declare_default(name)
         for s in stmts:
             self.cur_line = getattr(s, "lineno", self.cur_line)
+            self.split_deep(s)
             self.visit(s)
 
     def generic_visit(self, node: ast.AST) -> None:
@@ -458,6 +471,9 @@ class Emitter(ast.NodeVisitor):
     # -- expressions --------------------------------------------------------------------
     def expr(self, node: ast.expr) -> str:
         """Text of an expression, dispatched to the ``ex_<NodeType>`` method."""
+        done = self.emitted.get(id(node))
+        if done is not None:       # a piece of a deep expression, already in a temporary
+            return done
         meth = getattr(self, "ex_" + type(node).__name__, None)
         if meth is None:
             raise self.error(node, f"internal: cannot emit {type(node).__name__}")
@@ -474,6 +490,8 @@ class Emitter(ast.NodeVisitor):
     def sub(self, node: ast.expr) -> str:
         """An operand: parenthesised unless it is atomic."""
         s = self.expr(node)
+        if id(node) in self.emitted:
+            return s
         if isinstance(node, (ast.BinOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.UnaryOp)):
             return f"({s})"
         if isinstance(node, ast.Constant) and s.startswith("-"):
