@@ -295,3 +295,30 @@ def mixed_assign(out: ps.Buffer[u32], a: i32):
 @ps.kernel
 def expression_statement(out: ps.Buffer[u32]):
     out[0] + 1
+
+
+# -- float constants out of range (DESIGN principle 5) -----------------------------------
+@ps.kernel
+def f32_literal_too_big(x: ps.Buffer[f32], y: ps.Buffer[f32]):
+    i = ps.global_id().x
+    y[i] = x[i] * 1e300
+
+
+@ps.kernel
+def f32_folded_too_big(x: ps.Buffer[f32]):
+    x[0] = x[0] + 3.4028235e38 + -(10 ** 39)      # the first rounds to the largest f32
+
+
+@ps.kernel
+def f16_literal_too_big(x: ps.Buffer[ps.f16]):
+    x[0] = x[0] * 65520.0
+
+
+@ps.kernel
+def literal_inf(x: ps.Buffer[f64]):
+    x[0] = 1e400
+
+
+@ps.kernel
+def mixed_division_hint(out: ps.Buffer[f32], xmin: f32, xmax: f32, nbins: u32):
+    out[0] = (xmax - xmin) / nbins

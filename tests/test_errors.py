@@ -259,6 +259,35 @@ CASES = [
      '    ^^^^^^^^^^\n'
      'TranslationError: this expression statement has no effect: assign its value to '
      'a variable or remove it'),
+    ('f32_literal_too_big', 304, 18, None,
+     ':304:19\n'
+     '    y[i] = x[i] * 1e300\n'
+     '                  ^^^^^\n'
+     'TranslationError: 1e300 is out of range for f32 (largest finite value 3.4028235e+38)'),
+    ('f32_folded_too_big', 309, 33, None,
+     ':309:34\n'
+     '    x[0] = x[0] + 3.4028235e38 + -(10 ** 39)      # the first rounds to the largest f32\n'
+     '                                 ^^^^^^^^^^^\n'
+     'TranslationError: -(10 ** 39) is out of range for f32 (largest finite value '
+     '3.4028235e+38)'),
+    ('f16_literal_too_big', 314, 18, None,
+     ':314:19\n'
+     '    x[0] = x[0] * 65520.0\n'
+     '                  ^^^^^^^\n'
+     'TranslationError: 65520.0 is out of range for f16 (largest finite value 65504.0)'),
+    ('literal_inf', 319, 11, None,
+     ':319:12\n'
+     '    x[0] = 1e400\n'
+     '           ^^^^^\n'
+     'TranslationError: 1e400 is out of range for every float type (Python reads it as '
+     'inf): write math.inf for infinity'),
+    ('mixed_division_hint', 324, 13, None,
+     ':324:14\n'
+     '    out[0] = (xmax - xmin) / nbins\n'
+     '             ^^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: ints and floats do not mix in /: xmax - xmin is f32 and nbins is '
+     'u32; convert explicitly: (xmax - xmin) / f32(nbins) (or u32(xmax - xmin) // nbins '
+     'for integer arithmetic)'),
 ]
 
 

@@ -18,8 +18,10 @@ from typing import Any
 
 from .. import types as T
 from ..errors import TranslationError
+from ..frontend.deep import recursion_headroom, too_deep
 from ..frontend.program import FuncInfo, Program
 from ..frontend.source import make_error
+from .deep import DeepSplit
 from .names import Namer
 
 # Comparison operators are spelled alike in Python and every C-like target.
@@ -27,7 +29,7 @@ CMP_SYMBOLS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt
                ast.GtE: ">="}
 
 
-class Emitter(ast.NodeVisitor):
+class Emitter(DeepSplit, ast.NodeVisitor):
     """Base of every emitter. ``emit()`` returns the whole source text."""
 
     target = "?"
@@ -49,6 +51,7 @@ class Emitter(ast.NodeVisitor):
         self.names: Namer | None = None
         self.file = os.path.basename(prog.filename)
         self.cur_line: int | None = None
+        self.emitted: dict[int, str] = {}        # id(expression) -> temporary holding it
 
     # -- errors -----------------------------------------------------------------------
     def error(self, node: ast.AST, message: str) -> TranslationError:
@@ -105,6 +108,15 @@ class Emitter(ast.NodeVisitor):
     # -- program ------------------------------------------------------------------------
     def emit(self) -> str:
         """Write the whole program: the order is the same for every target."""
+        with recursion_headroom():
+            try:
+                return self.emit_all()
+            except RecursionError:
+                f = self.func or self.k
+                raise too_deep(f.src.filename, f.tree, self.target) from None
+
+    def emit_all(self) -> str:
+        """``emit`` without the recursion guard."""
         self.name_globals()
         self.header()
         for e in self.prog.enums:
@@ -187,6 +199,7 @@ class Emitter(ast.NodeVisitor):
             self.declare_default(name)
         for s in stmts:
             self.cur_line = getattr(s, "lineno", self.cur_line)
+            self.split_deep(s)
             self.visit(s)
 
     def generic_visit(self, node: ast.AST) -> None:
@@ -294,14 +307,24 @@ class Emitter(ast.NodeVisitor):
         else:
             s = self.names.fresh("subject")
             self.declare_temp(s, subj.ps_type, self.expr(subj), node)
+        # The last case of an exhaustive match over an IntEnum (no `case _:`) becomes the
+        # `else`: it is the only value left, and a function whose every arm returns then ends
+        # in an if/else that returns on both sides, which naga and Tint accept as its end.
+        exhaustive = getattr(node, "ps_exhaustive", False)
         first = True
-        for case in node.cases:
+        for n, case in enumerate(node.cases):
             values = getattr(case, "ps_values", None)
-            if values is None:
-                if first:   # only `case _:`
-                    self.begin_if(self.literal(True, T.bool_), case)
+            rest = exhaustive and n == len(node.cases) - 1
+            if values is None or rest:
+                if first:   # only `case _:`, or a one-member enum: no test at all
+                    self.begin_block(case.pattern)
                 else:
-                    self.begin_else()
+                    self.begin_else(case.pattern)
+                if rest:
+                    names = " | ".join(_case_value_name(v) for v in values)
+                    self.depth += 1
+                    self.line(f"{self.comment} case {names}: the members left")
+                    self.depth -= 1
             else:
                 test = f" {self.bool_ops[ast.Or]} ".join(
                     self.compare_eq(s, self.expr(v)) for v in values) \
@@ -404,8 +427,13 @@ class Emitter(ast.NodeVisitor):
     def begin_elif(self, cond: str, node: ast.AST) -> None:
         """Hook: close the previous branch and open an ``elif`` branch on ``cond``."""
 
-    def begin_else(self) -> None:
-        """Hook: close the previous branch and open the ``else`` branch."""
+    def begin_else(self, node: ast.AST | None = None) -> None:
+        """Hook: close the previous branch and open the ``else`` branch (of ``node``, when it
+        has a line of its own: a match case)."""
+
+    def begin_block(self, node: ast.AST) -> None:
+        """Hook: open a block that always runs (a match with nothing to test)."""
+        self.begin_if(self.literal(True, T.bool_), node)
 
     def end_block(self) -> None:
         """Hook: close the current block."""
@@ -447,6 +475,9 @@ class Emitter(ast.NodeVisitor):
     # -- expressions --------------------------------------------------------------------
     def expr(self, node: ast.expr) -> str:
         """Text of an expression, dispatched to the ``ex_<NodeType>`` method."""
+        done = self.emitted.get(id(node))
+        if done is not None:       # a piece of a deep expression, already in a temporary
+            return done
         meth = getattr(self, "ex_" + type(node).__name__, None)
         if meth is None:
             raise self.error(node, f"internal: cannot emit {type(node).__name__}")
@@ -463,6 +494,8 @@ class Emitter(ast.NodeVisitor):
     def sub(self, node: ast.expr) -> str:
         """An operand: parenthesised unless it is atomic."""
         s = self.expr(node)
+        if id(node) in self.emitted:
+            return s
         if isinstance(node, (ast.BinOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.UnaryOp)):
             return f"({s})"
         if isinstance(node, ast.Constant) and s.startswith("-"):
@@ -539,6 +572,12 @@ class Emitter(ast.NodeVisitor):
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
         """Hook: extra named fields for a builtin's format string (default: none)."""
         return {}
+
+
+def _case_value_name(v: ast.expr) -> str:
+    """``Enum.MEMBER`` for a typed case value that is an enum member, else its literal."""
+    m = getattr(v, "ps_enum", None)
+    return f"{type(m).__name__}.{m.name}" if m is not None else ast.unparse(v)
 
 
 class IdNames:

@@ -27,9 +27,14 @@ class CLikeEmitter(Emitter):
         self.out[-1:] = self.out[-1:]
         self.line(f"}} else if ({cond}) {{", node)
 
-    def begin_else(self) -> None:
+    def begin_else(self, node: ast.AST | None = None) -> None:
         """``} else {``."""
-        self.line("} else {")
+        self.line("} else {", node)
+
+    def begin_block(self, node: ast.AST) -> None:
+        """A plain ``{`` block: unlike ``if (true)``, naga and Tint see that it always runs
+        (a function whose body ends in it needs no return after it)."""
+        self.line("{", node)
 
     def end_block(self) -> None:
         """``}``."""

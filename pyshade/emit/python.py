@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from .. import types as T
+from ..frontend.deep import recursion_headroom
 from ..frontend.exprs import IDS
 from ..frontend.program import FuncInfo
 from .base import CMP_SYMBOLS, Emitter, IdNames
@@ -128,9 +129,9 @@ class PythonEmitter(Emitter):
         """``elif cond:``."""
         self.line(f"elif {cond}:", node)
 
-    def begin_else(self) -> None:
+    def begin_else(self, node: ast.AST | None = None) -> None:
         """``else:``."""
-        self.line("else:")
+        self.line("else:", node)
 
     def end_block(self) -> None:
         """Nothing: indentation closes a Python block."""
@@ -463,7 +464,11 @@ class PythonEmitter(Emitter):
     # -- compile with the user's lines --------------------------------------------------
     def compile_code(self) -> Any:
         """Compile the emitted text so that its code carries the user's file and lines."""
-        text = self.text()
+        with recursion_headroom():
+            return self.compile_text(self.text())
+
+    def compile_text(self, text: str) -> Any:
+        """``compile_code`` of ``text`` (deep expressions need the recursion headroom)."""
         tree = ast.parse(text)
         fallback = self.k.tree.lineno
         mapping = self.line_map

@@ -468,7 +468,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             extras["abs"] = (f"{self.abs_helper(t)}({args[0]})" if e.kind == "int"
                              else f"abs({args[0]})")
         if b.name in ("min", "max", "clamp"):
-            extras.update(self.min_max(node.ps_type, args))
+            extras[b.name] = self.min_max(b.name, node.ps_type, args)
         if b.name == "atomic_compare_exchange":
             extras["cas"] = self.cas(node, args)
         return extras

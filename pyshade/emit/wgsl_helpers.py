@@ -113,32 +113,40 @@ class WgslHelpers:
                     f"{dtn}(), nan);\n}}")
         return self.helper(key, make)
 
-    def min_max(self, t: T.Type, args: list[str]) -> dict:
-        """Spellings of min, max and clamp (= min(max(x, lo), hi)) for ``t``.
+    def min_max(self, which: str, t: T.Type, args: list[str]) -> str:
+        """``min``, ``max`` or ``clamp`` (= min(max(x, lo), hi)) of ``args`` for ``t``.
 
-        Signed integers use generated select() helpers, not WGSL's min/max: on
-        NVIDIA's Vulkan driver a nested ``min(a, min(b, c))`` of i32 gave wrong
-        results while each pairwise min was right (bench/probes/
-        nvidia_last_line_probe.py); selects were right.
+        Floats and signed integers use generated select() helpers, not WGSL's
+        min/max. Floats: WGSL leaves the result for NaN unspecified and may
+        return either zero for -0.0 and 0.0, while Python's ``min(a, b)`` is
+        ``b if b < a else a`` (``max``: ``b > a``), which the helper computes
+        with one ordered comparison. Signed integers: on NVIDIA's Vulkan driver
+        a nested ``min(a, min(b, c))`` of i32 gave wrong results while each
+        pairwise min was right (bench/probes/nvidia_last_line_probe.py);
+        selects were right. Unsigned integers keep WGSL's min/max.
         """
         e = t.elem if isinstance(t, T.VectorType) else t
-        if e.kind != "int":
-            mn, mx = "min", "max"
-        else:
-            mn, mx = self.select_minmax(t, "min"), self.select_minmax(t, "max")
-        out = {}
-        if len(args) == 2:
-            out = {"min": f"{mn}({args[0]}, {args[1]})", "max": f"{mx}({args[0]}, {args[1]})"}
-        if len(args) == 3:
-            out["clamp"] = f"{mn}({mx}({args[0]}, {args[1]}), {args[2]})"
-        return out
+
+        def fn(op: str) -> str:
+            return op if e.kind == "uint" else self.select_minmax(t, op)
+        if which == "clamp":
+            return f"{fn('min')}({fn('max')}({args[0]}, {args[1]}), {args[2]})"
+        return f"{fn(which)}({args[0]}, {args[1]})"
 
     def select_minmax(self, t: T.Type, which: str) -> str:
-        """Name of the generated select-based signed ``min``/``max`` helper for ``t``."""
+        """Name of the generated select-based ``min``/``max`` helper for ``t`` (a float or
+        signed-integer scalar or vector)."""
         tn = self.type_name(t)
         op = "<" if which == "min" else ">"
+        e = t.elem if isinstance(t, T.VectorType) else t
 
         def make(name: str) -> str:
+            if e.kind == "float":
+                # Python's order of the test: with NaN on either side, or -0.0 against
+                # 0.0, the comparison is false and the first argument is the result.
+                return (f"// Python's {which}(a, b) = b if b {op} a else a (NaN, signed zeros)\n"
+                        f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
+                        f"    return select(a, b, b {op} a);\n}}")
             return (f"// {which} of signed integers with select (see min_max in emit/wgsl.py)\n"
                     f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
                     f"    return select(b, a, a {op} b);\n}}")

@@ -8,11 +8,11 @@ lower -> type check, returning a ``Program`` for the emitters.
 from __future__ import annotations
 
 import ast
-import copy
 import typing
 from typing import Any
 
 from .. import types as T
+from .deep import copy_tree, recursion_headroom, too_deep
 from .exprs import CT, decay
 from .lower import lower
 from .program import BufferParam, FuncInfo, KernelInfo, Program
@@ -33,7 +33,16 @@ def check_kernel(fn: Any, target: str, typevars: dict, consts: dict,
                  workgroup_size: tuple[int, int, int], folded: bool = False) -> Program:
     """Translate ``fn``'s AST into a typed Program for ``target``."""
     src = get_source(fn)
-    tree = copy.deepcopy(src.tree)
+    with recursion_headroom():
+        try:
+            return _check_kernel(src, fn, target, typevars, consts, workgroup_size, folded)
+        except RecursionError:
+            raise too_deep(src.filename, src.tree) from None
+
+
+def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, consts: dict,
+                  workgroup_size: tuple[int, int, int], folded: bool) -> Program:
+    tree = copy_tree(src.tree)
     builder = ProgramBuilder(target)
     builder.typevars = typevars
     ann = _annotations(fn)
@@ -116,7 +125,7 @@ class _Helpers:
         if len(args) < len(pnames):
             extra = []
             for d in defaults[len(defaults) - (len(pnames) - len(args)):]:
-                extra.append(caller.tx(copy.deepcopy(d)))
+                extra.append(caller.tx(copy_tree(d)))
             args = list(args) + extra
             node.args = list(node.args) + extra
             node.ps_defaults = extra        # the emitters read node.ps_args
@@ -162,7 +171,7 @@ class _Helpers:
         key = (fn.__code__, tuple(t for _, t in ptypes), tuple(sorted(globs.items())))
         if key in self.b.funcs:
             return self.b.funcs[key]
-        tree = copy.deepcopy(tree0)
+        tree = copy_tree(tree0)
         tree.args.defaults = []
         tree = Specializer(src, {}, self.b.target).visit(tree)
         tree = lower(src, tree)

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import ast
 import enum
+import linecache
+import math
 import operator
+import struct
 from typing import Any
 
 import numpy as np
@@ -25,6 +28,10 @@ _PY_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor}
 _CMP_OPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
             ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
+# struct format and largest finite value of each float type: a constant that rounds
+# past it is an error (DESIGN principle 5), not an infinity.
+_FLOAT_LIMITS = {"f16": ("<e", "65504.0"), "f32": ("<f", "3.4028235e+38"),
+                 "f64": ("<d", "1.7976931348623157e+308")}
 OP_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
              ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>",
              ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.MatMult: "@"}
@@ -88,7 +95,33 @@ class ExprMixin:
         node.ps_type = t
         if isinstance(t, T.ScalarType) and t.is_int and not isinstance(value, bool):
             self.check_range(like, int(value), t)
+        if isinstance(t, T.ScalarType) and t.is_float:
+            self.check_float_range(like, value, t)
         return node
+
+    def check_float_range(self, node: ast.AST, v: Any, t: T.ScalarType) -> float:
+        """``v`` as a float constant of ``t``; raise unless it rounds to a finite value of
+        ``t`` (infinities and NaN, e.g. ``math.inf``, pass: only overflow is an error)."""
+        fmt, largest = _FLOAT_LIMITS[t.name]
+        try:
+            f = float(v)
+            if math.isfinite(f):
+                struct.pack(fmt, f)     # raises when rounding to t overflows
+            return f
+        except OverflowError:
+            self.error(node, f"{self.literal_text(node, v)} is out of range for {t.name} "
+                             f"(largest finite value {largest})")
+
+    def literal_text(self, node: ast.AST, v: Any) -> str:
+        """The constant as the user wrote it (its source text: ``1e300``, ``10 ** 40``),
+        else its Python repr."""
+        line = linecache.getline(self.src.filename, getattr(node, "lineno", 0) or 0)
+        end = getattr(node, "end_col_offset", None)
+        if line and node.lineno == getattr(node, "end_lineno", None) and end is not None:
+            text = line[node.col_offset:end].strip()
+            if text:
+                return text
+        return repr(v)
 
     def check_range(self, node: ast.AST, v: int, t: T.ScalarType) -> None:
         """Raise unless the integer constant ``v`` fits ``t``."""
@@ -119,7 +152,7 @@ class ExprMixin:
                 node.ps_type = want
                 return want
             if isinstance(w, T.ScalarType) and w.is_float:
-                node.value = float(node.value)
+                node.value = self.check_float_range(node, node.value, w)
                 node.ps_type = want
                 return want
             if isinstance(w, T.ScalarType) and w.is_int:
@@ -154,13 +187,21 @@ class ExprMixin:
             self.mismatch(node.right, lt, rt, f"the right side of {sym}")
         a, b = ast.unparse(node.left), ast.unparse(node.right)
 
-        def conv(text: str, t: Any, elem: T.ScalarType) -> str:
+        def conv(side: ast.expr, t: Any, elem: T.ScalarType) -> ast.expr:
             try:
                 to = T.vector_of(elem, t.n) if isinstance(t, T.VectorType) else elem
             except KeyError:
                 to = elem
-            return f"{to.name}({text})"
-        fix_a, fix_b = f"{conv(a, lt, re_)} {sym} {b}", f"{a} {sym} {conv(b, rt, le)}"
+            return ast.Call(ast.Name(to.name, ast.Load()), [side], [])
+
+        # The suggestions are new AST nodes: ast.unparse parenthesises an operand by
+        # precedence, so `(xmax - xmin) / nbins` keeps its parentheses.
+        def fixed(left: ast.expr, right: ast.expr, to_int: bool) -> str:
+            # integer arithmetic has no `/`: suggest `//` for it
+            op = ast.FloorDiv() if to_int and isinstance(node.op, ast.Div) else node.op
+            return ast.unparse(ast.BinOp(left, op, right))
+        fix_a = fixed(conv(node.left, lt, re_), node.right, re_.is_int)
+        fix_b = fixed(node.left, conv(node.right, rt, le), le.is_int)
         both = f"{a} is {T.host_type_name(lt)} and {b} is {T.host_type_name(rt)}"
         if le.is_int and re_.is_int:
             kind = "mixed signedness" if le.bits == re_.bits else "mixed integer widths"
@@ -237,6 +278,11 @@ class ExprMixin:
         elif isinstance(v, int):
             node.ps_type = T.abstract_int
         elif isinstance(v, float):
+            if math.isinf(v) and not getattr(node, "ps_const_param", False):
+                # Python itself read the literal as inf (1e400): too large for every type
+                self.error(node, f"{self.literal_text(node, v)} is out of range for every "
+                                 "float type (Python reads it as inf): write math.inf for "
+                                 "infinity")
             node.ps_type = T.abstract_float
         elif isinstance(v, str):
             self.error(node, "strings are only allowed as print() arguments (kernels have no "

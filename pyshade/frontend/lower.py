@@ -13,10 +13,10 @@ namer gives them readable target names that never clash with user names.
 from __future__ import annotations
 
 import ast
-import copy
 from typing import Any
 
 from .. import lang
+from .deep import copy_tree
 from .source import FunctionSource
 from .specialize import local_names
 
@@ -85,10 +85,10 @@ class Lowering(ast.NodeTransformer):
             first = ast.copy_location(ast.Assign([node.targets[0]], node.value), node)
             out = self.visit_Assign(first)
             out = out if isinstance(out, list) else [out]
-            src_expr = copy.deepcopy(node.targets[0])
+            src_expr = copy_tree(node.targets[0])
             for t in node.targets[1:]:
                 _to_load(src_expr)
-                rest = ast.copy_location(ast.Assign([t], copy.deepcopy(src_expr)), node)
+                rest = ast.copy_location(ast.Assign([t], copy_tree(src_expr)), node)
                 r = self.visit_Assign(rest)
                 out.extend(r if isinstance(r, list) else [r])
             return out
@@ -167,9 +167,9 @@ class Lowering(ast.NodeTransformer):
             if assigned:    # the body changes it: keep a variable
                 out.append(ast.copy_location(ast.Assign(
                     [ast.Name(name, ast.Store())], ast.Constant(k)), node))
-                out.extend(copy.deepcopy(node.body))
+                out.extend(copy_tree(node.body))
             else:           # a true constant in each copy: literals adapt to their context
-                out.extend(_Substitute(name, k).visit(copy.deepcopy(s)) for s in node.body)
+                out.extend(_Substitute(name, k).visit(copy_tree(s)) for s in node.body)
         used_outside = sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(self.root)) \
             > sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
         if values and not assigned and used_outside:

@@ -53,6 +53,7 @@ class MatchMixin:
                                  f"{', '.join(st.name + '.' + m for m in missing)}: add the "
                                  "missing cases or 'case _:'")
             exhaustive = True
+            node.ps_exhaustive = True     # the emitters make the last case the `else`
         state = before if not exhaustive else None
         first = True
         for s in states:

@@ -108,7 +108,9 @@ class Specializer(ast.NodeTransformer):
         if isinstance(node.ctx, ast.Load) and node.id in self.consts:
             v = self.consts[node.id]
             if isinstance(v, (bool, int, float)) and not isinstance(v, enum.Enum):
-                return ast.copy_location(ast.Constant(v), node)
+                c = ast.copy_location(ast.Constant(v), node)
+                c.ps_const_param = True       # not a literal: may be math.inf
+                return c
         return node
 
     def visit_If(self, node: ast.If) -> Any:

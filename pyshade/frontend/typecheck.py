@@ -19,6 +19,7 @@ from typing import Any
 from .. import lang
 from .. import types as T
 from .calls import CallMixin
+from .deep import copy_tree
 from .exprs import CT, ExprMixin, decay, is_int
 from .matching import MatchMixin
 from .program import FuncInfo, KernelInfo, SharedArray
@@ -263,7 +264,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
 
     def st_AugAssign(self, node: ast.AugAssign) -> None:
         """``target op= value``: typed as ``target op value`` (kept as ``ps_binop``), then stored."""
-        load = copy.deepcopy(node.target)
+        load = copy_tree(node.target)
         for n in ast.walk(load):
             if hasattr(n, "ctx"):
                 n.ctx = ast.Load()
@@ -519,7 +520,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         ns.update(self.src.closure)
         ns.update(self.consts)
         try:
-            obj = eval(compile(ast.Expression(_as_load(copy.deepcopy(node))), self.src.filename,
+            obj = eval(compile(ast.Expression(_as_load(copy_tree(node))), self.src.filename,
                                "eval"), ns)  # noqa: S307 - the user's own annotation
         except Exception as e:  # noqa: BLE001 - any failure is the annotation's
             self.error(node, f"cannot evaluate the annotation {ast.unparse(node)}: {e}")

@@ -76,3 +76,28 @@ def walk(dirs: ps.Buffer[i32], pos: ps.Buffer[i32], steps: i32):
             case _:
                 continue
     pos[i] = p + d.value + Direction.BACKWARD
+
+
+def combine(op: Op, x: f32, y: f32) -> f32:
+    match op:                       # exhaustive and every arm returns: no return after it
+        case Op.ADD:
+            return x + y
+        case Op.SUB:
+            return x - y
+        case Op.MUL:
+            return x * y
+        case Op.MIN | Op.MAX:       # the last case becomes the else
+            return min(x, y) if op == Op.MIN else max(x, y)
+
+
+def twice(n: u32) -> u32:
+    match n:                        # only case _: a plain block
+        case _:
+            return n * 2
+
+
+@ps.kernel(workgroup_size=64)
+def apply_helper(ops: ps.Buffer[Op], a: ps.Buffer[f32], out: ps.Buffer[f32]):
+    i = ps.global_id().x
+    if i < len(out):
+        out[i] = combine(ops[i], a[i], f32(twice(i)))

@@ -17,7 +17,8 @@ def bitonic_step(ps_global_id, data, p):
         up = (_shr(i, _u32(p.stage + 1), 32) & 1) == 0  # sort.py:57
         if p.order == SortOrder_ASCENDING:  # sort.py:59
             pass  # sort.py:60
-        elif p.order == SortOrder_DESCENDING:  # sort.py:61
+        else:  # sort.py:61
+            # case SortOrder.DESCENDING: the members left
             up = not up  # sort.py:62
         a = data[i]  # sort.py:63
         b = data[partner]  # sort.py:63

@@ -21,6 +21,7 @@ def apply_op(ps_global_id, ops, a, b, out_):
         r = _f32(x - y)  # match_enums.py:36
     elif subject_1 == Op_MUL:  # match_enums.py:37
         r = _f32(x * y)  # match_enums.py:38
-    elif subject_1 == Op_MIN or subject_1 == Op_MAX:  # match_enums.py:39
+    else:  # match_enums.py:39
+        # case Op.MIN | Op.MAX: the members left
         r = min(x, y) if (ops[i] == Op_MIN) else max(x, y)  # match_enums.py:40
     out_[i] = r  # match_enums.py:41

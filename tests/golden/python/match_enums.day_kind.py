@@ -12,6 +12,6 @@ def day_kind(ps_global_id, days, kinds):
         kind = 2  # match_enums.py:52
     elif subject_1 == 5:  # match_enums.py:53
         kind = 1  # match_enums.py:54
-    else:
+    else:  # match_enums.py:55
         pass  # match_enums.py:56
     kinds[i] = kind  # match_enums.py:57

@@ -26,6 +26,6 @@ def walk(ps_global_id, dirs, pos, steps):
             if p < 0:  # match_enums.py:73
                 d = Direction_FORWARD  # match_enums.py:74
                 break  # match_enums.py:75
-        else:
+        else:  # match_enums.py:76
             continue  # match_enums.py:77
     pos[i] = _i32(_i32(p + d) + Direction_BACKWARD)  # match_enums.py:78

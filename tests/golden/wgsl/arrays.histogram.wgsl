@@ -12,6 +12,16 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
+// Python's min(a, b) = b if b < a else a (NaN, signed zeros)
+fn ps_min_vec2_f32(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    return select(a, b, b < a);
+}
+
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+fn ps_max_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b > a);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn histogram(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // arrays.py:53
     var b: i32;
@@ -37,8 +47,8 @@ fn histogram(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // array
                 break;  // arrays.py:65
             }
         }
-        corners[0u] = min(corners[0u], vec2<f32>(x));  // arrays.py:66
-        corners[1u].y = max(corners[1u].y, x);  // arrays.py:67
+        corners[0u] = ps_min_vec2_f32(corners[0u], vec2<f32>(x));  // arrays.py:66
+        corners[1u].y = ps_max_f32(corners[1u].y, x);  // arrays.py:67
     }
     var copy: array<Bin, 4> = bins;  // arrays.py:68
     copy[0u].count = 0u;  // arrays.py:69

@@ -27,7 +27,8 @@ fn bitonic_step(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // so
     if ((partner > i) && (partner < p.n)) {  // sort.py:56
         var up: bool = ((i >> (p.stage + 1u)) & 1u) == 0u;  // sort.py:57
         if (p.order == SortOrder_ASCENDING) {  // sort.py:59
-        } else if (p.order == SortOrder_DESCENDING) {  // sort.py:61
+        } else {  // sort.py:61
+            // case SortOrder.DESCENDING: the members left
             up = !up;  // sort.py:62
         }
         let a: f32 = data[i];  // sort.py:63

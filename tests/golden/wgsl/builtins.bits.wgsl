@@ -24,6 +24,16 @@ fn ps_ftoi_i32(x: f32) -> i32 {
     return select(select(i32(x), i32(2147483647i), x >= f32(2147483648.0)), i32(), nan);
 }
 
+// Python's min(a, b) = b if b < a else a (NaN, signed zeros)
+fn ps_min_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b < a);
+}
+
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+fn ps_max_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b > a);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn bits(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // builtins.py:30
     let i: u32 = ps_global_id.x;  // builtins.py:31
@@ -36,5 +46,5 @@ fn bits(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // builtins.p
     let s: i32 = bitcast<i32>(v);  // builtins.py:37
     out_[i] = ((countOneBits(v) + reverseBits(v)) + countLeadingZeros(v | 1u)) + raw;  // builtins.py:38
     signed_[i] = (((countOneBits(s) + countLeadingZeros(s)) + reverseBits(s)) + ps_min_i32(ps_max_i32(s, -10i), 10i)) + ps_ftoi_i32(back);  // builtins.py:39
-    f[i] = min(max(back, -1.0f), 1.0f);  // builtins.py:41
+    f[i] = ps_min_f32(ps_max_f32(back, -1.0f), 1.0f);  // builtins.py:41
 }

@@ -8,6 +8,16 @@ struct ps_Params {
 }
 @group(0) @binding(4) var<uniform> ps_params: ps_Params;
 
+// Python's min(a, b) = b if b < a else a (NaN, signed zeros)
+fn ps_min_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b < a);
+}
+
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+fn ps_max_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b > a);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn blend(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // builtins.py:10
     let i: u32 = ps_global_id.x;  // builtins.py:11
@@ -16,7 +26,7 @@ fn blend(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // builtins.
     }
     let a: vec3<f32> = pa[i].xyz;  // builtins.py:14
     let b: vec3<f32> = pb[i].xyz;  // builtins.py:15
-    let k: f32 = min(max(t[i], 0.0f), 1.0f);  // builtins.py:16
+    let k: f32 = ps_min_f32(ps_max_f32(t[i], 0.0f), 1.0f);  // builtins.py:16
     let m: vec3<f32> = mix(a, b, k);  // builtins.py:17
     let m2: vec3<f32> = mix(a, b, vec3<f32>(k, 0.5f, 1.0f - k));  // builtins.py:18
     let edge: f32 = step(0.5f, k);  // builtins.py:19

@@ -6,6 +6,11 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+fn ps_max_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b > a);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn blocked_sum(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // const_params.py:21
     let i: u32 = ps_global_id.x;  // const_params.py:23
@@ -14,13 +19,13 @@ fn blocked_sum(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // con
     }
     var acc: f32 = 0.0f;  // const_params.py:26
     var v: f32 = src[(i * 3u) + 0u];  // const_params.py:28
-    v = max(v, 0.0f);  // const_params.py:30
+    v = ps_max_f32(v, 0.0f);  // const_params.py:30
     acc = acc + v;  // const_params.py:31
     v = src[(i * 3u) + 1u];  // const_params.py:28
-    v = max(v, 0.0f);  // const_params.py:30
+    v = ps_max_f32(v, 0.0f);  // const_params.py:30
     acc = acc + v;  // const_params.py:31
     v = src[(i * 3u) + 2u];  // const_params.py:28
-    v = max(v, 0.0f);  // const_params.py:30
+    v = ps_max_f32(v, 0.0f);  // const_params.py:30
     acc = acc + v;  // const_params.py:31
     dst_[i] = acc * 0.5f;  // const_params.py:34
 }

@@ -14,6 +14,16 @@ struct ps_Params {
 }
 @group(0) @binding(4) var<uniform> ps_params: ps_Params;
 
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+fn ps_max_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b > a);
+}
+
+// Python's min(a, b) = b if b < a else a (NaN, signed zeros)
+fn ps_min_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b < a);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn apply_op(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // match_enums.py:25
     let i: u32 = ps_global_id.x;  // match_enums.py:26
@@ -30,8 +40,9 @@ fn apply_op(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // match_
         r = x - y;  // match_enums.py:36
     } else if (subject_1 == Op_MUL) {  // match_enums.py:37
         r = x * y;  // match_enums.py:38
-    } else if (subject_1 == Op_MIN || subject_1 == Op_MAX) {  // match_enums.py:39
-        r = select(max(x, y), min(x, y), ops[i] == Op_MIN);  // match_enums.py:40
+    } else {  // match_enums.py:39
+        // case Op.MIN | Op.MAX: the members left
+        r = select(ps_max_f32(x, y), ps_min_f32(x, y), ops[i] == Op_MIN);  // match_enums.py:40
     }
     out_[i] = r;  // match_enums.py:41
 }

@@ -18,7 +18,7 @@ fn day_kind(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // match_
         kind = 2u;  // match_enums.py:52
     } else if (subject_1 == 5u) {  // match_enums.py:53
         kind = 1u;  // match_enums.py:54
-    } else {
+    } else {  // match_enums.py:55
     }
     kinds[i] = kind;  // match_enums.py:57
 }

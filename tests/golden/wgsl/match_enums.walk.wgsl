@@ -31,7 +31,7 @@ fn walk(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // match_enum
                 d = Direction_FORWARD;  // match_enums.py:74
                 break;  // match_enums.py:75
             }
-        } else {
+        } else {  // match_enums.py:76
             continue;  // match_enums.py:77
         }
     }

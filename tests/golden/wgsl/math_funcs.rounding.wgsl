@@ -18,9 +18,9 @@ fn ps_min_i32(a: i32, b: i32) -> i32 {
     return select(b, a, a < b);
 }
 
-// max of signed integers with select (see min_max in emit/wgsl.py)
-fn ps_max_i32(a: i32, b: i32) -> i32 {
-    return select(b, a, a > b);
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+fn ps_max_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b > a);
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -34,5 +34,5 @@ fn rounding(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_f
     let frac_: f32 = t - fl;  // math_funcs.py:31
     let r: f32 = round(t);  // math_funcs.py:32
     ints[i] = ((ps_ftoi_i32(ceil(t)) + ps_ftoi_i32(trunc(t))) + ps_ftoi_i32(r)) + ps_min_i32(ps_ftoi_i32(fl), 10i);  // math_funcs.py:33
-    fracs[i] = vec2<f32>(frac_, max(r, -1.0f));  // math_funcs.py:34
+    fracs[i] = vec2<f32>(frac_, ps_max_f32(r, -1.0f));  // math_funcs.py:34
 }

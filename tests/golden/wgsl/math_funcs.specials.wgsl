@@ -12,6 +12,21 @@ fn ps_f32_from_bits(b: u32) -> f32 {
     return bitcast<f32>(b);
 }
 
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+fn ps_max_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b > a);
+}
+
+// Python's min(a, b) = b if b < a else a (NaN, signed zeros)
+fn ps_min_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b < a);
+}
+
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+fn ps_max_vec3_f32(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
+    return select(a, b, b > a);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn specials(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs.py:38
     let i: u32 = ps_global_id.x;  // math_funcs.py:39
@@ -25,7 +40,7 @@ fn specials(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_f
         t = 0.0f;  // math_funcs.py:46
     } else if (((bitcast<u32>(t) & u32(0x7fffffffu)) == u32(0x7f800000u))) {  // math_funcs.py:47
         t = select(lo, hi, t > 0.0f);  // math_funcs.py:48
-        t = min(max(t, -1e+30f), 1e+30f);  // math_funcs.py:49
+        t = ps_min_f32(ps_max_f32(t, -1e+30f), 1e+30f);  // math_funcs.py:49
     }
     let q: f32 = select(t, ps_f32_from_bits(0x7fc00000u), t < (-100.0f));  // math_funcs.py:50
     var w: vec3<f32> = v[i].xyz;  // math_funcs.py:51
@@ -33,7 +48,7 @@ fn specials(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_f
     w = vec3<f32>(sin(w.xy), 1.0f) * exp(w);  // math_funcs.py:53
     let nan_mask: vec3<bool> = ((bitcast<vec3<u32>>(w) & vec3<u32>(0x7fffffffu)) > vec3<u32>(0x7f800000u));  // math_funcs.py:54
     if (nan_mask.x || ((bitcast<vec3<u32>>(w) & vec3<u32>(0x7fffffffu)) == vec3<u32>(0x7f800000u)).y) {  // math_funcs.py:55
-        w = max(w, vec3<f32>(0.0f));  // math_funcs.py:56
+        w = ps_max_vec3_f32(w, vec3<f32>(0.0f));  // math_funcs.py:56
     }
     v[i] = vec4<f32>(w, q);  // math_funcs.py:57
     out_[i] = q;  // math_funcs.py:58

@@ -8,12 +8,27 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+fn ps_max_f32(a: f32, b: f32) -> f32 {
+    return select(a, b, b > a);
+}
+
 // x ** n for a constant integer n: n - 1 multiplications, left to right
 fn ps_powi_f32(x: f32, n: u32) -> f32 {
     if (n == 0u) { return f32(1); }
     var r = x;
     for (var i = 1u; i < n; i += 1u) { r = r * x; }
     return r;
+}
+
+// Python's min(a, b) = b if b < a else a (NaN, signed zeros)
+fn ps_min_vec4_f32(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+    return select(a, b, b < a);
+}
+
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+fn ps_max_vec4_f32(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+    return select(a, b, b > a);
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -26,7 +41,7 @@ fn shade(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // vectors.p
     }
     let n: vec3<f32> = normalize(normals[i].xyz);  // vectors.py:14
     let l_dir: vec3<f32> = normalize(-light);  // vectors.py:15
-    let diffuse: f32 = max(dot(n, l_dir), 0.0f);  // vectors.py:16
+    let diffuse: f32 = ps_max_f32(dot(n, l_dir), 0.0f);  // vectors.py:16
     let h: vec3<f32> = normalize(l_dir + vec3<f32>(0.0f, 0.0f, 1.0f));  // vectors.py:17
     let spec: f32 = ps_powi_f32(dot(n, h), 8u);  // vectors.py:18
     let base: vec3<f32> = (vec3<f32>(diffuse) * tint.rgb) + spec;  // vectors.py:19
@@ -35,5 +50,5 @@ fn shade(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // vectors.p
     let side: vec3<f32> = cross(n, vec3<f32>(0.0f, 1.0f, 0.0f));  // vectors.py:22
     c = vec4<f32>((c.xyz * 0.5f) + (side.zyx * 0.5f), c.w);  // vectors.py:23
     c.x = c.x + (length(side) - distance(n, h));  // vectors.py:24
-    colors[i] = min(max(c, vec4<f32>(0.0f)), vec4<f32>(1.0f));  // vectors.py:25
+    colors[i] = ps_min_vec4_f32(ps_max_vec4_f32(c, vec4<f32>(0.0f)), vec4<f32>(1.0f));  // vectors.py:25
 }

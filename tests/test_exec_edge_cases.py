@@ -1,0 +1,205 @@
+"""Execution tests of edge cases on every device, each against plain Python: helpers
+that end in an exhaustive ``match``, float ``min``/``max``/``clamp`` with signed zeros,
+NaN and infinities, and very deep expressions."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import struct
+from enum import IntEnum
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pyshade as ps
+from pyshade import f32, u32, vec2, vec3
+
+WG = 64
+
+# ------------------------------------------------- exhaustive match ending a helper
+
+
+class Op(IntEnum):
+    ADD = 0
+    SUB = 1
+    MUL = 2
+    MIN = 3
+
+
+class Only(IntEnum):
+    ONE = 7
+
+
+def combine(op: Op, x: f32, y: f32) -> f32:
+    match op:                       # exhaustive, every arm returns: no return after it
+        case Op.ADD:
+            return x + y
+        case Op.SUB:
+            return x - y
+        case Op.MUL | Op.MIN:
+            if op == Op.MUL:
+                return x * y
+            return min(x, y)
+
+
+def only(o: Only, x: f32) -> f32:
+    match o:                        # one member: nothing to test
+        case Only.ONE:
+            return x + 1.0
+
+
+def by_default(n: u32) -> u32:
+    match n:
+        case _:
+            return n * 2
+
+
+@ps.kernel(workgroup_size=WG)
+def apply_ops(ops: ps.Buffer[Op], a: ps.Buffer[f32], b: ps.Buffer[f32], out: ps.Buffer[f32]):
+    i = ps.global_id().x
+    if i < len(out):
+        out[i] = combine(ops[i], a[i], b[i]) + only(Only.ONE, 0.0) + f32(by_default(i))
+
+
+def test_helper_ending_in_exhaustive_match(dev: ps.Device, rng: np.random.Generator) -> None:
+    ps.compile(apply_ops, "wgsl")             # naga accepts the helpers without a final return
+    n = 300
+    ops = rng.integers(0, 4, n).astype(np.uint32)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    out = dev.zeros(n, np.float32)
+    apply_ops.launch(dev.array(ops), dev.array(a), dev.array(b), out, threads=n, device=dev)
+    f = np.float32
+    want = [f(f([x + y, x - y, x * y, min(x, y)][o]) + f(1.0)) + f(2 * i)
+            for i, (o, x, y) in enumerate(zip(ops, a, b))]
+    np.testing.assert_array_equal(out.numpy(), np.array(want, np.float32))
+
+
+# ------------------------------------------- float min/max/clamp are Python's exactly
+
+SPECIAL = [0.0, -0.0, math.nan, -math.nan, math.inf, -math.inf, 1.0, -1.0, 3.4e38, 1e-45]
+
+
+@ps.kernel(workgroup_size=WG)
+def min_max_f32(a: ps.Buffer[f32], b: ps.Buffer[f32], lo: ps.Buffer[f32], hi: ps.Buffer[f32],
+                out: ps.Buffer[f32]):
+    i = ps.global_id().x
+    if i < len(a):
+        out[4 * i] = min(a[i], b[i])
+        out[4 * i + 1] = max(a[i], b[i])
+        out[4 * i + 2] = ps.clamp(a[i], lo[i], hi[i])
+        v = max(vec3(a[i], b[i], lo[i]), vec3(b[i], a[i], hi[i]))
+        w = min(vec2(a[i], b[i]), vec2(b[i], a[i]))
+        c = ps.clamp(vec2(a[i], b[i]), vec2(lo[i], lo[i]), vec2(hi[i], hi[i]))
+        # every lane must be right: fold them into one value with exact bit tests
+        ok = (bits(v.x) == bits(max(a[i], b[i])) and bits(v.y) == bits(max(b[i], a[i]))
+              and bits(v.z) == bits(max(lo[i], hi[i])) and bits(w.x) == bits(min(a[i], b[i]))
+              and bits(w.y) == bits(min(b[i], a[i]))
+              and bits(c.x) == bits(ps.clamp(a[i], lo[i], hi[i]))
+              and bits(c.y) == bits(ps.clamp(b[i], lo[i], hi[i])))
+        out[4 * i + 3] = ps.select(f32(0.0), f32(1.0), ok)
+
+
+def bits(x: f32) -> u32:
+    return ps.bitcast(u32, x)
+
+
+def _f32_bits(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def test_float_min_max_clamp_follow_python(dev: ps.Device, rng: np.random.Generator) -> None:
+    pairs = [(x, y) for x in SPECIAL for y in SPECIAL]
+    rand = rng.standard_normal((200, 2)).astype(np.float32)
+    pairs += [(float(x), float(y)) for x, y in rand]
+    pairs += [(float(x), float(x)) for x in rand[:20, 0]]         # ties
+    a = np.array([p[0] for p in pairs], np.float32)
+    b = np.array([p[1] for p in pairs], np.float32)
+    # clamp needs lo <= hi (else the CPU device raises): sorted bounds, some of them NaN
+    lo = np.minimum(b, a[::-1])
+    hi = np.maximum(b, a[::-1])
+    bad = np.isnan(a[::-1]) | np.isnan(b)
+    lo[bad], hi[bad] = b[bad], a[::-1][bad]
+    lo = np.where(lo > hi, hi, lo)
+    out = dev.zeros(4 * len(a), np.float32)
+    min_max_f32.launch(dev.array(a), dev.array(b), dev.array(lo), dev.array(hi), out,
+                       threads=len(a), device=dev)
+    got = out.numpy().reshape(-1, 4).view(np.uint32)
+    for j, (x, y, lo_, h) in enumerate(zip(a.tolist(), b.tolist(), lo.tolist(), hi.tolist())):
+        want = [min(x, y), max(x, y), min(max(x, lo_), h), 1.0]
+        assert got[j].tolist() == [_f32_bits(w) for w in want], (j, x, y, lo_, h, got[j])
+
+
+# ----------------------------------------------------- very deep expressions translate
+
+
+def _kernel_from_source(tmp_path: Path, name: str, body: str) -> ps.Kernel:
+    """A kernel ``k(x, y)`` whose statement is ``y[i] = <body>``, from a real file (the
+    frontend reads the source), as tests/test_differential.py builds its kernels."""
+    path = tmp_path / f"{name}.py"
+    path.write_text("import pyshade as ps\n"
+                    "from pyshade import f32\n\n\n"
+                    "@ps.kernel(workgroup_size=64)\n"
+                    "def k(x: ps.Buffer[f32], y: ps.Buffer[f32]):\n"
+                    "    i = ps.global_id().x\n"
+                    "    if i < len(x):\n"
+                    f"        y[i] = {body}\n")
+    spec = importlib.util.spec_from_file_location(f"pyshade_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.k
+
+
+@pytest.mark.parametrize("terms", [250, 1000])
+def test_long_sum_translates_and_runs(dev: ps.Device, rng: np.random.Generator,
+                                      tmp_path: Path, terms: int) -> None:
+    k = _kernel_from_source(tmp_path, f"deep_sum_{terms}", " + ".join(["x[i]"] * terms))
+    ps.compile(k, "wgsl")                          # naga accepts the pieces
+    x = rng.standard_normal(100).astype(np.float32)
+    y = dev.zeros(100, np.float32)
+    k.launch(dev.array(x), y, threads=100, device=dev)
+    want = []
+    for v in x:                                    # f32 rounding after every addition
+        acc = np.float32(v)
+        for _ in range(terms - 1):
+            acc = np.float32(acc + v)
+        want.append(acc)
+    np.testing.assert_array_equal(y.numpy(), np.array(want, np.float32))
+
+
+def test_long_sum_of_products(dev: ps.Device, tmp_path: Path) -> None:
+    k = _kernel_from_source(tmp_path, "deep_products", " + ".join(["x[i] * 2.0"] * 1000))
+    x = np.arange(64, dtype=np.float32)
+    y = dev.zeros(64, np.float32)
+    k.launch(dev.array(x), y, threads=64, device=dev)
+    np.testing.assert_array_equal(y.numpy(), x * 2000)      # exact: small integers
+
+
+def test_too_deep_expression_is_located(tmp_path: Path) -> None:
+    # Deep on the right: not a chain of first operands, so it cannot be written in pieces.
+    k = _kernel_from_source(tmp_path, "deep_right", "x[i] - (" * 150 + "x[i]" + ")" * 150)
+    for target in ("wgsl", "python"):
+        with pytest.raises(ps.TranslationError) as info:
+            ps.translate(k, target)
+        e = info.value
+        assert (e.filename, e.lineno, e.col_offset, e.target) == \
+            (str(tmp_path / "deep_right.py"), 9, 15, None)
+        assert e.msg == ("this expression is nested 152 levels deep, more than the 100 that "
+                         "every target accepts: split it with intermediate variables")
+
+
+def test_recursion_overflow_is_a_located_error(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without the recursion headroom the frontend overflows on 1000 terms: the
+    # RecursionError becomes a TranslationError at the deepest expression.
+    import pyshade.frontend.deep as deep
+    monkeypatch.setattr(deep, "RECURSION_LIMIT", 0)
+    k = _kernel_from_source(tmp_path, "deep_overflow", " + ".join(["x[i]"] * 1000))
+    with pytest.raises(ps.TranslationError) as info:
+        ps.translate(k, "wgsl")
+    e = info.value
+    assert (e.filename, e.lineno, e.col_offset) == (str(tmp_path / "deep_overflow.py"), 9, 15)
+    assert e.msg == ("this expression is nested 1001 levels deep, more than pyshade can "
+                     "translate: split it with intermediate variables")
