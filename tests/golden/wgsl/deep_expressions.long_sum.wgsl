@@ -2,11 +2,15 @@
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> b: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out_: array<f32>;
+struct ps_Params {
+    ps_len_out: u32,
+}
+@group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
 @compute @workgroup_size(64, 1, 1)
 fn long_sum(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // deep_expressions.py:9
     let i: u32 = ps_global_id.x;  // deep_expressions.py:10
-    if (i < arrayLength(&out_)) {  // deep_expressions.py:11
+    if (i < ps_params.ps_len_out) {  // deep_expressions.py:11
         let part_1: f32 = (((((((((((((((((((((((((((((a[i] * b[i]) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i]);  // deep_expressions.py:12
         out_[i] = (((((((((part_1 + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i])) + (a[i] * b[i]);  // deep_expressions.py:12
     }

@@ -8,6 +8,10 @@ const Op_MAX: u32 = 4u;
 @group(0) @binding(0) var<storage, read> ops: array<u32>;
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out_: array<f32>;
+struct ps_Params {
+    ps_len_out: u32,
+}
+@group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
 // Python's max(a, b) = b if b > a else a (NaN, signed zeros)
 fn ps_max_f32(a: f32, b: f32) -> f32 {
@@ -41,7 +45,7 @@ fn combine(op: u32, x: f32, y: f32) -> f32 {  // match_enums.py:81
 @compute @workgroup_size(64, 1, 1)
 fn apply_helper(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // match_enums.py:100
     let i: u32 = ps_global_id.x;  // match_enums.py:101
-    if (i < arrayLength(&out_)) {  // match_enums.py:102
+    if (i < ps_params.ps_len_out) {  // match_enums.py:102
         out_[i] = combine(ops[i], a[i], f32(twice(i)));  // match_enums.py:103
     }
 }
