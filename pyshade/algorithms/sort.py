@@ -4,15 +4,6 @@ The kernel below is the canonical example (with docstrings added): a NewType, an
 with ``match``, a portable struct, a TypeVar generic and a ``Const`` trait
 class. ``sort`` pads the data to a power of two with a value that sorts last,
 records every step in one ``dev.batch()`` submission, and drops the padding.
-
-Floats are not compared as floats: GPUs may flush subnormals in comparisons
-(NVIDIA does), ``-0.0 < 0.0`` is false, and NaN compares false with
-everything. ``float_keys`` maps each f32 bit pattern to a u32 key whose
-unsigned order is the IEEE total order (-NaN < -inf < ... < -0 < +0 < ... <
-+inf < +NaN), the bitonic network sorts the keys, and ``float_from_keys`` maps
-them back, moving the negative NaNs (which sort first) behind the positive
-ones so that every NaN ends up last, as in ``numpy.sort``. Only bits move, so
-every element keeps its exact bit pattern, NaN payloads and signs included.
 """
 
 from __future__ import annotations
@@ -74,6 +65,14 @@ def bitonic_step(data: ps.Buffer[T], p: BitonicParams, cmp: ps.Const[type] = Nat
             data[i], data[partner] = b, a
 
 
+# Floats are not compared as floats: GPUs may flush subnormals in comparisons
+# (NVIDIA does), -0.0 < 0.0 is false, and NaN compares false with everything.
+# float_keys maps each f32 bit pattern to a u32 key whose unsigned order is the
+# IEEE total order (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN), the
+# bitonic network sorts the keys, and float_from_keys maps them back, moving
+# the negative NaNs (which sort first) behind the positive ones so that every
+# NaN ends up last, as in numpy.sort. Only bits move, so every element keeps
+# its exact bit pattern, NaN payloads and signs included.
 _SIGN = 0x80000000
 _NEG_INF_KEY = 0x007FFFFF     # key of -inf (0xFF800000): only negative NaNs have smaller keys
 _PAD_BITS = 0x7FFFFFFF        # a positive NaN whose key is 0xFFFFFFFF, the largest: sorts last
