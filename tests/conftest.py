@@ -1,8 +1,21 @@
-"""Shared fixtures: devices (skip locally, fail in CI), golden-file updating."""
+"""Shared fixtures: devices (skip locally, fail in CI), golden-file updating.
+
+GPU tests run on every WebGPU adapter: ``dev`` is ``cpu`` plus one
+parameter per adapter, ``wgpu_dev`` the adapters alone, with ids that name
+the adapter (``wgpu-llvmpipe``, ``wgpu-swiftshader``). In CI (``CI=true``),
+or when ``PYSHADE_TEST_VK_DRIVERS=lavapipe,swiftshader`` (any subset) asks,
+the parameters are those drivers, ``VK_DRIVER_FILES`` is pointed at their
+Vulkan ICD files unless something else already set it, and a driver that is
+missing fails its tests. Otherwise the parameters are the adapters found
+(OpenGL ones only when there is no native one).
+"""
 
 from __future__ import annotations
 
+import glob
 import os
+import re
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -10,6 +23,80 @@ import pytest
 import pyshade as ps
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+# CI's two independent CPU Vulkan drivers: ICD file pattern, word in the adapter name.
+VK_DRIVERS = {
+    "lavapipe": ("/usr/share/vulkan/icd.d/lvp_icd.*.json", "llvmpipe"),
+    "swiftshader": ("/usr/lib/chromium/vk_swiftshader_icd.json", "swiftshader"),
+}
+
+
+def _wanted_drivers() -> list[str]:
+    spec = os.environ.get("PYSHADE_TEST_VK_DRIVERS")
+    if spec is None:
+        spec = ",".join(VK_DRIVERS) if IN_CI else ""
+    wanted = [w.strip().lower() for w in spec.split(",") if w.strip()]
+    unknown = [w for w in wanted if w not in VK_DRIVERS]
+    if unknown:
+        raise pytest.UsageError(f"PYSHADE_TEST_VK_DRIVERS: unknown driver(s) {unknown}; "
+                                f"known: {', '.join(VK_DRIVERS)}")
+    return wanted
+
+
+def icd_file(driver: str) -> str | None:
+    """The installed Vulkan ICD file of a driver in ``VK_DRIVERS``, or None."""
+    found = sorted(glob.glob(VK_DRIVERS[driver][0]))
+    return found[0] if found else None
+
+
+WANTED_DRIVERS = _wanted_drivers()
+# The Vulkan loader reads VK_DRIVER_FILES once, when wgpu-native creates its
+# instance (the first adapter request): conftest is imported before any test
+# module, and pyshade imports wgpu lazily, so this is early enough.
+if WANTED_DRIVERS and not (os.environ.get("VK_DRIVER_FILES")
+                           or os.environ.get("VK_ICD_FILENAMES")):
+    _files = [f for f in map(icd_file, WANTED_DRIVERS) if f]
+    if _files:
+        os.environ["VK_DRIVER_FILES"] = os.pathsep.join(_files)
+
+
+@dataclass(frozen=True)
+class GpuParam:
+    """One GPU parameter of ``dev``/``wgpu_dev``: a wanted driver, or an adapter found."""
+
+    id: str
+    driver: str = ""           # a VK_DRIVERS key: the adapter is looked up by name
+    device_name: str = ""      # else the device to open ("wgpu:N"), or "" if there is none
+
+
+def _slug(label: str) -> str:
+    low = label.lower()
+    for word in ("llvmpipe", "swiftshader"):
+        if word in low:
+            return word
+    return re.sub(r"[^a-z0-9]+", "-", low.split(" / ")[0].split("(")[0]).strip("-") or "gpu"
+
+
+def _gpu_params() -> list[GpuParam]:
+    if WANTED_DRIVERS:
+        return [GpuParam(f"wgpu-{VK_DRIVERS[d][1]}", driver=d) for d in WANTED_DRIVERS]
+    try:
+        from pyshade.runtime.wgpu import adapter_label, list_adapters
+        adapters = list(enumerate(list_adapters()))
+    except ps.BackendUnavailable:
+        adapters = []
+    native = [(i, a) for i, a in adapters if a.info.get("backend_type") != "OpenGL"]
+    params: list[GpuParam] = []
+    for i, a in native or adapters:
+        base = f"wgpu-{_slug(adapter_label(a))}"
+        ident, k = base, 2
+        while any(p.id == ident for p in params):
+            ident, k = f"{base}-{k}", k + 1
+        params.append(GpuParam(ident, device_name=f"wgpu:{i}"))
+    return params or [GpuParam("wgpu")]
+
+
+GPU_PARAMS = _gpu_params()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -45,14 +132,42 @@ def get_device(name: str) -> ps.Device:
         raise
 
 
-@pytest.fixture(params=["cpu", "wgpu"])
+def gpu_device(param: GpuParam) -> ps.Device:
+    """The device of a GPU parameter, or skip/fail with the reason it is unavailable."""
+    if param.device_name:
+        return get_device(param.device_name)
+    if not param.driver:
+        return get_device("wgpu")
+    pattern, word = VK_DRIVERS[param.driver]
+    try:
+        from pyshade.runtime.wgpu import adapter_label, list_adapters
+        adapters = list_adapters()
+    except ps.BackendUnavailable as e:
+        require(False, f"wgpu unavailable, so no {param.driver} adapter: {e}")
+        raise
+    for i, a in enumerate(adapters):
+        # Vulkan only: never a silent fallback to the same driver's OpenGL adapter.
+        if word in adapter_label(a).lower() and a.info.get("backend_type") == "Vulkan":
+            return get_device(f"wgpu:{i}")
+    require(False, f"no Vulkan adapter of {param.driver} ({word}): ICD file {pattern} "
+            f"{'found' if icd_file(param.driver) else 'missing'}, "
+            f"VK_DRIVER_FILES={os.environ.get('VK_DRIVER_FILES', '')!r}, adapters: "
+            f"{[adapter_label(a) for a in adapters]}")
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture(params=["cpu", *GPU_PARAMS], ids=["cpu", *(p.id for p in GPU_PARAMS)])
 def dev(request: pytest.FixtureRequest) -> ps.Device:
-    """Each execution test runs on the CPU interpreter and on wgpu."""
-    d = get_device(request.param)
-    if request.param == "wgpu" and IN_CI:
-        # CI must run on lavapipe through Vulkan, not a silent GL fallback.
-        assert "Vulkan" in d.adapter, d.adapter
-    return d
+    """Each execution test runs on the CPU interpreter and on every WebGPU adapter."""
+    if request.param == "cpu":
+        return get_device("cpu")
+    return gpu_device(request.param)
+
+
+@pytest.fixture(params=GPU_PARAMS, ids=[p.id for p in GPU_PARAMS])
+def wgpu_dev(request: pytest.FixtureRequest) -> ps.Device:
+    """Each WebGPU adapter in turn (the GPU half of ``dev``)."""
+    return gpu_device(request.param)
 
 
 @pytest.fixture

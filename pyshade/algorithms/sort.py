@@ -65,12 +65,72 @@ def bitonic_step(data: ps.Buffer[T], p: BitonicParams, cmp: ps.Const[type] = Nat
             data[i], data[partner] = b, a
 
 
+# Floats are not compared as floats: GPUs may flush subnormals in comparisons
+# (NVIDIA does), -0.0 < 0.0 is false, and NaN compares false with everything.
+# float_keys maps each f32 bit pattern to a u32 key whose unsigned order is the
+# IEEE total order (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN), the
+# bitonic network sorts the keys, and float_from_keys maps them back, moving
+# the negative NaNs (which sort first) behind the positive ones so that every
+# NaN ends up last, as in numpy.sort. Only bits move, so every element keeps
+# its exact bit pattern, NaN payloads and signs included.
+_SIGN = 0x80000000
+_NEG_INF_KEY = 0x007FFFFF     # key of -inf (0xFF800000): only negative NaNs have smaller keys
+_PAD_BITS = 0x7FFFFFFF        # a positive NaN whose key is 0xFFFFFFFF, the largest: sorts last
+
+
+@ps.kernel(workgroup_size=256)
+def float_keys(data: ps.Buffer[u32]):
+    """In place: f32 bit patterns -> u32 keys whose unsigned order is IEEE total order.
+
+    Negatives get all bits flipped (a larger magnitude gives a smaller key),
+    non-negatives get the sign bit set (they sort above every negative)."""
+    i = ps.global_id().x
+    if i < len(data):
+        b = data[i]
+        if (b & _SIGN) != 0:
+            data[i] = ~b
+        else:
+            data[i] = b | _SIGN
+
+
+@ps.kernel(workgroup_size=256)
+def float_from_keys(keys: ps.Buffer[u32], out: ps.Buffer[u32], n: u32, order: SortOrder):
+    """``out[i]`` = the f32 bits of the i-th element of the sorted result.
+
+    ``keys[:n]`` are sorted ascending; the negative NaNs form a prefix (their
+    keys are below the key of -inf) of length m, found by binary search, and
+    are rotated to the end: the ascending result is ``keys[m:n] + keys[:m]``.
+    ``DESCENDING`` reads that result backwards, so it is exactly its reverse."""
+    i = ps.global_id().x
+    if i < n:
+        lo = u32(0)
+        hi = n
+        while lo < hi:
+            mid = lo + (hi - lo) // 2
+            if keys[mid] < _NEG_INF_KEY:
+                lo = mid + 1
+            else:
+                hi = mid
+        j = i
+        match order:
+            case SortOrder.ASCENDING:
+                pass
+            case SortOrder.DESCENDING:
+                j = n - 1 - i
+        src = j + lo
+        if j >= n - lo:
+            src = j - (n - lo)
+        k = keys[src]
+        if (k & _SIGN) != 0:
+            out[i] = k ^ _SIGN
+        else:
+            out[i] = ~k
+
+
 _DTYPES = (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32))
 
 
 def _pad_value(dtype: np.dtype, descending: bool) -> Any:
-    if dtype.kind == "f":
-        return -np.inf if descending else np.inf
     info = np.iinfo(dtype)
     return info.min if descending else info.max
 
@@ -84,8 +144,14 @@ def sort_steps(n: int) -> list[tuple[int, int]]:
 def sort(array: Any, descending: bool = False, device: Any = None) -> np.ndarray:
     """Sort a 1-D u32/i32/f32 array on ``device`` (default: the best available).
 
-    Returns a new numpy array. Any length works: the data are padded to a
-    power of two with a value that sorts last. NaNs are not supported.
+    Returns a new numpy array equal to ``numpy.sort(array)`` (reversed when
+    ``descending``), bit for bit: float32 subnormals and infinities sort by
+    value, -0.0 before +0.0, and NaNs (of either sign) last, each element
+    keeping its bits, NaN payloads included. Among NaNs, which numpy leaves
+    unordered, the result is ascending by bit pattern for positive NaNs,
+    then negative NaNs by descending bit pattern (the IEEE total order with
+    negative NaNs moved to the end). Any length works: the data are padded to
+    a power of two with a value that sorts last.
     """
     dev = ps.device(device) if not isinstance(device, ps.Device) else device
     host = array.numpy() if isinstance(array, ps.DeviceArray) else np.asarray(array)
@@ -96,12 +162,37 @@ def sort(array: Any, descending: bool = False, device: Any = None) -> np.ndarray
     if n < 2:
         return host.copy()
     n2 = 1 << (n - 1).bit_length()
+    if host.dtype.kind == "f":
+        return _sort_float32(dev, host, n2, descending)
     padded = np.full(n2, _pad_value(host.dtype, descending), dtype=host.dtype)
     padded[:n] = host
     buf = dev.array(padded)
     order = SortOrder.DESCENDING if descending else SortOrder.ASCENDING
     with dev.batch():
-        for stage, pass_of_stage in sort_steps(n2):
-            params = BitonicParams(n=n2, stage=stage, pass_of_stage=pass_of_stage, order=order)
-            bitonic_step.launch(buf, params, threads=n2, device=dev)
+        _network(dev, buf, n2, order)
     return buf.numpy()[:n]
+
+
+def _network(dev: ps.Device, buf: ps.DeviceArray, n2: int, order: SortOrder) -> None:
+    """Record the whole bitonic network over ``buf`` (n2 = 2^k elements)."""
+    for stage, pass_of_stage in sort_steps(n2):
+        params = BitonicParams(n=n2, stage=stage, pass_of_stage=pass_of_stage, order=order)
+        bitonic_step.launch(buf, params, threads=n2, device=dev)
+
+
+def _sort_float32(dev: ps.Device, host: np.ndarray, n2: int, descending: bool) -> np.ndarray:
+    """Sort f32 data as u32 keys (see the module docstring)."""
+    n = host.size
+    # The data travel as u32 bit patterns: a f32 buffer could change bits on the
+    # way (the cpu device holds f32 values as Python floats, which quiets
+    # signalling NaNs), while u32 words are only ever moved.
+    padded = np.full(n2, _PAD_BITS, dtype=np.uint32)
+    padded[:n] = host.view(np.uint32)
+    keys = dev.array(padded)
+    out = dev.zeros(n, np.uint32)
+    order = SortOrder.DESCENDING if descending else SortOrder.ASCENDING
+    with dev.batch():
+        float_keys.launch(keys, threads=n2, device=dev)
+        _network(dev, keys, n2, SortOrder.ASCENDING)
+        float_from_keys.launch(keys, out, n, order, threads=n, device=dev)
+    return out.numpy().view(np.float32)

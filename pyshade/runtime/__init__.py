@@ -17,25 +17,50 @@ _failures: dict[str, str] = {}
 
 @dataclass
 class DeviceInfo:
-    """What ``ps.devices()`` reports for one backend."""
+    """What ``ps.devices()`` reports for one device (one adapter of a backend).
+
+    ``note`` names a known limitation of the adapter's driver (e.g. llvmpipe's
+    loop limit), or is "".
+    """
 
     name: str
     backend: str
     adapter: str
     available: bool
     reason: str = ""
+    note: str = ""
+
+
+def _split(name: str) -> tuple[str, int]:
+    """``"wgpu:1"`` -> ``("wgpu", 1)``; ``"wgpu"`` -> ``("wgpu", 0)``."""
+    backend, sep, index = name.partition(":")
+    if not sep:
+        return name, 0
+    if backend in BACKENDS and index.isdigit():
+        return backend, int(index)
+    raise BackendUnavailable(f"unknown device {name!r}: choose one of {', '.join(BACKENDS)}, "
+                             "optionally with an adapter index (\"wgpu:1\")")
+
+
+def _canonical(name: str) -> str:
+    """The cache key and ``Device.name`` of a device name: index 0 is the bare backend."""
+    backend, index = _split(name)
+    return backend if index == 0 else f"{backend}:{index}"
 
 
 def _make(name: str) -> Device:
-    if name == "cpu":
+    backend, index = _split(name)
+    if backend == "cpu":
+        if index:
+            raise BackendUnavailable(f"there is no device {name!r}: the cpu backend has one")
         from .cpu import CpuDevice
         return CpuDevice()
-    if name == "wgpu":
+    if backend == "wgpu":
         from .wgpu import WgpuDevice
-        return WgpuDevice()
-    if name in BACKENDS:
-        raise BackendUnavailable(f"the {name!r} device is not implemented yet in this version "
-                                 "of pyshade (available: cpu, wgpu)")
+        return WgpuDevice(index=index)
+    if backend in BACKENDS:
+        raise BackendUnavailable(f"the {backend!r} device is not implemented yet in this "
+                                 "version of pyshade (available: cpu, wgpu)")
     raise BackendUnavailable(f"unknown device {name!r}: choose one of {', '.join(BACKENDS)}")
 
 
@@ -52,6 +77,7 @@ def device(name: str | None = None, **options: Any) -> Device:
                 return device(cand)
             except BackendUnavailable:
                 continue
+    name = _canonical(name)
     if name in _devices:
         return _devices[name]
     if name in _failures:
@@ -59,7 +85,7 @@ def device(name: str | None = None, **options: Any) -> Device:
     try:
         dev = _make(name)
     except BackendUnavailable as e:
-        if name in BACKENDS:
+        if _split(name)[0] in BACKENDS:     # not arbitrary unknown names: the cache stays small
             _failures[name] = str(e)
         raise
     _devices[name] = dev
@@ -73,13 +99,28 @@ def get_device(dev: Any) -> Device:
     return device(dev)
 
 
+def _adapter_count(backend: str) -> int:
+    """How many adapters a backend has (1 when it cannot tell, so that its row says why)."""
+    if backend != "wgpu":
+        return 1
+    from .wgpu import list_adapters
+    try:
+        return max(1, len(list_adapters()))
+    except BackendUnavailable:
+        return 1
+
+
 def devices() -> list[DeviceInfo]:
-    """Every backend with its adapter, or why it is unavailable."""
+    """One row per adapter of every backend (``"wgpu"``, ``"wgpu:1"``, ...), or why a
+    backend is unavailable."""
     out = []
-    for name in BACKENDS:
-        try:
-            d = device(name)
-            out.append(DeviceInfo(name, d.backend, d.adapter, True))
-        except BackendUnavailable as e:
-            out.append(DeviceInfo(name, name, "", False, str(e)))
+    for backend in BACKENDS:
+        for index in range(_adapter_count(backend)):
+            name = backend if index == 0 else f"{backend}:{index}"
+            try:
+                d = device(name)
+                out.append(DeviceInfo(name, d.backend, d.adapter, True,
+                                      note=getattr(d, "note", "")))
+            except BackendUnavailable as e:
+                out.append(DeviceInfo(name, backend, "", False, str(e)))
     return out

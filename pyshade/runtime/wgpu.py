@@ -43,7 +43,7 @@ from ..errors import BackendUnavailable, CompileError, LaunchError
 from ..launch import LRU
 from .base import Compiled, Device, DeviceArray
 
-__all__ = ["WgpuArray", "WgpuDevice"]
+__all__ = ["WgpuArray", "WgpuDevice", "adapter_label", "adapter_note", "list_adapters"]
 
 # The adapter limits that are worth raising from WebGPU's conservative defaults
 # (e.g. 8 storage buffers per stage, 128 MiB binding size).
@@ -184,11 +184,62 @@ class _Prepared:
         self.pb_size = max(self.pb.size, 16) if self.pb is not None else 0
 
 
+# Preference when ordering adapters: "wgpu" ("wgpu:0") is the first one.
+_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
+_BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0}   # native APIs before OpenGL/D3D11
+
+_LLVMPIPE_NOTE = ("Mesa's llvmpipe/lavapipe: Mesa 22.3 ends every shader loop after 65535 "
+                  "iterations (kernels that loop longer give wrong results)")
+
+
+def list_adapters() -> list[Any]:
+    """Every WebGPU adapter that wgpu-native finds, best first; index N is device ``"wgpu:N"``.
+
+    Order: discrete, integrated, virtual, then CPU adapters; within each, native
+    APIs (Vulkan, Metal, D3D12) before OpenGL; ties keep wgpu-native's order,
+    which is stable for a given set of drivers. Each call enumerates afresh, so
+    every device gets its own adapter object. Raises ``BackendUnavailable``
+    without wgpu-py; returns [] when there is no adapter.
+    """
+    try:
+        import wgpu
+    except ImportError as exc:
+        raise BackendUnavailable("wgpu-py is not installed: pip install 'pyshade[wgpu]'") from exc
+    try:
+        found = list(wgpu.gpu.enumerate_adapters_sync())
+    except Exception as exc:  # wgpu-native raises plain RuntimeErrors here
+        raise BackendUnavailable(f"wgpu could not enumerate adapters ({exc})") from exc
+
+    def rank(adapter: Any) -> tuple[int, int]:
+        info = adapter.info
+        return (_TYPE_RANK.get(info.get("adapter_type", ""), 4),
+                _BACKEND_RANK.get(info.get("backend_type", ""), 1))
+
+    return sorted(found, key=rank)
+
+
+def adapter_label(adapter: Any) -> str:
+    """``"<device> / <backend>"``, e.g. ``"llvmpipe (LLVM 15.0.6, 256 bits) / Vulkan"``."""
+    info = adapter.info
+    desc = info.get("device") or info.get("description") or info.get("vendor") or "?"
+    return f"{desc} / {info.get('backend_type', '?')}"
+
+
+def adapter_note(adapter: Any) -> str:
+    """A known limitation of the adapter's driver that users should know about, or ""."""
+    info = adapter.info
+    text = " ".join(str(info.get(k, "")) for k in ("device", "description", "vendor")).lower()
+    if "llvmpipe" in text:
+        return _LLVMPIPE_NOTE
+    return ""
+
+
 class WgpuDevice(Device):
     """A WebGPU device (wgpu-py): consumes WGSL.
 
-    ``adapter`` may be a ``wgpu.GPUAdapter`` to use; by default the
-    high-performance adapter is requested. Attributes: ``wgpu_adapter``,
+    ``adapter`` may be a ``wgpu.GPUAdapter`` to use; by default it is
+    ``list_adapters()[index]`` (index 0: the best one). Attributes: ``name``
+    (``"wgpu"`` or ``"wgpu:N"``), ``note`` (a known driver limitation, or ""), ``wgpu_adapter``,
     ``wgpu_device``, ``limits`` (dict with ``snake_case`` keys, e.g.
     ``limits["max_compute_workgroups_per_dimension"]``) and ``features``
     (set of WebGPU feature names, e.g. ``"shader-f16"``).
@@ -198,7 +249,7 @@ class WgpuDevice(Device):
     backend = "wgpu"
     target = "wgsl"
 
-    def __init__(self, adapter: Any = None):
+    def __init__(self, adapter: Any = None, index: int = 0):
         try:
             import wgpu
         except ImportError as exc:
@@ -206,20 +257,20 @@ class WgpuDevice(Device):
                 "wgpu-py is not installed: pip install 'pyshade[wgpu]'") from exc
         self._wgpu = wgpu
         if adapter is None:
-            try:
-                adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
-            except Exception as exc:  # wgpu-native raises plain RuntimeErrors here
-                raise BackendUnavailable(
-                    f"wgpu found no WebGPU adapter ({exc}); install a GPU driver with "
-                    "Vulkan/Metal/D3D12 support, or Mesa's lavapipe for a CPU fallback") from exc
-            if adapter is None:
+            found = list_adapters()
+            if not found:
                 raise BackendUnavailable(
                     "wgpu found no WebGPU adapter; install a GPU driver with "
                     "Vulkan/Metal/D3D12 support, or Mesa's lavapipe for a CPU fallback")
+            if not 0 <= index < len(found):
+                names = ", ".join(f"wgpu:{i} ({adapter_label(a)})" for i, a in enumerate(found))
+                raise BackendUnavailable(f"there is no WebGPU adapter {index}: found {names}")
+            adapter = found[index]
+        # "wgpu" is "wgpu:0" (DESIGN section 6), so the name round-trips through ps.device().
+        self.name = "wgpu" if index == 0 else f"wgpu:{index}"
         self.wgpu_adapter = adapter
-        info = adapter.info
-        desc = info.get("device") or info.get("description") or info.get("vendor") or "?"
-        self.adapter = f"{desc} / {info.get('backend_type', '?')}"
+        self.adapter = adapter_label(adapter)
+        self.note = adapter_note(adapter)
 
         adapter_limits = {_limit_key(k): v for k, v in dict(adapter.limits).items()}
         required_limits = {k: adapter_limits[k] for k in _RAISED_LIMITS if k in adapter_limits}
