@@ -290,7 +290,7 @@ def math_fns(x: ps.Buffer[f32], y: ps.Buffer[f32], out: ps.Buffer[f32]):
 
 def test_math_functions(dev: ps.Device, rng: np.random.Generator) -> None:
     n = 400
-    x = rng.uniform(-6, 6, n).astype(np.float32)
+    x = rng.uniform(-np.pi, np.pi, n).astype(np.float32)
     y = rng.uniform(0.01, 10, n).astype(np.float32)
     out = dev.zeros(n * 12, np.float32)
     math_fns.launch(dev.array(x), dev.array(y), out, threads=n, device=dev)
@@ -299,7 +299,14 @@ def test_math_functions(dev: ps.Device, rng: np.random.Generator) -> None:
                      np.arctan2(x, y), y ** 1.5, np.floor(x) + np.ceil(x) * 10,
                      np.clip(x, -1, 1), x * 0.75 + y * 0.25,
                      np.abs(x) + np.minimum(x, y) + np.maximum(x, y), np.tan(x * 0.2)], axis=1)
-    np.testing.assert_allclose(got, want.astype(np.float32), rtol=2e-5, atol=2e-5)
+    trig = [1, 2, 11]
+    rest = [c for c in range(12) if c not in trig]
+    np.testing.assert_allclose(got[:, rest], want[:, rest].astype(np.float32), rtol=2e-5,
+                               atol=2e-5)
+    # WGSL's accuracy for sin and cos on [-pi, pi] is 2^-11 absolute (SwiftShader uses
+    # it); tan(x) = sin(x) / cos(x) inherits it, with |cos(0.2 x)| > 0.8 here.
+    np.testing.assert_allclose(got[:, trig[:2]], want[:, trig[:2]], rtol=0, atol=2**-11)
+    np.testing.assert_allclose(got[:, 11], want[:, 11], rtol=0, atol=2**-11 * 3)
 
 
 @ps.kernel
