@@ -60,8 +60,9 @@ struct P { n: u32, stage: u32, pass_of_stage: u32, order: u32 }
 @group(0) @binding(0) var<storage, read_write> data: array<u32>;
 @group(0) @binding(1) var<uniform> p: P;
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-    let i = g.x;
+fn main(@builtin(global_invocation_id) g: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = g.x + g.y * nwg.x * 256u;     // groups past 65535 are folded into y
     let partner = i ^ (1u << (p.stage - p.pass_of_stage));
     if (partner > i && partner < p.n) {
         var up = ((i >> (p.stage + 1u)) & 1u) == 0u;
@@ -142,6 +143,10 @@ class Direct:
 
     def many(self, param_list: list[bytes], groups: int) -> None:
         """Many launches in one pass, parameter blocks at dynamic offsets."""
+        gy = -(-groups // 65535)
+        self._many(param_list, -(-groups // gy), gy)
+
+    def _many(self, param_list: list[bytes], gx: int, gy: int) -> None:
         enc = self.dev.create_command_encoder()
         cp = enc.begin_compute_pass()
         cp.set_pipeline(self.pipe_dyn)
@@ -150,7 +155,7 @@ class Direct:
             off = i * align
             arena[off:off + len(raw)] = raw
             cp.set_bind_group(0, self.bg_dyn, [off])
-            cp.dispatch_workgroups(groups, 1, 1)
+            cp.dispatch_workgroups(gx, gy, 1)
             used = off + len(raw)
         cp.end()
         self.dev.queue.write_buffer(self.arena, 0, memoryview(arena)[:(used + 3) // 4 * 4])

@@ -185,7 +185,12 @@ def test_long_sum_translates_and_runs(dev: ps.Device, rng: np.random.Generator,
         for _ in range(terms - 1):
             acc = np.float32(acc + v)
         want.append(acc)
-    np.testing.assert_array_equal(y.numpy(), np.array(want, np.float32))
+    if dev.name == "cpu":
+        np.testing.assert_array_equal(y.numpy(), np.array(want, np.float32))
+    else:
+        # NVIDIA's driver reassociates the chain (x + x + ... gave 250 * x's rounding):
+        # within the error bound of a sequential f32 sum of `terms` terms.
+        np.testing.assert_allclose(y.numpy(), want, rtol=terms * 2**-24, atol=0)
 
 
 def test_long_sum_of_products(dev: ps.Device, tmp_path: Path) -> None:

@@ -141,9 +141,28 @@ class WgslHelpers:
         e = t.elem if isinstance(t, T.VectorType) else t
 
         def make(name: str) -> str:
-            if e.kind == "float":
+            if e.kind == "float" and e != T.f16:
                 # Python's order of the test: with NaN on either side, or -0.0 against
                 # 0.0, the comparison is false and the first argument is the result.
+                # The comparison is made on the bits: NVIDIA's driver turned
+                # select(a, b, b < a) into a min instruction (min(0.0, -0.0) gave -0.0),
+                # and drivers may flush subnormals in float comparisons.
+                n = t.n if isinstance(t, T.VectorType) else 0
+                it = f"vec{n}<i32>" if n else "i32"
+                c = (lambda v: f"{it}({v})") if n else (lambda v: v)  # noqa: E731
+                low, inf = c("0x7fffffff"), c("0x7f800000")
+                sh = f"vec{n}<u32>(31u)" if n else "31u"
+                return (f"// Python's {which}(a, b) = b if b {op} a else a (NaN, signed zeros),\n"
+                        f"// compared on order-preserving integer keys of the bits\n"
+                        f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
+                        f"    let ia = bitcast<{it}>(a);\n"
+                        f"    let ib = bitcast<{it}>(b);\n"
+                        f"    let ka = ia ^ ((ia >> {sh}) & {low});\n"
+                        f"    let kb = ib ^ ((ib >> {sh}) & {low});\n"
+                        f"    let nan = ((ia & {low}) > {inf}) | ((ib & {low}) > {inf});\n"
+                        f"    let zeros = ((ia | ib) & {low}) == {c('0')};\n"
+                        f"    return select(a, b, (kb {op} ka) & !(nan | zeros));\n}}")
+            if e.kind == "float":
                 return (f"// Python's {which}(a, b) = b if b {op} a else a (NaN, signed zeros)\n"
                         f"fn {name}(a: {tn}, b: {tn}) -> {tn} {{\n"
                         f"    return select(a, b, b {op} a);\n}}")

@@ -8,14 +8,28 @@ struct ps_Params {
 }
 @group(0) @binding(4) var<uniform> ps_params: ps_Params;
 
-// Python's min(a, b) = b if b < a else a (NaN, signed zeros)
+// Python's min(a, b) = b if b < a else a (NaN, signed zeros),
+// compared on order-preserving integer keys of the bits
 fn ps_min_f32(a: f32, b: f32) -> f32 {
-    return select(a, b, b < a);
+    let ia = bitcast<i32>(a);
+    let ib = bitcast<i32>(b);
+    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
+    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
+    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
+    let zeros = ((ia | ib) & 0x7fffffff) == 0;
+    return select(a, b, (kb < ka) & !(nan | zeros));
 }
 
-// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros),
+// compared on order-preserving integer keys of the bits
 fn ps_max_f32(a: f32, b: f32) -> f32 {
-    return select(a, b, b > a);
+    let ia = bitcast<i32>(a);
+    let ib = bitcast<i32>(b);
+    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
+    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
+    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
+    let zeros = ((ia | ib) & 0x7fffffff) == 0;
+    return select(a, b, (kb > ka) & !(nan | zeros));
 }
 
 @compute @workgroup_size(64, 1, 1)

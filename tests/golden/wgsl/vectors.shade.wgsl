@@ -8,9 +8,16 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros),
+// compared on order-preserving integer keys of the bits
 fn ps_max_f32(a: f32, b: f32) -> f32 {
-    return select(a, b, b > a);
+    let ia = bitcast<i32>(a);
+    let ib = bitcast<i32>(b);
+    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
+    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
+    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
+    let zeros = ((ia | ib) & 0x7fffffff) == 0;
+    return select(a, b, (kb > ka) & !(nan | zeros));
 }
 
 // x ** n for a constant integer n: n - 1 multiplications, left to right
@@ -21,14 +28,28 @@ fn ps_powi_f32(x: f32, n: u32) -> f32 {
     return r;
 }
 
-// Python's min(a, b) = b if b < a else a (NaN, signed zeros)
+// Python's min(a, b) = b if b < a else a (NaN, signed zeros),
+// compared on order-preserving integer keys of the bits
 fn ps_min_vec4_f32(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return select(a, b, b < a);
+    let ia = bitcast<vec4<i32>>(a);
+    let ib = bitcast<vec4<i32>>(b);
+    let ka = ia ^ ((ia >> vec4<u32>(31u)) & vec4<i32>(0x7fffffff));
+    let kb = ib ^ ((ib >> vec4<u32>(31u)) & vec4<i32>(0x7fffffff));
+    let nan = ((ia & vec4<i32>(0x7fffffff)) > vec4<i32>(0x7f800000)) | ((ib & vec4<i32>(0x7fffffff)) > vec4<i32>(0x7f800000));
+    let zeros = ((ia | ib) & vec4<i32>(0x7fffffff)) == vec4<i32>(0);
+    return select(a, b, (kb < ka) & !(nan | zeros));
 }
 
-// Python's max(a, b) = b if b > a else a (NaN, signed zeros)
+// Python's max(a, b) = b if b > a else a (NaN, signed zeros),
+// compared on order-preserving integer keys of the bits
 fn ps_max_vec4_f32(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return select(a, b, b > a);
+    let ia = bitcast<vec4<i32>>(a);
+    let ib = bitcast<vec4<i32>>(b);
+    let ka = ia ^ ((ia >> vec4<u32>(31u)) & vec4<i32>(0x7fffffff));
+    let kb = ib ^ ((ib >> vec4<u32>(31u)) & vec4<i32>(0x7fffffff));
+    let nan = ((ia & vec4<i32>(0x7fffffff)) > vec4<i32>(0x7f800000)) | ((ib & vec4<i32>(0x7fffffff)) > vec4<i32>(0x7f800000));
+    let zeros = ((ia | ib) & vec4<i32>(0x7fffffff)) == vec4<i32>(0);
+    return select(a, b, (kb > ka) & !(nan | zeros));
 }
 
 @compute @workgroup_size(64, 1, 1)
