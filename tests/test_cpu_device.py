@@ -257,7 +257,8 @@ def first16(y: ps.Buffer[u32]):
 
 def test_large_launch_memory_is_bounded(cpu: ps.Device) -> None:
     y = cpu.zeros(16, np.uint32)
-    first16.launch(y, threads=64, device=cpu)              # compile outside the trace
+    # compile, and fill the id cache, outside the trace
+    first16.launch(y, threads=cpu_mod.ID_CACHE_MAX, device=cpu)
     gc.collect()
     tracemalloc.start()
     try:
@@ -269,7 +270,7 @@ def test_large_launch_memory_is_bounded(cpu: ps.Device) -> None:
         tracemalloc.stop()
     np.testing.assert_array_equal(y.numpy(), np.arange(16) * 3)
     assert peak - before < 20 * 2**20, f"peak {peak - before} bytes"
-    assert current - before < 5 * 2**20, f"kept {current - before} bytes"
+    assert current - before < 2**20, f"kept {current - before} bytes"
     assert len(cpu_mod._gid_prefix) <= cpu_mod.ID_CACHE_MAX < 2**20
 
 
