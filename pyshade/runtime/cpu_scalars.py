@@ -397,35 +397,45 @@ def _f64_from_bits(b):
 
 def _int_codec(bits, signed):
     mask, top = (1 << bits) - 1, 1 << (bits - 1)
+    if not signed:
+        return None, None                     # the value is its own bit pattern
 
     def to_bits(x):
         return x & mask
 
     def from_bits(b):
-        return b - (mask + 1) if signed and b & top else b
+        return b - (mask + 1) if b & top else b
     return to_bits, from_bits
 
 
-# type name -> (width, value -> bit pattern, bit pattern -> value); floats go by bits so
-# that NaN payloads survive (a bitcast is a move)
+def _compose(to_bits, from_bits):
+    if to_bits is None:
+        return from_bits
+    if from_bits is None:
+        return to_bits
+    return lambda x: from_bits(to_bits(x))
+
+
+# type name -> (width, value -> bit pattern, bit pattern -> value), None where the value
+# is the pattern (unsigned ints); floats go by bits so that NaN payloads survive (a
+# bitcast is a move)
 _CODECS = {"f16": (16, _f16_to_bits, _f16_from_bits), "f32": (32, _f32_to_bits, _f32_from_bits),
            "f64": (64, _f64_to_bits, _f64_from_bits)}
 for _w in (16, 32, 64):
     for _sg in (True, False):
         _CODECS[f"{'iu'[not _sg]}{_w}"] = (_w, *_int_codec(_w, _sg))
 del _w, _sg
-_BITCAST = {}
+_BITCAST = {}                                 # (src, dst) -> one function
 for _s, (_sw, _to, _) in _CODECS.items():
     for _d, (_dw, _, _frm) in _CODECS.items():
         if _sw == _dw:
-            _BITCAST[_s, _d] = (_to, _frm)
+            _BITCAST[_s, _d] = _compose(_to, _frm) or (lambda x: x)
 del _s, _sw, _to, _d, _dw, _frm
 
 
 def _bitcast(x, src, dst):
     """Reinterpret x's bits from type ``src`` as type ``dst`` (same size); NaN bits are kept."""
     try:
-        to_bits, from_bits = _BITCAST[src, dst]
+        return _BITCAST[src, dst](x)
     except KeyError:
         raise ValueError(f"cannot bitcast {src} to {dst}") from None
-    return from_bits(to_bits(x))
