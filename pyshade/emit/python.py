@@ -463,15 +463,14 @@ class PythonEmitter(Emitter):
 
     # -- compile with the user's lines --------------------------------------------------
     def compile_code(self) -> Any:
-        """Compile the emitted text so that its code carries the user's file and lines.
-
-        Every node of a generated line gets the span of the whole user line it came
-        from: the generated columns would make Python 3.11+ tracebacks draw carets under
-        an unrelated part of the user's line, and a whole-line span draws none."""
+        """Compile the emitted text so that its code carries the user's file and lines."""
         text = self.text()
         tree = ast.parse(text)
         fallback = self.k.tree.lineno
         mapping = self.line_map
+        # Every node of a generated line gets the span of the whole user line it came from:
+        # the generated columns would make Python 3.11+ tracebacks draw carets under an
+        # unrelated part of the user's line; a whole-line span draws none.
         widths: dict[int, int] = {}
         for node in ast.walk(tree):
             if hasattr(node, "lineno"):
