@@ -13,8 +13,10 @@ import pytest
 
 import pyshade as ps
 from pyshade import f16, f32, f64, u32
+from pyshade import types as T
 from pyshade.runtime import cpu as cpu_mod
 from pyshade.runtime import cpu_support as S
+from pyshade.runtime.cpu_convert import Converter
 
 
 @pytest.fixture
@@ -38,49 +40,71 @@ def double_vec4(x: ps.Buffer[ps.vec4], y: ps.Buffer[ps.vec4]):
         y[i] = x[i] * 2.0
 
 
+def test_device_arrays_are_c_contiguous(cpu: ps.Device, rng: np.random.Generator) -> None:
+    """Whatever the host layout, the device array's elements are the host's in C order,
+    and a launch's write-back (into flat views of the data) reaches them."""
+    x = rng.standard_normal((6, 5, 4)).astype(np.float32)
+    s = np.zeros((6, 5), Sample.dtype)
+    for host in (np.asfortranarray(x), x.transpose(2, 0, 1), x[:, ::2], x[::-1, 1:],
+                 np.asfortranarray(s), s.T):
+        arr = cpu.array(host)
+        assert arr.data.flags.c_contiguous
+        assert arr.shape == host.shape
+        np.testing.assert_array_equal(arr.numpy(), host)
+    conv = Converter({}, None)
+    for host in (np.asfortranarray(x), x.transpose(2, 0, 1), x[:, ::2]):
+        arr = cpu.array(np.zeros_like(host))
+        vals = rng.standard_normal(host.size).astype(np.float32)
+        conv.from_py_list(T.f32, vals.tolist(), arr.data)
+        np.testing.assert_array_equal(arr.numpy().reshape(-1), vals)
+
+
 def test_fortran_order_device_arrays(cpu: ps.Device, rng: np.random.Generator) -> None:
-    x = rng.standard_normal((5, 7)).astype(np.float32)
-    dx = cpu.array(np.asfortranarray(x))
-    dy = cpu.array(np.asfortranarray(np.zeros_like(x)))
-    double_f32.launch(dx, dy, threads=x.size, device=cpu)
+    n = int(rng.integers(3, 40))
+    v = rng.standard_normal((n, 4)).astype(np.float32)
+    dx = cpu.array(np.asfortranarray(v))
+    dy = cpu.array(np.asfortranarray(np.zeros_like(v)))
+    double_vec4.launch(dx, dy, threads=n, device=cpu)
     got = dy.numpy()
-    assert got.shape == x.shape
-    np.testing.assert_array_equal(got, x * 2)        # element order is the C order
+    assert got.shape == v.shape
+    np.testing.assert_array_equal(got, v * 2)        # element order is the C order
+    yf = np.asfortranarray(np.zeros_like(v))          # a numpy argument, copied back
+    double_vec4.launch(np.asfortranarray(v), yf, threads=n, device=cpu)
+    np.testing.assert_array_equal(yf, v * 2)
 
 
-def test_transposed_device_arrays(cpu: ps.Device, rng: np.random.Generator) -> None:
-    x = rng.standard_normal((6, 3)).astype(np.float32)
-    dy = cpu.array(np.zeros((6, 3), np.float32).T)
-    double_f32.launch(cpu.array(x.T), dy, threads=x.size, device=cpu)
-    np.testing.assert_array_equal(dy.numpy(), x.T * 2)
-    # a vec4 buffer from the transpose of a (4, n) array
+def test_transposed_and_strided_device_arrays(cpu: ps.Device, rng: np.random.Generator) -> None:
     n = int(rng.integers(3, 40))
     v = rng.standard_normal((4, n)).astype(np.float32)
     out = cpu.array(np.zeros((4, n), np.float32).T)
     double_vec4.launch(cpu.array(v.T), out, threads=n, device=cpu)
     np.testing.assert_array_equal(out.numpy(), v.T * 2)
+    x = rng.standard_normal(3 * n).astype(np.float32)
+    y = cpu.array(np.zeros(2 * n, np.float32)[::-2])
+    double_f32.launch(cpu.array(x[::3]), y, threads=n, device=cpu)
+    np.testing.assert_array_equal(y.numpy(), x[::3] * 2)
 
 
 def test_non_contiguous_numpy_arguments_written_back(cpu: ps.Device,
                                                      rng: np.random.Generator) -> None:
-    x = rng.standard_normal((4, 9)).astype(np.float32)
-    y = np.zeros((9, 4), np.float32).T                     # a view, not C-contiguous
-    double_f32.launch(x, y, threads=x.size, device=cpu)
-    np.testing.assert_array_equal(y, x * 2)
-    yf = np.asfortranarray(np.zeros((4, 9), np.float32))
-    double_f32.launch(np.asfortranarray(x), yf, threads=x.size, device=cpu)
-    np.testing.assert_array_equal(yf, x * 2)
-    # strided views: only the viewed elements of the base change
-    big = rng.standard_normal(60).astype(np.float32)
-    base = np.zeros(40, np.float32)
-    double_f32.launch(big[::3], base[::2], threads=20, device=cpu)
+    n = int(rng.integers(5, 60))
+    v = rng.standard_normal((5, n)).astype(np.float32)
+    vout = np.zeros((4, n), np.float32).T                  # a view, not C-contiguous
+    double_vec4.launch(v[1:].T, vout, threads=n, device=cpu)
+    np.testing.assert_array_equal(vout, v[1:].T * 2)
+    wide = np.zeros((n, 5), np.float32)
+    double_vec4.launch(v[:4].T, wide[:, 1:], threads=n, device=cpu)
+    np.testing.assert_array_equal(wide[:, 1:], v[:4].T * 2)
+    assert not wide[:, 0].any()
+    # strided and reversed 1-D views: only the viewed elements of the base change
+    big = rng.standard_normal(3 * n).astype(np.float32)
+    base = np.zeros(2 * n, np.float32)
+    double_f32.launch(big[::3], base[::2], threads=n, device=cpu)
     np.testing.assert_array_equal(base[::2], big[::3] * 2)
     assert not base[1::2].any()
-    v = rng.standard_normal((5, 8)).astype(np.float32)
-    vout = np.zeros((8, 5), np.float32)
-    double_vec4.launch(v[:4].T, vout[:, 1:], threads=8, device=cpu)
-    np.testing.assert_array_equal(vout[:, 1:], v[:4].T * 2)
-    assert not vout[:, 0].any()
+    rev = np.zeros(n, np.float32)
+    double_f32.launch(big[:n], rev[::-1], threads=n, device=cpu)
+    np.testing.assert_array_equal(rev, big[:n][::-1] * 2)
 
 
 # ------------------------------------------------------------ NaN payloads

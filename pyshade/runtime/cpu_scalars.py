@@ -6,7 +6,9 @@ u32 i64 u64`` are Python ``int`` kept in range with ``_i32 _u32 _i64 _u64``;
 binary64 value, computed in double precision and rounded with ``_f16`` /
 ``_f32`` (double precision has more than twice the bits of binary32, so
 ``_f32(a + b)`` is the correctly rounded binary32 result for ``+ - * /`` and
-``sqrt``). Like a GPU, nothing raises on floating-point trouble.
+``sqrt``). Like a GPU, nothing raises on floating-point trouble. Moves keep the bits:
+``_f32``/``_f16`` of a NaN and ``_bitcast`` keep its sign, quiet bit and payload
+(a binary32/binary16 NaN's significand sits at the top of the binary64 one).
 """
 
 # Deliberate: ``x != x`` is the fastest nan test and conditional expressions are
