@@ -13,6 +13,7 @@ passing or storing it copies it (``_copy``).
 from __future__ import annotations
 
 import ast
+import linecache
 import math
 from typing import Any
 
@@ -472,10 +473,19 @@ class PythonEmitter(Emitter):
         tree = ast.parse(text)
         fallback = self.k.tree.lineno
         mapping = self.line_map
+        # Every node of a generated line gets the span of the whole user line it came from:
+        # the generated columns would make Python 3.11+ tracebacks draw carets under an
+        # unrelated part of the user's line; a whole-line span draws none.
+        widths: dict[int, int] = {}
         for node in ast.walk(tree):
             if hasattr(node, "lineno"):
                 src = mapping[node.lineno - 1] if node.lineno - 1 < len(mapping) else None
-                node.lineno = node.end_lineno = src or fallback
+                line = src or fallback
+                if line not in widths:          # columns are UTF-8 byte offsets
+                    widths[line] = len(linecache.getline(self.prog.filename, line)
+                                       .rstrip("\r\n").encode())
+                node.lineno = node.end_lineno = line
+                node.col_offset, node.end_col_offset = 0, widths[line]
         return compile(tree, self.prog.filename, "exec")
 
 

@@ -7,6 +7,9 @@ that calls ``barrier()`` is a generator: every invocation of a workgroup runs
 up to its next barrier before any goes on, and an invocation that finishes
 while others wait at a barrier is reported (a barrier in non-uniform control
 flow hangs or misbehaves on a GPU).
+
+A launch costs memory for its buffers only: invocation ids are made chunk by
+chunk, and the few caches are bounded (``ID_CACHE_MAX``, ``max_namespaces``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ from __future__ import annotations
 import inspect
 import itertools
 import platform
+import threading
+from collections import OrderedDict
+from itertools import repeat
 from typing import Any, Sequence
 
 import numpy as np
@@ -22,14 +28,20 @@ from .. import types as T
 from ..errors import LaunchError
 from . import cpu_support as S
 from .base import Compiled, Device, DeviceArray
+from .cpu_convert import Converter
+
+_tnew = tuple.__new__
 
 
 class CpuArray(DeviceArray):
-    """A device array of the CPU device: a numpy array."""
+    """A device array of the CPU device: a C-contiguous numpy array, whose
+    elements in C order are the buffer's elements."""
 
     def __init__(self, device: "CpuDevice", data: np.ndarray):
         self.device = device
-        self.data = data
+        # Launches read and write the buffer through flat views of ``data``: a view of a
+        # non-contiguous array would be a copy, and the kernel's writes would be lost.
+        self.data = data if data.flags.c_contiguous else np.ascontiguousarray(data)
         self.dtype = data.dtype
         self.shape = data.shape
 
@@ -48,14 +60,18 @@ class CpuDevice(Device):
     name = backend = "cpu"
     target = "python"
     max_groups_per_dim = 2**31 - 1
+    #: Compiled kernels whose executed namespace is kept, least recently used dropped
+    #: first: one namespace is a module's worth of functions (some kB to some 100 kB).
+    max_namespaces = 256
 
     def __init__(self) -> None:
         self.adapter = f"CPython {platform.python_version()} interpreter"
-        self._namespaces: dict = {}
+        self._namespaces: OrderedDict = OrderedDict()
+        self._ns_lock = threading.Lock()
 
     def array(self, data: Any, dtype: Any = None) -> CpuArray:
-        """Copy ``data`` into a new CPU array."""
-        arr = np.array(data, dtype=dtype, copy=True)
+        """Copy ``data`` into a new CPU array (C order, whatever the layout of ``data``)."""
+        arr = np.array(data, dtype=dtype, copy=True, order="C")
         if arr.ndim == 0:
             arr = arr.reshape(1)
         return CpuArray(self, arr)
@@ -65,13 +81,22 @@ class CpuDevice(Device):
         return CpuArray(self, np.zeros(shape, dtype=dtype))
 
     def namespace(self, compiled: Compiled) -> dict:
-        """The namespace of a compiled kernel's code, executed once and cached."""
+        """The namespace of a compiled kernel's code, executed once and kept in an LRU
+        cache of ``max_namespaces`` entries."""
         key = compiled.key or id(compiled)
-        ns = self._namespaces.get(key)
-        if ns is None:
-            ns = {"__name__": "pyshade_kernel"}
-            exec(compiled.binary, ns)  # noqa: S102 - our own generated code
+        with self._ns_lock:
+            ns = self._namespaces.get(key)
+            # The key holds object ids, which a new kernel may reuse: check the code too.
+            if ns is not None and ns["__ps_code__"] is compiled.binary:
+                self._namespaces.move_to_end(key)
+                return ns
+        ns = {"__name__": "pyshade_kernel", "__ps_code__": compiled.binary}
+        exec(compiled.binary, ns)  # noqa: S102 - our own generated code
+        with self._ns_lock:
             self._namespaces[key] = ns
+            self._namespaces.move_to_end(key)
+            while len(self._namespaces) > max(1, self.max_namespaces):
+                self._namespaces.popitem(last=False)
         return ns
 
     def launch_compiled(self, compiled: Compiled, buffers: Sequence[DeviceArray],
@@ -82,7 +107,7 @@ class CpuDevice(Device):
         em = compiled.extra["emitter"]
         k = prog.kernel
         fn = ns[em.global_name(k.name)]
-        conv = _Converter(ns, em)
+        conv = Converter(ns, em)
         lists = []
         for arr, b in zip(buffers, k.buffers):
             if not isinstance(arr, CpuArray):
@@ -91,8 +116,8 @@ class CpuDevice(Device):
         values = {}
         if params is not None:
             for (name, off, _, _), (_, t) in zip(prog.param_block.placed, prog.param_block.types):
-                raw = np.frombuffer(params, dtype=t.np_dtype, count=1, offset=off)[0]
-                values[name] = conv.to_py(t, raw)
+                raw = np.frombuffer(params, dtype=t.np_dtype, count=1, offset=off)
+                values[name] = conv.load(t, raw)[0]
         bufs = iter(lists)
         args = [next(bufs) if isinstance(t, T.BufferType) else values[n] for n, t in k.params]
         shared_types = [(s.type) for s in k.shared.values()]
@@ -104,7 +129,7 @@ class CpuDevice(Device):
                 conv.from_py_list(b.type.elem, lst, arr.data)
 
 
-def run_launch(fn: Any, args: list, ids: list[str], shared_types: list, conv: "_Converter",
+def run_launch(fn: Any, args: list, ids: list[str], shared_types: list, conv: Converter,
                wg: tuple[int, int, int], groups: tuple[int, int, int]) -> None:
     """Call ``fn`` for every invocation, workgroup by workgroup."""
     gen = inspect.isgeneratorfunction(fn)
@@ -115,20 +140,16 @@ def run_launch(fn: Any, args: list, ids: list[str], shared_types: list, conv: "_
     simple = not gen and not shared_types and ids == ["global_id"] and Y == Z == 1 \
         and GY == GZ == 1
     if simple:
-        # The common 1-D case, kept lean: one plain call per invocation, the id
-        # vectors built once per launch size and reused by later launches.
-        gids = _gid_cache.get(GX * X)
-        if gids is None:
-            gids = [S.Vec((x, 0, 0)) for x in range(GX * X)]
-            if len(_gid_cache) > 8:
-                _gid_cache.clear()
-            _gid_cache[GX * X] = gids
-        gid = gids[0] if gids else None
+        # The common 1-D case, kept lean: one plain call per invocation, with id vectors
+        # from a small shared cache and then from chunks made as the launch goes.
+        gid = None
         try:
-            for gid in gids:
-                fn(gid, *args)
+            for chunk in global_ids(GX * X):
+                for gid in chunk:
+                    fn(gid, *args)
         except Exception as e:
-            e.add_note(f"(in the invocation with global_id={tuple(gid)})")
+            if gid is not None:
+                e.add_note(f"(in the invocation with global_id={tuple(gid)})")
             raise
         return
     for gz, gy, gx in itertools.product(range(GZ), range(GY), range(GX)):
@@ -164,7 +185,35 @@ def run_launch(fn: Any, args: list, ids: list[str], shared_types: list, conv: "_
             live = waiting
 
 
-_gid_cache: dict[int, list] = {}
+#: The ids ``Vec((x, 0, 0))`` for x below this are made once and kept for every later
+#: launch (65536 vectors, about 7 MB): launches up to that size, such as a sort's many
+#: passes, then make no ids at all.
+ID_CACHE_MAX = 1 << 16
+#: Ids beyond the cache are made this many at a time (about 2 MB), so a launch of any
+#: size holds at most one chunk besides the cache.
+ID_CHUNK = 1 << 14
+_gid_prefix: list = []
+
+
+def _make_ids(start: int, stop: int) -> list:
+    # tuple.__new__ mapped in C: three times faster than calling Vec() per id
+    n = stop - start
+    return list(map(_tnew, repeat(S.Vec, n), zip(range(start, stop), repeat(0, n), repeat(0, n))))
+
+
+def global_ids(n: int) -> Any:
+    """Yield the 1-D global ids ``Vec((x, 0, 0))`` for x in ``range(n)``, in chunks:
+    first from the shared cache, then in lists of ``ID_CHUNK`` made on the way."""
+    global _gid_prefix
+    cached = min(n, ID_CACHE_MAX)
+    prefix = _gid_prefix
+    if len(prefix) < cached:
+        # A new list, not extend(): another thread may be iterating the old one.
+        prefix = prefix + _make_ids(len(prefix), cached)
+        _gid_prefix = prefix
+    yield prefix if len(prefix) == cached else itertools.islice(prefix, cached)
+    for start in range(cached, n, ID_CHUNK):
+        yield _make_ids(start, min(n, start + ID_CHUNK))
 
 
 def _call(fn: Any, args: Any, gid: Any) -> None:
@@ -174,88 +223,3 @@ def _call(fn: Any, args: Any, gid: Any) -> None:
         where = tuple(gid) if isinstance(gid, tuple) else (gid, 0, 0)
         e.add_note(f"(in the invocation with global_id={where})")
         raise
-
-
-class _Converter:
-    """numpy values <-> the Python values the emitted code works with."""
-
-    def __init__(self, ns: dict, em: Any):
-        self.ns = ns
-        self.em = em
-
-    def struct_cls(self, t: T.StructType) -> Any:
-        """The generated Python class of struct ``t``."""
-        return self.ns[self.em.global_name(t.name)]
-
-    def zero(self, t: T.Type) -> Any:
-        """The zero value of ``t`` as the generated code represents it."""
-        return eval(self.em.zero(t), self.ns)  # noqa: S307 - generated expression
-
-    def to_py_list(self, t: T.Type, data: np.ndarray) -> list:
-        """The elements of ``data`` (of type ``t``) as a list of Python values."""
-        if isinstance(t, T.ScalarType) and t.kind != "bool" or isinstance(t, T.EnumType):
-            return data.reshape(-1).tolist()
-        rows = data.reshape(-1) if isinstance(t, T.StructType) else \
-            data.reshape((-1,) + data.shape[1:])     # vectors/matrices: one row per element
-        return [self.to_py(t, v) for v in rows]
-
-    def to_py(self, t: T.Type, v: Any) -> Any:
-        """One numpy value of type ``t`` as the generated code's Python value."""
-        if isinstance(t, T.ScalarType):
-            return bool(v) if t.kind == "bool" else v.item() if hasattr(v, "item") else v
-        if isinstance(t, T.EnumType):
-            return int(v)
-        if isinstance(t, T.VectorType):
-            vals = np.asarray(v).tolist()
-            return S.Vec(tuple(bool(x) for x in vals) if t.elem == T.bool_ else tuple(vals))
-        if isinstance(t, T.MatrixType):
-            cols = np.asarray(v).tolist()
-            return S._mat(t.n, *[S.Vec(tuple(c[:t.n])) for c in cols])
-        if isinstance(t, T.ArrayType):
-            arr = np.asarray(v)
-            if arr.dtype.names == ("v",):
-                arr = arr["v"]
-            return [self.to_py(t.elem, x) for x in arr]
-        if isinstance(t, T.StructType):
-            cls = self.struct_cls(t)
-            return cls(**{f: self.to_py(ft, v[f]) for f, ft in t.fields})
-        raise TypeError(f"cannot convert {t}")
-
-    def from_py_list(self, t: T.Type, lst: list, out: np.ndarray) -> None:
-        """Write a list of Python values of type ``t`` into the numpy array ``out``."""
-        if isinstance(t, T.ScalarType) and t.kind != "bool" or isinstance(t, T.EnumType):
-            out.reshape(-1)[...] = np.array(lst, dtype=out.dtype)
-            return
-        flat = out.reshape((-1,) + out.shape[1:]) if not isinstance(t, T.StructType) \
-            else out.reshape(-1)
-        for i, v in enumerate(lst):
-            flat[i] = self.from_py(t, v)
-
-    def from_py(self, t: T.Type, v: Any) -> Any:
-        """One Python value of type ``t`` as a value numpy can store (a record for a struct)."""
-        if isinstance(t, T.ScalarType):
-            return int(v) if t.kind == "bool" else v
-        if isinstance(t, T.EnumType):
-            return int(v)
-        if isinstance(t, T.VectorType):
-            return [int(x) if t.elem == T.bool_ else x for x in v]
-        if isinstance(t, T.MatrixType):
-            out = np.zeros(t.np_dtype.shape, dtype=np.float32)
-            for i, c in enumerate(v):
-                out[i, :t.n] = c
-            return out
-        if isinstance(t, T.ArrayType):
-            target = np.zeros(t.n, dtype=t.elem.np_dtype)
-            for i, x in enumerate(v):
-                target[i] = self.from_py(t.elem, x)
-            if t.np_dtype.base.names == ("v",):
-                out = np.zeros(t.n, dtype=t.np_dtype.base)
-                out["v"] = target
-                return out
-            return target
-        if isinstance(t, T.StructType):
-            rec = np.zeros((), dtype=t.np_dtype)
-            for f, ft in t.fields:
-                rec[f] = self.from_py(ft, getattr(v, f))
-            return rec
-        raise TypeError(f"cannot convert {t}")

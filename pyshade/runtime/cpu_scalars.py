@@ -6,7 +6,9 @@ u32 i64 u64`` are Python ``int`` kept in range with ``_i32 _u32 _i64 _u64``;
 binary64 value, computed in double precision and rounded with ``_f16`` /
 ``_f32`` (double precision has more than twice the bits of binary32, so
 ``_f32(a + b)`` is the correctly rounded binary32 result for ``+ - * /`` and
-``sqrt``). Like a GPU, nothing raises on floating-point trouble.
+``sqrt``). Like a GPU, nothing raises on floating-point trouble. Moves keep the bits:
+``_f32``/``_f16`` of a NaN and ``_bitcast`` keep its sign, quiet bit and payload
+(a binary32/binary16 NaN's significand sits at the top of the binary64 one).
 """
 
 # Deliberate: ``x != x`` is the fastest nan test and conditional expressions are
@@ -42,6 +44,41 @@ _S_d = struct.Struct("<d")
 _S_q = struct.Struct("<q")
 _f_pack, _f_unpack = _S_f.pack, _S_f.unpack
 _e_pack, _e_unpack = _S_e.pack, _S_e.unpack
+_d_pack, _d_unpack = _S_d.pack, _S_d.unpack
+_Q_pack, _Q_unpack = struct.Struct("<Q").pack, struct.Struct("<Q").unpack
+_I_pack, _I_unpack = struct.Struct("<I").pack, struct.Struct("<I").unpack
+_H_pack, _H_unpack = struct.Struct("<H").pack, struct.Struct("<H").unpack
+
+
+# --------------------------------------------------------------- NaN moves
+# A binary32 (binary16) NaN lives in a Python float with its significand moved to the
+# top of the binary64 significand (<< 29, << 42): sign, quiet bit and payload survive.
+# C's float <-> double conversions (inside struct and numpy) quiet signalling NaNs, and
+# a move must keep the bits, so every NaN crossing a width goes through these.
+
+def _f32_nan_bits(x):
+    """The binary32 pattern of a NaN held in a Python float (never an infinity)."""
+    b = _Q_unpack(_d_pack(x))[0]
+    m = (b >> 29) & 0x7FFFFF
+    return (b >> 32) & 0x80000000 | 0x7F800000 | (m or 0x400000)
+
+
+def _f32_nan_float(b):
+    """The Python float holding the binary32 NaN pattern ``b``."""
+    return _d_unpack(_Q_pack((b & 0x80000000) << 32 | 0x7FF0000000000000
+                             | (b & 0x7FFFFF) << 29))[0]
+
+
+def _f16_nan_bits(x):
+    """The binary16 pattern of a NaN held in a Python float (never an infinity)."""
+    b = _Q_unpack(_d_pack(x))[0]
+    m = (b >> 42) & 0x3FF
+    return (b >> 48) & 0x8000 | 0x7C00 | (m or 0x200)
+
+
+def _f16_nan_float(b):
+    """The Python float holding the binary16 NaN pattern ``b``."""
+    return _d_unpack(_Q_pack((b & 0x8000) << 48 | 0x7FF0000000000000 | (b & 0x3FF) << 42))[0]
 
 
 # ----------------------------------------------------------------- wrapping
@@ -88,9 +125,10 @@ def _f32_slow(x):
             y = float(q << shift)
         return -y if x < 0 else y
     try:
-        return _f_unpack(_f_pack(x))[0]
+        y = _f_unpack(_f_pack(x))[0]
     except OverflowError:
         return _f32_overflow(x)
+    return y if y == y else _f32_nan_float(_f32_nan_bits(float(x)))
 
 
 def _f32_overflow(x):
@@ -100,23 +138,28 @@ def _f32_overflow(x):
 
 
 def _f32(x):
-    """Round to the nearest binary32 value (ties to even); overflow gives +-inf."""
+    """Round to the nearest binary32 value (ties to even); overflow gives +-inf; a NaN
+    keeps its sign, quiet bit and the top 23 bits of its payload."""
     if type(x) is float:
         try:
-            return _f_unpack(_f_pack(x))[0]
+            y = _f_unpack(_f_pack(x))[0]
         except OverflowError:
             return _f32_overflow(x)
+        # struct quiets a signalling NaN: `y == y` is the cheap test that it was none
+        return y if y == y else _f32_nan_float(_f32_nan_bits(x))
     return _f32_slow(x)
 
 
 def _f16(x):
-    """Round to the nearest binary16 value (ties to even); overflow gives +-inf."""
+    """Round to the nearest binary16 value (ties to even); overflow gives +-inf; a NaN
+    keeps its sign, quiet bit and the top 10 bits of its payload."""
     try:
-        return _e_unpack(_e_pack(x))[0]
+        y = _e_unpack(_e_pack(x))[0]
     except OverflowError:
         if -_F16_OVF < x < _F16_OVF:
             return _F16_MAX if x > 0 else -_F16_MAX
         return _INF if x > 0 else -_INF
+    return y if y == y else _f16_nan_float(_f16_nan_bits(float(x)))
 
 
 def _f64(x):
@@ -322,21 +365,79 @@ def _clz(x, bits):
     return bits - (x & ((1 << bits) - 1)).bit_length()
 
 
-_BITCAST_FMT = {"i32": "<i", "u32": "<I", "f32": "<f", "i64": "<q", "u64": "<Q",
-                "f64": "<d", "f16": "<e", "i16": "<h", "u16": "<H"}
-_BITCAST = {}
-for _s, _sf in _BITCAST_FMT.items():
-    for _d, _df in _BITCAST_FMT.items():
-        if struct.calcsize(_sf) == struct.calcsize(_df):
-            _BITCAST[_s, _d] = (struct.Struct(_sf).pack, struct.Struct(_df).unpack)
-del _s, _sf, _d, _df
+def _f32_to_bits(x):
+    if x == x:
+        return _I_unpack(_f_pack(x))[0]
+    return _f32_nan_bits(x)
+
+
+def _f32_from_bits(b):
+    if b & 0x7F800000 == 0x7F800000 and b & 0x7FFFFF:
+        return _f32_nan_float(b)
+    return _f_unpack(_I_pack(b))[0]
+
+
+def _f16_to_bits(x):
+    if x == x:
+        return _H_unpack(_e_pack(x))[0]
+    return _f16_nan_bits(x)
+
+
+def _f16_from_bits(b):
+    if b & 0x7C00 == 0x7C00 and b & 0x3FF:
+        return _f16_nan_float(b)
+    return _e_unpack(_H_pack(b))[0]
+
+
+def _f64_to_bits(x):
+    return _Q_unpack(_d_pack(x))[0]
+
+
+def _f64_from_bits(b):
+    return _d_unpack(_Q_pack(b))[0]
+
+
+def _int_codec(bits, signed):
+    mask, top = (1 << bits) - 1, 1 << (bits - 1)
+    if not signed:
+        return None, None                     # the value is its own bit pattern
+
+    def to_bits(x):
+        return x & mask
+
+    def from_bits(b):
+        return b - (mask + 1) if b & top else b
+    return to_bits, from_bits
+
+
+def _compose(to_bits, from_bits):
+    if to_bits is None:
+        return from_bits
+    if from_bits is None:
+        return to_bits
+    return lambda x: from_bits(to_bits(x))
+
+
+# type name -> (width, value -> bit pattern, bit pattern -> value), None where the value
+# is the pattern (unsigned ints); floats go by bits so that NaN payloads survive (a
+# bitcast is a move)
+_CODECS = {"f16": (16, _f16_to_bits, _f16_from_bits), "f32": (32, _f32_to_bits, _f32_from_bits),
+           "f64": (64, _f64_to_bits, _f64_from_bits)}
+for _w in (16, 32, 64):
+    for _sg in (True, False):
+        _CODECS[f"{'iu'[not _sg]}{_w}"] = (_w, *_int_codec(_w, _sg))
+del _w, _sg
+_BITCAST = {}                                 # (src, dst) -> one function
+for _s, (_sw, _to, _) in _CODECS.items():
+    for _d, (_dw, _, _frm) in _CODECS.items():
+        if _sw == _dw:
+            _BITCAST[_s, _d] = _compose(_to, _frm) or (lambda x: x)
+del _s, _sw, _to, _d, _dw, _frm
 
 
 def _bitcast(x, src, dst):
-    """Reinterpret x's bits from type ``src`` as type ``dst`` (same size)."""
+    """Reinterpret x's bits from type ``src`` as type ``dst`` (same size); NaN bits are kept."""
     try:
-        pack, unpack = _BITCAST[src, dst]
+        return _BITCAST[src, dst](x)
     except KeyError:
         raise ValueError(f"cannot bitcast {src} to {dst}") from None
-    return unpack(pack(x))[0]
-
