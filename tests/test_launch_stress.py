@@ -40,9 +40,15 @@ def test_threads_share_one_device(dev: ps.Device, batched: bool) -> None:
     errors: list[str] = []
 
     def work(t: int) -> None:
+        try:
+            run(t)
+        except Exception as e:          # a worker's exception must fail the test
+            errors.append(f"thread {t}: {e!r}")
+
+    def run(t: int) -> None:
         x = dev.zeros(n, np.uint32)
         for r in range(rounds):
-            v = t * 100_000 + r
+            v = t * 100_000 + r + 1
             if batched:
                 with dev.batch():
                     stamp.launch(x, v - 1, threads=n, device=dev)
