@@ -10,10 +10,13 @@ blocks in one buffer bound at dynamic offsets.
 Measured side by side in one run, each the median of ``--reps`` repetitions:
 
 * ``trivial``: one 64-invocation kernel launched ``--launches`` times outside any
-  batch, then synchronised: host cost per launch, pyshade / direct.
-* ``batched``: the same inside ``dev.batch()`` / one hand-recorded pass: per-launch
-  time; the difference is pyshade's own host time per launch (binding and packing
-  beyond the wgpu-py calls that the hand version makes too).
+  batch, then synchronised: host cost per launch, pyshade / direct. The direct
+  version submits each launch (what wgpu-py code does); pyshade records launches
+  and submits them in chunks of 32, which is why it costs less.
+* ``batched``: the same inside ``dev.batch()`` / one hand-recorded pass: host time
+  per launch; the difference is pyshade's own host time per launch (binding,
+  checking and packing beyond the wgpu-py calls that the hand version makes too).
+  Host times cover recording and submitting, not the wait for the GPU.
 * ``sort``: the DESIGN.md section-7 bitonic network over 2^k u32 keys, every step
   a launch in ``dev.batch()`` / one hand-recorded pass, timed to completion.
 
@@ -129,10 +132,10 @@ class Direct:
         """Wait for the queue (a 4-byte read-back, as pyshade's synchronize does)."""
         self.dev.queue.read_buffer(self.sync_buf, 0, 4)
 
-    def launch(self, params: bytes, groups: int) -> None:
-        """One launch on its own: write the parameters, record, submit."""
+    def launch(self, fmt: struct.Struct, values: tuple, groups: int) -> None:
+        """One launch on its own: pack and write the parameters, record, submit."""
         q = self.dev.queue
-        q.write_buffer(self.ubuf, 0, params)
+        q.write_buffer(self.ubuf, 0, fmt.pack(*values))
         enc = self.dev.create_command_encoder()
         cp = enc.begin_compute_pass()
         cp.set_pipeline(self.pipe)
@@ -141,25 +144,28 @@ class Direct:
         cp.end()
         q.submit([enc.finish()])
 
-    def many(self, param_list: list[bytes], groups: int) -> None:
-        """Many launches in one pass, parameter blocks at dynamic offsets."""
+    def many(self, fmt: struct.Struct, value_list: list[tuple], groups: int) -> None:
+        """Many launches in one pass, parameter blocks packed at dynamic offsets."""
         gy = -(-groups // 65535)
-        self._many(param_list, -(-groups // gy), gy)
+        self._many(fmt, value_list, -(-groups // gy), gy)
 
-    def _many(self, param_list: list[bytes], gx: int, gy: int) -> None:
+    def _many(self, fmt: struct.Struct, value_list: list[tuple], gx: int, gy: int) -> None:
         enc = self.dev.create_command_encoder()
         cp = enc.begin_compute_pass()
         cp.set_pipeline(self.pipe_dyn)
         arena, align, used = self.host_arena, self.align, 0
-        for i, raw in enumerate(param_list):
+        for i, values in enumerate(value_list):
             off = i * align
-            arena[off:off + len(raw)] = raw
+            fmt.pack_into(arena, off, *values)
             cp.set_bind_group(0, self.bg_dyn, [off])
             cp.dispatch_workgroups(gx, gy, 1)
-            used = off + len(raw)
+            used = off + fmt.size
         cp.end()
         self.dev.queue.write_buffer(self.arena, 0, memoryview(arena)[:(used + 3) // 4 * 4])
         self.dev.queue.submit([enc.finish()])
+
+
+_clock = time.perf_counter
 
 
 def _median_time(fn, reps: int) -> float:
@@ -177,34 +183,49 @@ def bench_launches(launches: int, reps: int) -> dict:
     n = 64
     x = dev.zeros(n, np.uint32)
     d = Direct(FILL_WGSL, n, 8)
-    raw = [struct.pack("<II", i, n) for i in range(launches)]
+    fmt = struct.Struct("<II")
+    vals = [(i, n) for i in range(launches)]
 
+    # Each function records its launches and returns the host time of that part
+    # (submissions included); the wait for the GPU comes after, untimed.
     def ps_single():
+        t0 = _clock()
         for i in range(launches):
             fill.launch(x, i, threads=n, device=dev)
+        t = _clock() - t0
         dev.synchronize()
+        return t
 
     def direct_single():
-        for p in raw:
-            d.launch(p, 1)
+        t0 = _clock()
+        for v in vals:
+            d.launch(fmt, v, 1)
+        t = _clock() - t0
         d.sync()
+        return t
 
     def ps_batch():
+        t0 = _clock()
         with dev.batch():
             for i in range(launches):
                 fill.launch(x, i, threads=n, device=dev)
+        t = _clock() - t0
         dev.synchronize()
+        return t
 
     def direct_batch():
-        d.many(raw, 1)
+        t0 = _clock()
+        d.many(fmt, vals, 1)
+        t = _clock() - t0
         d.sync()
+        return t
 
     for f in (ps_single, direct_single, ps_batch, direct_batch):   # warm up
         f()
     out = {}
     for name, f in (("pyshade_single", ps_single), ("direct_single", direct_single),
                     ("pyshade_batch", ps_batch), ("direct_batch", direct_batch)):
-        out[name + "_us"] = _median_time(f, reps) / launches * 1e6
+        out[name + "_us"] = statistics.median(f() for _ in range(reps)) / launches * 1e6
     assert (x.numpy() == launches - 1).all()
     out["single_ratio"] = out["pyshade_single_us"] / out["direct_single_us"]
     out["batch_own_us"] = out["pyshade_batch_us"] - out["direct_batch_us"]
@@ -221,7 +242,7 @@ def bench_sort(n: int, reps: int) -> dict:
     buf = dev.array(host)
     steps = sort_steps(n)
     d = Direct(BITONIC_WGSL, n, 16, slots=len(steps))
-    raw = [struct.pack("<4I", n, s, p, 0) for s, p in steps]
+    fmt = struct.Struct("<4I")
     groups = -(-n // 256)
 
     def ps_sort():
@@ -233,7 +254,7 @@ def bench_sort(n: int, reps: int) -> dict:
         dev.synchronize()
 
     def direct_sort():
-        d.many(raw, groups)
+        d.many(fmt, [(n, s, p, 0) for s, p in steps], groups)
         d.sync()
 
     want = np.sort(host)
@@ -263,7 +284,13 @@ def main() -> None:
     ap.add_argument("--launches", type=int, default=1000)
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="host times as CPU time of the calling thread (time.thread_time), "
+                         "for machines whose Vulkan driver runs on the same cores")
     args = ap.parse_args()
+    global _clock
+    if args.cpu_time:
+        _clock = time.thread_time
     import wgpu
 
     dev = ps.device("wgpu")
@@ -280,9 +307,9 @@ def main() -> None:
     L = result["launch"]
     print(f"adapter: {result['adapter']}  ({result['date']})")
     print(f"{'measure':<34}{'pyshade':>10}{'direct':>10}{'ratio/own':>11}")
-    print(f"{'trivial launch, us':<34}{L['pyshade_single_us']:>10.1f}"
+    print(f"{'trivial launch, host us':<34}{L['pyshade_single_us']:>10.1f}"
           f"{L['direct_single_us']:>10.1f}{L['single_ratio']:>11.2f}")
-    print(f"{'launch in a batch, us':<34}{L['pyshade_batch_us']:>10.1f}"
+    print(f"{'launch in a batch, host us':<34}{L['pyshade_batch_us']:>10.1f}"
           f"{L['direct_batch_us']:>10.1f}{L['batch_own_us']:>11.1f}")
     for s in result["sort"]:
         print(f"{'sort 2^%d (%d launches), ms' % (s['n'].bit_length() - 1, s['launches']):<34}"

@@ -129,6 +129,10 @@ class Device:
     def synchronize(self) -> None:
         """Wait for all submitted work."""
 
+    def flush(self) -> None:
+        """Submit recorded launches without waiting (a GPU device may hold them back
+        to submit many at once)."""
+
     def launch_compiled(self, compiled: Compiled, buffers: Sequence[DeviceArray],
                         params: bytes | None, groups: tuple[int, int, int]) -> None:
         """Run ``compiled`` over ``groups`` workgroups with the given bindings."""

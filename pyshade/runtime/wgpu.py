@@ -14,9 +14,13 @@ Design notes
   offsets (``_ParamArena``); bind groups are cached per set of arrays, so a
   repeated launch on the same arrays records three calls: set_pipeline (only
   when it changes), set_bind_group and dispatch_workgroups.
-* Launches are recorded into one command encoder and one compute pass; outside
-  ``batch()`` each is submitted at once, inside at the batch's end (or when a
-  read-back, a ``write()`` or a numpy argument needs the results).
+* Launches are recorded into one command encoder and one compute pass, and
+  submitted in chunks (after 32 launches; inside ``batch()`` the chunks grow to
+  128, 512, ... so a long batch costs few submissions while the GPU starts
+  early), at the end of a batch, at ``flush()``, and whenever the host needs a
+  result (``numpy()``, ``synchronize()``, a numpy argument copied back).
+  Recording is what a launch costs on the host; one submission per launch
+  would cost more than the dispatch itself.
 * One lock serialises recording, submission and read-back, so a device may
   be used from several Python threads; batch nesting is per thread.
 * Pipelines use an explicit bind group layout built from ``Layout``: with
@@ -62,8 +66,9 @@ _RAISED_LIMITS = (
 # until it is dropped), least recently used first out.
 PIPELINE_CACHE_SIZE = 256
 BIND_GROUP_CACHE_SIZE = 64
-# A batch is split into several submissions past this many launches, bounding the
-# memory of one command buffer.
+# Recorded launches are submitted in chunks: the first after FIRST_CHUNK launches,
+# then (inside a batch) 4 times as many each time, at most MAX_RECORDED.
+FIRST_CHUNK = 32
 MAX_RECORDED = 4096
 
 
@@ -141,6 +146,7 @@ class _ParamArena:
     CAPACITY = 1 << 18
 
     def __init__(self, dev: "WgpuDevice", kind: str):
+        self.capacity = self.CAPACITY
         U = dev._wgpu.BufferUsage
         key = "min_uniform_buffer_offset_alignment" if kind == "uniform" \
             else "min_storage_buffer_offset_alignment"
@@ -150,16 +156,6 @@ class _ParamArena:
                                                     size=self.CAPACITY, usage=usage)
         self.data = bytearray(self.CAPACITY)
         self.used = 0
-
-    def put(self, raw: bytes) -> int | None:
-        """Store ``raw`` in a free slot; its offset, or None when the arena is full."""
-        off = -(-self.used // self.align) * self.align
-        end = off + len(raw)
-        if end > self.CAPACITY:
-            return None
-        self.data[off:end] = raw
-        self.used = end
-        return off
 
     def flush(self, queue: Any) -> None:
         """Upload the slots written since the last submission, and start again at 0."""
@@ -375,14 +371,16 @@ class WgpuDevice(Device):
         self._pass_pipeline: Any = None
         self._keepalive: list[Any] = []
         self._recorded = 0
+        self._submit_at = FIRST_CHUNK
         self._arenas: dict[str, _ParamArena] = {}
         self._pipelines = LRU(PIPELINE_CACHE_SIZE)
         self._bind_groups: dict = {}          # FIFO-bounded; used under self._lock
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[WgpuDevice]:
-        """Record the launches inside into one command buffer and one compute pass where
-        possible, submitted when the outermost ``batch()`` of this thread exits.
+        """Record the launches inside into one compute pass where possible, submitted in
+        growing chunks while recording and when the outermost ``batch()`` of this thread
+        exits.
 
         WebGPU orders the dispatches of a pass: each launch sees the writes of the
         launches before it. ``DeviceArray.numpy()``, ``write()`` and numpy
@@ -416,6 +414,7 @@ class WgpuDevice(Device):
         self._encoder = None
         keep, self._keepalive = self._keepalive, []
         self._recorded = 0
+        self._submit_at = FIRST_CHUNK
         for arena in self._arenas.values():
             arena.flush(self.wgpu_device.queue)
         try:
@@ -424,10 +423,12 @@ class WgpuDevice(Device):
             raise LaunchError(f"WebGPU rejected the recorded launches: {exc}") from None
         del keep   # staging buffers may go once the submission holds them
 
-    def _flush(self) -> None:
-        """Submit the work recorded so far (kept for callers of the old name)."""
+    def flush(self) -> None:
+        """Submit the launches recorded so far, without waiting for them."""
         with self._lock:
             self._submit_recorded()
+
+    _flush = flush
 
     def synchronize(self) -> None:
         """Wait until all submitted work has finished (recorded launches are submitted first)."""
@@ -504,11 +505,9 @@ class WgpuDevice(Device):
         self.run_prepared(self.prepare(compiled), buffers, params,
                           tuple(int(g) for g in groups))  # type: ignore[arg-type]
 
-    def _bind_group(self, prep: _Prepared, buffers: Sequence[WgpuArray], arena: Any) -> Any:
-        key = (prep.bgl_id, arena, *map(_UID, buffers))
-        hit = self._bind_groups.get(key)
-        if hit is not None:
-            return hit[0]
+    def _bind_group(self, prep: _Prepared, buffers: Sequence[WgpuArray], arena: Any,
+                    key: tuple) -> Any:
+        """Create (and cache under ``key``) the bind group of ``buffers`` and the arena."""
         max_bind = self.limits.get("max_storage_buffer_binding_size")
         entries = []
         for slot, arr in zip(prep.slots, buffers):
@@ -535,27 +534,35 @@ class WgpuDevice(Device):
 
     def run_prepared(self, prep: _Prepared, buffers: Sequence[DeviceArray],
                      params: bytes | None, groups: tuple[int, int, int]) -> None:
-        """Record one dispatch (arguments already checked by the launch path); outside a
-        batch it is submitted at once."""
+        """Record one dispatch (arguments already checked by the launch path). Recorded
+        work is submitted in chunks (see ``_init_recording``), at the end of a batch,
+        and whenever the host needs a result."""
         with self._lock:
-            offsets = _NO_OFFSETS
             arena = None
             if prep.pb is not None:
-                arena = self._arenas.get(prep.pb.kind)
-                if arena is None:
-                    arena = self._arenas[prep.pb.kind] = _ParamArena(self, prep.pb.kind)
-                raw = params if len(params) >= prep.pb_size else \
-                    bytes(params) + bytes(prep.pb_size - len(params))
-                off = arena.put(raw)
-                if off is None:              # the arena is full: submit what uses it
+                arena = self._arenas.get(prep.pb.kind) or self._new_arena(prep.pb.kind)
+                align = arena.align
+                off = (arena.used + align - 1) // align * align
+                end = off + prep.pb_size
+                if end > arena.capacity:       # full: submit what uses it, start at 0
                     self._submit_recorded()
-                    off = arena.put(raw)
+                    off, end = 0, prep.pb_size
+                if len(params) == prep.pb_size:
+                    arena.data[off:end] = params
+                else:                          # a short block from launch_compiled
+                    arena.data[off:end] = bytes(params) + bytes(prep.pb_size - len(params))
+                arena.used = end
                 offsets = [off]
-            bind_group = self._bind_group(prep, buffers, arena)
-            if self._encoder is None:
-                self._encoder = self.wgpu_device.create_command_encoder(label="pyshade")
+            else:
+                offsets = _NO_OFFSETS
+            key = (prep.bgl_id, arena, *map(_UID, buffers))
+            hit = self._bind_groups.get(key)
+            bind_group = hit[0] if hit is not None else self._bind_group(prep, buffers, arena,
+                                                                         key)
             cpass = self._pass
             if cpass is None:
+                if self._encoder is None:
+                    self._encoder = self.wgpu_device.create_command_encoder()
                 cpass = self._pass = self._encoder.begin_compute_pass()
             if self._pass_pipeline is not prep.pipeline:
                 cpass.set_pipeline(prep.pipeline)
@@ -564,9 +571,22 @@ class WgpuDevice(Device):
             cpass.dispatch_workgroups(*groups)
             self._keepalive.append(bind_group)
             self._recorded += 1
-            if not getattr(self._local, "depth", 0) or self._recorded >= MAX_RECORDED:
-                self._submit_recorded()
+            if self._recorded >= self._submit_at:
+                self._submit_chunk()
 
+    def _submit_chunk(self) -> None:
+        """Submit a chunk of recorded launches so the GPU starts while Python records the
+        rest: inside a batch the chunks grow (32, 128, 512, ... launches), so a long batch
+        costs a few submissions; outside one they stay at 32, bounding how far the GPU
+        lags behind the launches."""
+        grow = getattr(self._local, "depth", 0) > 0
+        nxt = min(self._submit_at * 4, MAX_RECORDED) if grow else FIRST_CHUNK
+        self._submit_recorded()
+        self._submit_at = nxt
+
+    def _new_arena(self, kind: str) -> _ParamArena:
+        arena = self._arenas[kind] = _ParamArena(self, kind)
+        return arena
 
 _NO_OFFSETS: list[int] = []
 _UID = operator.attrgetter("uid")
