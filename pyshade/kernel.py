@@ -116,6 +116,7 @@ class Kernel:
         self.__wrapped__ = fn
         self._params: list | None = None
         self._nparams = -1
+        self._tails: dict[int, tuple] = {}
         self._programs = LRU(SPEC_CACHE_SIZE)
         self._sources = LRU(SPEC_CACHE_SIZE)
         self._compiled = LRU(SPEC_CACHE_SIZE)
@@ -136,6 +137,14 @@ class Kernel:
             from .frontend.callgraph import kernel_params
             self._params = kernel_params(self.fn)
             self._nparams = len(self._params)
+            # Positional calls that leave out trailing Const parameters with defaults:
+            # the defaults to append, by the number of arguments given.
+            self._tails = {}
+            for k in range(len(self._params) - 1, -1, -1):
+                _, ann, default = self._params[k]
+                if not isinstance(ann, T.ConstAnnotation) or default is inspect.Parameter.empty:
+                    break
+                self._tails[k] = tuple(d for _, _, d in self._params[k:])
         return self._params
 
     def typevars(self) -> list[typing.TypeVar]:
@@ -250,7 +259,8 @@ class Kernel:
         """
         dev = device if isinstance(device, Device) else _get_device(device)
         if kwargs or len(args) != self._nparams:
-            args = bind_arguments(self, args, kwargs)
+            tail = None if kwargs else self._tails.get(len(args))
+            args = args + tail if tail is not None else bind_arguments(self, args, kwargs)
         binders = self._binders
         try:
             b = binders.map.get(binders._key(dev, args))   # type: ignore[misc]
@@ -258,7 +268,7 @@ class Kernel:
             b = None
         if b is None:
             b = binders.get(dev, args)
-        b(args, threads, groups)
+        b.fast(args, threads, groups)
 
     def _bind_typevars(self, name: str, ann: Any, v: Any, tv: dict) -> None:
         if isinstance(ann, T.BufferAnnotation) and isinstance(ann.elem, typing.TypeVar):

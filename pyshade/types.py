@@ -421,7 +421,12 @@ def struct(cls: type) -> type:
     fields = [(n, resolve_type(hints[n], where=f"field {cls.__name__}.{n}")) for n in own]
     for fname, ftype in fields:
         if not hasattr(cls, fname):
-            setattr(cls, fname, dataclasses.field(default_factory=lambda t=ftype: zero_value(t)))
+            if isinstance(ftype, (ScalarType, EnumType)):
+                # an immutable zero: a plain default keeps the generated __init__ fast
+                setattr(cls, fname, zero_value(ftype))
+            else:
+                setattr(cls, fname, dataclasses.field(
+                    default_factory=lambda t=ftype: zero_value(t)))
     cls = dataclasses.dataclass(cls)
     st = StructType(cls, fields)
     cls.__pyshade_struct__ = st

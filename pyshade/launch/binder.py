@@ -178,6 +178,7 @@ class Binder:
         self.plain = self.variant(False)
         self.wg0 = kernel.workgroup_size[0]
         self.max_threads = self.limit * self.wg0    # beyond it the groups are folded
+        self.fast = self._fast_call(args)
 
     def variant(self, folded: bool) -> tuple:
         """(compiled, device handle, packer, param size) of the unfolded or folded launch."""
@@ -247,6 +248,37 @@ class Binder:
         if back:
             for host, arr in back:
                 host[...] = arr.numpy().reshape(host.shape)
+
+    def _fast_call(self, args: tuple) -> Callable:
+        """``self.__call__`` specialised for this binder when every buffer argument is a
+        device array (the key guarantees it for every call that reaches this binder):
+        one generated function, no loops; anything unusual (another device, an aliased
+        array, a grid that folds or is not a plain int) goes the general way."""
+        if any(args[i].__class__ is np.ndarray for i, _ in self.slots):
+            return self.__call__
+        _, handle, packer = self.plain
+        names = [f"a{i}" for i, _ in self.slots]
+        lines = ["def fast(args, threads, groups):",
+                 "    if threads.__class__ is not int or groups is not None or "
+                 f"not 0 < threads <= {self.max_threads}:",
+                 "        return slow(args, threads, groups)"]
+        for n, (i, _) in zip(names, self.slots):
+            lines.append(f"    {n} = args[{i}]")
+        if names:
+            lines.append(f"    if {' or '.join(f'{n}.device is not dev' for n in names)}:")
+            lines.append("        return slow(args, threads, groups)")
+        if len(names) > 1:
+            pairs = [f"{a} is {b}" for k, a in enumerate(names) for b in names[k + 1:]]
+            lines.append(f"    if {' or '.join(pairs)}:")
+            lines.append("        return slow(args, threads, groups)")
+        lines.append(f"    bufs = [{', '.join(names)}]")
+        pack = "pack(args, bufs)" if packer is not None else "None"
+        lines.append(f"    run(handle, bufs, {pack}, (-(-threads // {self.wg0}), 1, 1))")
+        env = {"slow": self.__call__, "dev": self.dev, "run": self.dev.run_prepared,
+               "handle": handle, "pack": packer}
+        exec(compile("\n".join(lines) + "\n", f"<pyshade launch {self.kname}>", "exec"),
+             env)  # noqa: S102 - generated from the kernel's layout
+        return env["fast"]
 
     def _check_aliasing(self, args: tuple, bufs: list) -> None:
         ids = [id(b) for b in bufs]

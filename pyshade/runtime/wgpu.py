@@ -372,6 +372,7 @@ class WgpuDevice(Device):
         self._keepalive: list[Any] = []
         self._recorded = 0
         self._submit_at = FIRST_CHUNK
+        self._last_bind: tuple = (None, None, None, None)  # (prep, arena, buffers, group)
         self._arenas: dict[str, _ParamArena] = {}
         self._pipelines = LRU(PIPELINE_CACHE_SIZE)
         self._bind_groups: dict = {}          # FIFO-bounded; used under self._lock
@@ -415,6 +416,10 @@ class WgpuDevice(Device):
         keep, self._keepalive = self._keepalive, []
         self._recorded = 0
         self._submit_at = FIRST_CHUNK
+        last = self._last_bind
+        if last[3] is not None:
+            # the next encoder must hold the last bind group alive too
+            self._keepalive.append(last[3])
         for arena in self._arenas.values():
             arena.flush(self.wgpu_device.queue)
         try:
@@ -535,30 +540,37 @@ class WgpuDevice(Device):
     def run_prepared(self, prep: _Prepared, buffers: Sequence[DeviceArray],
                      params: bytes | None, groups: tuple[int, int, int]) -> None:
         """Record one dispatch (arguments already checked by the launch path). Recorded
-        work is submitted in chunks (see ``_init_recording``), at the end of a batch,
+        work is submitted in chunks (see ``_submit_chunk``), at the end of a batch,
         and whenever the host needs a result."""
         with self._lock:
-            arena = None
-            if prep.pb is not None:
-                arena = self._arenas.get(prep.pb.kind) or self._new_arena(prep.pb.kind)
-                align = arena.align
-                off = (arena.used + align - 1) // align * align
+            pb = prep.pb
+            if pb is not None:
+                arena = self._arenas.get(pb.kind) or self._new_arena(pb.kind)
+                off = -(-arena.used // arena.align) * arena.align
                 end = off + prep.pb_size
                 if end > arena.capacity:       # full: submit what uses it, start at 0
                     self._submit_recorded()
                     off, end = 0, prep.pb_size
-                if len(params) == prep.pb_size:
-                    arena.data[off:end] = params
-                else:                          # a short block from launch_compiled
-                    arena.data[off:end] = bytes(params) + bytes(prep.pb_size - len(params))
+                if len(params) != prep.pb_size:    # a short block from launch_compiled
+                    params = bytes(params) + bytes(prep.pb_size - len(params))
+                arena.data[off:end] = params
                 arena.used = end
                 offsets = [off]
             else:
+                arena = None
                 offsets = _NO_OFFSETS
-            key = (prep.bgl_id, arena, *map(_UID, buffers))
-            hit = self._bind_groups.get(key)
-            bind_group = hit[0] if hit is not None else self._bind_group(prep, buffers, arena,
-                                                                         key)
+            # Repeated launches on the same arrays (a sort's network) reuse the last
+            # bind group without building its cache key.
+            last = self._last_bind
+            if last[0] is prep and last[1] is arena and last[2] == buffers:
+                bind_group = last[3]
+            else:
+                key = (prep.bgl_id, arena, *map(_UID, buffers))
+                hit = self._bind_groups.get(key)
+                bind_group = hit[0] if hit is not None else \
+                    self._bind_group(prep, buffers, arena, key)
+                self._last_bind = (prep, arena, list(buffers), bind_group)
+                self._keepalive.append(bind_group)
             cpass = self._pass
             if cpass is None:
                 if self._encoder is None:
@@ -569,7 +581,6 @@ class WgpuDevice(Device):
                 self._pass_pipeline = prep.pipeline
             cpass.set_bind_group(0, bind_group, offsets)
             cpass.dispatch_workgroups(*groups)
-            self._keepalive.append(bind_group)
             self._recorded += 1
             if self._recorded >= self._submit_at:
                 self._submit_chunk()
