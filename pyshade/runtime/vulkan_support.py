@@ -124,6 +124,8 @@ class Adapter:
         p2 = ffi.new("VkPhysicalDeviceProperties2*",
                      {"sType": S.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, "pNext": chain})
         lib.vkGetPhysicalDeviceProperties2(handle, p2)
+        # A field of a cffi struct does not keep the struct alive: keep the owners.
+        self._owners = (p2, drv, fc)
         p = p2.properties
         self.properties = p
         self.limits = p.limits
