@@ -101,10 +101,10 @@ def test_compile_error_maps_to_python_line():
 def test_devices_lists_every_backend():
     infos = ps.devices()
     names = [d.name for d in infos]
-    # one row per backend, plus "wgpu:N" rows for a backend's further adapters
+    # one row per backend, plus "wgpu:N"/"vulkan:N" rows for a backend's further adapters
     assert [n for n in names if ":" not in n] == ["cpu", "wgpu", "vulkan", "cuda", "metal",
                                                   "d3d12"]
-    assert all(n.startswith("wgpu:") for n in names if ":" in n)
+    assert all(n.startswith(("wgpu:", "vulkan:")) for n in names if ":" in n)
     cpu = infos[0]
     assert cpu.available and "CPython" in cpu.adapter
     for d in infos:

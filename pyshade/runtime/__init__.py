@@ -58,9 +58,12 @@ def _make(name: str) -> Device:
     if backend == "wgpu":
         from .wgpu import WgpuDevice
         return WgpuDevice(index=index)
+    if backend == "vulkan":
+        from .vulkan import VulkanDevice
+        return VulkanDevice(index=index)
     if backend in BACKENDS:
         raise BackendUnavailable(f"the {backend!r} device is not implemented yet in this "
-                                 "version of pyshade (available: cpu, wgpu)")
+                                 "version of pyshade (available: cpu, wgpu, vulkan)")
     raise BackendUnavailable(f"unknown device {name!r}: choose one of {', '.join(BACKENDS)}")
 
 
@@ -101,9 +104,12 @@ def get_device(dev: Any) -> Device:
 
 def _adapter_count(backend: str) -> int:
     """How many adapters a backend has (1 when it cannot tell, so that its row says why)."""
-    if backend != "wgpu":
+    if backend == "wgpu":
+        from .wgpu import list_adapters
+    elif backend == "vulkan":
+        from .vulkan_support import list_adapters  # type: ignore[assignment]
+    else:
         return 1
-    from .wgpu import list_adapters
     try:
         return max(1, len(list_adapters()))
     except BackendUnavailable:

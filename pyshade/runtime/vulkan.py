@@ -1,0 +1,603 @@
+"""The Vulkan device: runs SPIR-V compute shaders (GLSL compiled by glslang) on raw Vulkan.
+
+Built on the PyPI package ``vulkan`` (a cffi binding of the loader), imported
+lazily inside ``VulkanDevice()``. Any Vulkan 1.1 driver works: a GPU, or the
+CPU drivers Mesa lavapipe and SwiftShader that CI uses.
+
+Conventions with the GLSL emitter (``Compiled.layout``)
+--------------------------------------------------------
+* Every ``BufferSlot`` is a storage buffer at ``set = 0, binding =
+  slot.binding`` (std430), bound whole; a read-only slot may be declared
+  ``readonly``. ``len(buf)`` must come from the parameter block (the launch
+  path packs the element counts at ``ParamBlock.lengths`` offsets when the
+  emitter sets ``explicit_lengths``): the buffer is padded to at least 16
+  bytes, so ``.length()`` would count padding.
+* The parameter block (``Layout.params``) by ``ParamBlock.kind``:
+  ``"push"``: ``layout(push_constant, std430) uniform Params {...}`` with the
+  members at ``ParamBlock.fields`` offsets (std430 offsets); allowed when
+  ``params.size <= dev.max_push_constants_size`` (Vulkan guarantees 128
+  bytes everywhere; NVIDIA gives 256). ``"uniform"``: a uniform block
+  ``layout(std140, set = 0, binding = params.binding)``; ``"storage"``: a
+  ``readonly buffer`` (std430) at that binding. Both are bound at a dynamic
+  offset in a per-submission parameter arena.
+* The SPIR-V entry point is ``Compiled.entry``. Where the device reports
+  ``shaderDenormPreserveFloat32``, the device adds ``DenormPreserve 32`` to the
+  module (``add_denorm_preserve``): GLSL cannot ask for it.
+
+Design notes
+------------
+* Memory: one allocation per array. Where the best device-local memory type is
+  also host-visible and coherent (CPU drivers, unified memory) arrays are
+  mapped and copied with memcpy; otherwise (discrete GPUs) uploads, writes and
+  read-backs go through host-visible staging buffers and recorded copies.
+* Launches are recorded into one command buffer; outside ``batch()`` each is
+  submitted at once with a fence, inside when the outermost batch of the thread
+  exits (or a read-back, ``write()``, ``synchronize()`` or 4096 launches need
+  it). A memory barrier (shader/transfer write -> read/write) goes between two
+  commands only where the later one uses a buffer that an earlier one since the
+  last barrier wrote, or writes one it read; every command buffer starts with
+  one, for the submissions before it.
+* Nothing is destroyed while the GPU may use it: arrays, pipelines, staging
+  buffers and evicted descriptor sets are retired with the serial of the
+  submission being recorded and destroyed once no submission up to it is
+  pending.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import operator
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import BackendUnavailable, CompileError, LaunchError
+from ..launch import LRU
+from .base import Compiled, Device, DeviceArray
+from .vulkan_memory import LLVMPIPE_NOTE, Memory, Slot
+from .vulkan_support import add_denorm_preserve, binding, list_adapters
+
+__all__ = ["VulkanArray", "VulkanDevice", "list_adapters"]
+
+# Pipelines per device (each with its shader module and layouts), least recently
+# used first out; descriptor sets per (pipeline layout, arrays), oldest first out.
+PIPELINE_CACHE_SIZE = 256
+DESCRIPTOR_SET_CACHE_SIZE = 256
+# Launches in one command buffer before a batch is split; submissions in flight
+# before the host waits for the oldest (bounds memory when the GPU lags).
+MAX_RECORDED = 4096
+MAX_IN_FLIGHT = 16
+
+_array_ids = itertools.count()
+_prep_ids = itertools.count()
+_UID = operator.attrgetter("uid")
+
+
+def _round_up(n: int, m: int) -> int:
+    return (n + m - 1) // m * m
+
+
+class VulkanArray(DeviceArray):
+    """A device array in one Vulkan storage buffer holding the raw C-order bytes.
+
+    Any numpy dtype, structured ones included, round-trips unchanged.
+    """
+
+    def __init__(self, device: VulkanDevice, buf: Any, dtype: np.dtype, shape: tuple[int, ...]):
+        self.device = device
+        self.buf = buf                 # vulkan_memory.Buffer; destroyed (deferred) with it
+        self.uid = next(_array_ids)    # never reused, unlike id(): keys cached descriptor sets
+        self.dtype = np.dtype(dtype)
+        self.shape = tuple(int(s) for s in shape)
+
+    def numpy(self) -> np.ndarray:
+        """Download the array (after the launches recorded before) and return a copy."""
+        n = self.nbytes
+        if n == 0:
+            return np.empty(self.shape, dtype=self.dtype)
+        raw = self.device._read(self, n)
+        return raw.view(self.dtype).reshape(self.shape)
+
+    def write(self, data: np.ndarray) -> None:
+        """Overwrite the contents with ``data`` (same dtype and number of elements).
+
+        Ordered as the Python code reads: after the launches recorded before it
+        and before those recorded after it, also inside a batch.
+        """
+        arr = np.ascontiguousarray(data)
+        if arr.dtype != self.dtype:
+            raise ValueError(f"write: dtype {arr.dtype} does not match the array's {self.dtype}")
+        if arr.size != self.size:
+            raise ValueError(f"write: {arr.size} elements given, the array has {self.size}")
+        raw = arr.reshape(-1).view(np.uint8)
+        if raw.size:
+            self.device._write(self, raw)
+
+
+class _Prepared:
+    """A compiled kernel on one device: pipeline, layouts and how its parameters travel.
+
+    Its Vulkan objects are retired when the last reference (pipeline cache,
+    binders) goes.
+    """
+
+    __slots__ = ("dev", "uid", "module", "dsl", "playout", "pipeline", "entry", "slots",
+                 "written", "pb", "push_size", "dyn", "ds_key", "__weakref__")
+
+    def __del__(self) -> None:
+        dev = getattr(self, "dev", None)
+        if dev is not None:
+            dev._mem.retire("pipeline", self.pipeline, self.playout, self.dsl, self.module)
+
+
+class _DescriptorSet:
+    __slots__ = ("handle", "pool", "ptr", "arena")
+
+
+class VulkanDevice(Device):
+    """A Vulkan device (the ``vulkan`` package): consumes SPIR-V made from GLSL.
+
+    ``index`` picks ``list_adapters()[index]`` (0: the best). Attributes:
+    ``name`` (``"vulkan"`` or ``"vulkan:N"``), ``adapter`` (label), ``kind``
+    ("discrete GPU", ..., "CPU"), ``note`` (a known driver limitation, or ""),
+    ``features`` (set: "f16", "i8", "i16", "i64", "f64",
+    "float-controls-denorm-preserve"), ``limits`` (dict of a few
+    VkPhysicalDeviceLimits, snake_case), ``max_push_constants_size`` and
+    ``unified_memory`` (arrays are host-mapped device memory). ``staging=True``
+    moves every array's data through staging buffers and recorded copies even
+    where memory is unified, as on a discrete GPU (tests use it on CPU drivers).
+    """
+
+    name = "vulkan"
+    backend = "vulkan"
+    target = "glsl"
+
+    def __init__(self, index: int = 0, staging: bool = False):
+        self.vk = binding()
+        found = list_adapters()
+        if not found:
+            raise BackendUnavailable(
+                "the Vulkan loader found no driver: install a GPU driver with Vulkan support, "
+                "or Mesa's lavapipe for a CPU fallback (Debian: mesa-vulkan-drivers)")
+        if not 0 <= index < len(found):
+            names = ", ".join(f"vulkan:{i} ({a.label})" for i, a in enumerate(found))
+            raise BackendUnavailable(f"there is no Vulkan adapter {index}: found {names}")
+        ad = self.vk_adapter = found[index]
+        self.name = "vulkan" if index == 0 else f"vulkan:{index}"
+        self.adapter = ad.label
+        self.kind = ad.kind
+        self.note = LLVMPIPE_NOTE if "llvmpipe" in ad.name.lower() else ""
+        L = ad.limits
+        self.limits = {
+            "max_compute_work_group_count": tuple(L.maxComputeWorkGroupCount),
+            "max_push_constants_size": int(L.maxPushConstantsSize),
+            "max_storage_buffer_range": int(L.maxStorageBufferRange),
+            "max_uniform_buffer_range": int(L.maxUniformBufferRange),
+            "max_compute_shared_memory_size": int(L.maxComputeSharedMemorySize),
+            "max_per_stage_descriptor_storage_buffers": int(L.maxPerStageDescriptorStorageBuffers),
+            "min_uniform_buffer_offset_alignment": int(L.minUniformBufferOffsetAlignment),
+            "min_storage_buffer_offset_alignment": int(L.minStorageBufferOffsetAlignment),
+        }
+        self.max_groups_per_dim = int(min(L.maxComputeWorkGroupCount))
+        self.max_workgroup_size = tuple(int(s) for s in L.maxComputeWorkGroupSize)
+        self.max_workgroup_invocations = int(L.maxComputeWorkGroupInvocations)
+        self.max_push_constants_size = int(L.maxPushConstantsSize)
+        self._open(ad, staging)
+
+    # ---- device creation ---------------------------------------------------
+
+    def _open(self, ad: Any, staging: bool) -> None:
+        vk = self.vk
+        ffi, lib = vk.ffi, vk.lib
+        n = ffi.new("uint32_t*")
+        lib.vkGetPhysicalDeviceQueueFamilyProperties(ad.handle, n, ffi.NULL)
+        fams = ffi.new("VkQueueFamilyProperties[]", n[0])
+        lib.vkGetPhysicalDeviceQueueFamilyProperties(ad.handle, n, fams)
+        family = next((i for i in range(n[0]) if fams[i].queueFlags & vk.VK_QUEUE_COMPUTE_BIT),
+                      None)
+        if family is None:
+            raise BackendUnavailable(f"{self.adapter} has no compute queue")
+        self.queue_family = family
+
+        # Enable only the shader features the emitters may use, where present.
+        f2, f16, s8, s16 = ad.feature_chain
+        base = f2.features
+        want = ffi.new("VkPhysicalDeviceFeatures2*", {
+            "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2})
+        for k in ("shaderInt64", "shaderFloat64", "shaderInt16"):
+            setattr(want.features, k, getattr(base, k))
+        w16 = ffi.new("VkPhysicalDevice16BitStorageFeatures*", {
+            "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+            "storageBuffer16BitAccess": s16.storageBuffer16BitAccess,
+            "uniformAndStorageBuffer16BitAccess": s16.uniformAndStorageBuffer16BitAccess,
+            "storagePushConstant16": s16.storagePushConstant16})
+        want.pNext = w16
+        keep = [want, w16]
+        exts = []
+        feats = set()
+        if ad.core12 or "VK_KHR_8bit_storage" in ad.extensions:
+            w8 = ffi.new("VkPhysicalDevice8BitStorageFeatures*", {
+                "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
+                "storageBuffer8BitAccess": s8.storageBuffer8BitAccess,
+                "uniformAndStorageBuffer8BitAccess": s8.uniformAndStorageBuffer8BitAccess,
+                "storagePushConstant8": s8.storagePushConstant8, "pNext": want.pNext})
+            want.pNext = w8
+            keep.append(w8)
+            if not ad.core12:
+                exts.append("VK_KHR_8bit_storage")
+        else:
+            s8 = None
+        if ad.core12 or "VK_KHR_shader_float16_int8" in ad.extensions:
+            wf = ffi.new("VkPhysicalDeviceShaderFloat16Int8Features*", {
+                "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
+                "shaderFloat16": f16.shaderFloat16, "shaderInt8": f16.shaderInt8,
+                "pNext": want.pNext})
+            want.pNext = wf
+            keep.append(wf)
+            if not ad.core12:
+                exts.append("VK_KHR_shader_float16_int8")
+            if f16.shaderFloat16 and s16.storageBuffer16BitAccess:
+                feats.add("f16")
+            if f16.shaderInt8 and s8 is not None and s8.storageBuffer8BitAccess:
+                feats.add("i8")
+        if base.shaderInt16 and s16.storageBuffer16BitAccess:
+            feats.add("i16")
+        if base.shaderInt64:
+            feats.add("i64")
+        if base.shaderFloat64:
+            feats.add("f64")
+        self.denorm_preserve = ad.denorm_preserve32
+        if self.denorm_preserve:
+            feats.add("float-controls-denorm-preserve")
+            if not ad.core12:
+                exts.append("VK_KHR_shader_float_controls")
+        self.features: set[str] = feats
+
+        prio = ffi.new("float[]", [1.0])
+        qinfo = ffi.new("VkDeviceQueueCreateInfo*", {
+            "sType": vk.VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+            "queueFamilyIndex": family, "queueCount": 1, "pQueuePriorities": prio})
+        names = [ffi.new("char[]", e.encode()) for e in exts]
+        cnames = ffi.new("char*[]", names) if names else ffi.NULL
+        info = ffi.new("VkDeviceCreateInfo*", {
+            "sType": vk.VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, "pNext": want,
+            "queueCreateInfoCount": 1, "pQueueCreateInfos": qinfo,
+            "enabledExtensionCount": len(names), "ppEnabledExtensionNames": cnames})
+        out = ffi.new("VkDevice*")
+        result = lib.vkCreateDevice(ad.handle, info, ffi.NULL, out)
+        del keep
+        if result != vk.VK_SUCCESS:
+            raise BackendUnavailable(f"vkCreateDevice failed on {self.adapter} ({result})")
+        self.vk_device = out[0]
+        q = ffi.new("VkQueue*")
+        lib.vkGetDeviceQueue(self.vk_device, family, 0, q)
+        self.queue = q[0]
+        self._mem = Memory(self, staging)
+        self.unified_memory = self._mem.unified
+        self._init_recording()
+
+    # ---- arrays -------------------------------------------------------------
+
+    def _buffer_size(self, nbytes: int, itemsize: int) -> int:
+        # >= 16 bytes (zero-sized buffers are invalid), >= one element, whole words.
+        return max(16, _round_up(max(nbytes, itemsize), 4))
+
+    def _new_array(self, shape: tuple[int, ...], dtype: np.dtype) -> VulkanArray:
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        buf = self._mem.array_buffer(self._buffer_size(nbytes, dtype.itemsize))
+        return VulkanArray(self, buf, dtype, shape)
+
+    def array(self, data: Any, dtype: Any = None) -> VulkanArray:
+        """Upload ``data`` (array-like) and return a ``VulkanArray`` of the same shape."""
+        if isinstance(data, DeviceArray):
+            data = data.numpy()
+        arr = np.ascontiguousarray(data, dtype=dtype)
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
+        out = self._new_array(arr.shape, arr.dtype)
+        raw = arr.reshape(-1).view(np.uint8)
+        if raw.size:
+            if out.buf.view is not None:     # a new buffer: no command uses it yet
+                out.buf.view[:raw.size] = raw
+            else:
+                self._write(out, raw)
+        return out
+
+    def empty(self, shape: int | Sequence[int], dtype: Any = np.float32) -> VulkanArray:
+        """An array with unspecified contents."""
+        shp = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
+        return self._new_array(shp, np.dtype(dtype))
+
+    def zeros(self, shape: int | Sequence[int], dtype: Any = np.float32) -> VulkanArray:
+        """A zero-filled array (Vulkan memory starts undefined: filled here)."""
+        out = self.empty(shape, dtype)
+        if out.buf.view is not None:
+            np.frombuffer(out.buf.view, np.uint8)[:] = 0
+        else:
+            with self._lock:
+                slot = self._slot or self._begin()
+                self._hazard(slot, (), (out.uid,))
+                self.vk.lib.vkCmdFillBuffer(slot.cmd, out.buf.handle, 0, out.buf.size, 0)
+                self._after_command()
+        return out
+
+    def _write(self, arr: VulkanArray, raw: np.ndarray) -> None:
+        """Write ``raw`` at offset 0 of ``arr``, in order with recorded launches."""
+        with self._lock:
+            if arr.buf.view is not None and self._slot is None:
+                self._collect()
+                if not self._in_flight:      # nothing can be using it: plain memcpy
+                    arr.buf.view[:raw.size] = raw
+                    return
+            staging = self._mem.staging(raw.size)
+            staging.view[:raw.size] = raw
+            slot = self._slot or self._begin()
+            slot.keep.append(staging)
+            self._hazard(slot, (), (arr.uid,))
+            self.vk.lib.vkCmdCopyBuffer(slot.cmd, staging.handle, arr.buf.handle, 1,
+                                        self._mem.region(raw.size))
+            self._after_command()
+
+    def _read(self, arr: VulkanArray, nbytes: int) -> np.ndarray:
+        """The first ``nbytes`` of ``arr`` after all recorded work, as a new uint8 array."""
+        with self._lock:
+            if arr.buf.view is not None:
+                self._finish()
+                return np.frombuffer(arr.buf.view, np.uint8, count=nbytes).copy()
+            back = self._mem.readback(nbytes)
+            slot = self._slot or self._begin()
+            self._hazard(slot, (arr.uid,), ())
+            self.vk.lib.vkCmdCopyBuffer(slot.cmd, arr.buf.handle, back.handle, 1,
+                                        self._mem.region(nbytes))
+            self._finish()
+            return np.frombuffer(back.view, np.uint8, count=nbytes).copy()
+
+    # ---- recording, submission and synchronisation ---------------------------
+
+    def _init_recording(self) -> None:
+        ffi = self.vk.ffi
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self._slot: Slot | None = None      # the command buffer being recorded
+        self._free: list[Slot] = []
+        self._in_flight: deque[Slot] = deque()
+        self._serial = 0                    # of the next submission
+        self._pipelines = LRU(PIPELINE_CACHE_SIZE)
+        self._sets: dict = {}               # FIFO-bounded; used under self._lock
+        self._pools: list[Any] = []
+        self._nullptr = ffi.NULL
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[VulkanDevice]:
+        """Record the launches inside into one command buffer, submitted when the outermost
+        ``batch()`` of this thread exits.
+
+        Dispatches that depend on each other get a memory barrier between them,
+        so each launch sees the writes of those before it. ``numpy()``,
+        ``write()`` and numpy arguments inside a batch submit what was recorded
+        so far. If the block raises, the launches recorded before the exception
+        still run (as on every device), then the exception propagates.
+        """
+        local = self._local
+        local.depth = getattr(local, "depth", 0) + 1
+        try:
+            yield self
+        finally:
+            local.depth -= 1
+            if local.depth == 0:
+                with self._lock:
+                    self._submit()
+
+    def _begin(self) -> Slot:
+        """Start recording a command buffer (the caller holds the lock)."""
+        self._collect()
+        slot = self._free.pop() if self._free else Slot(self)
+        slot.begin(self._serial)
+        self._slot = slot
+        self._bound_pipeline = None
+        self._bound_set = None
+        self._writes: set[int] = set()      # buffers written since the last barrier
+        self._reads: set[int] = set()
+        return slot
+
+    def _hazard(self, slot: Slot, reads: Sequence[int], writes: Sequence[int]) -> None:
+        """Record a barrier if this command depends on one since the last barrier."""
+        w, r = self._writes, self._reads
+        if w or r:
+            if any(u in w for u in reads) or any(u in w or u in r for u in writes):
+                slot.barrier()
+                w.clear()
+                r.clear()
+        r.update(reads)
+        w.update(writes)
+
+    def _after_command(self) -> None:
+        self._slot.recorded += 1
+        if not getattr(self._local, "depth", 0) or self._slot.recorded >= MAX_RECORDED:
+            self._submit()
+
+    def _submit(self) -> None:
+        """Submit the command buffer being recorded, if any (the caller holds the lock)."""
+        slot = self._slot
+        if slot is None:
+            return
+        self._slot = None
+        slot.submit()
+        self._serial += 1
+        self._in_flight.append(slot)
+        if len(self._in_flight) > MAX_IN_FLIGHT:
+            self._in_flight[0].wait()
+            self._collect()
+
+    def _collect(self) -> None:
+        """Recycle finished command buffers; destroy retired objects nothing pending uses."""
+        fl = self._in_flight
+        while fl and fl[0].done():
+            self._free.append(fl.popleft().recycle())
+        pending = fl[0].serial if fl else (self._slot.serial if self._slot else None)
+        self._mem.destroy_retired(pending)
+
+    def _finish(self) -> None:
+        """Submit what is recorded and wait for every submission (the caller holds the lock)."""
+        self._submit()
+        for slot in self._in_flight:
+            slot.wait()
+        self._collect()
+
+    def synchronize(self) -> None:
+        """Wait until all submitted work has finished (recorded launches are submitted first)."""
+        with self._lock:
+            self._finish()
+
+    # ---- pipelines -------------------------------------------------------------
+
+    def prepare(self, compiled: Compiled) -> _Prepared:
+        """The pipeline of ``compiled`` and what launching it needs (cached per device)."""
+        key = compiled.key or compiled.binary
+        hit = self._pipelines.get(key)
+        if hit is not None:
+            return hit
+        with self._lock:
+            hit = self._pipelines.get(key)
+            if hit is None:
+                hit = self._pipelines.put(key, self._make_prepared(compiled))
+        return hit
+
+    def _make_prepared(self, compiled: Compiled) -> _Prepared:
+        from .vulkan_memory import make_pipeline
+        binary = compiled.binary
+        if not isinstance(binary, (bytes, bytearray)):
+            raise CompileError(f"'{compiled.entry}': the vulkan device runs SPIR-V bytes, got "
+                               f"{type(binary).__name__} (target {compiled.target!r})",
+                               target=compiled.target, source=compiled.source)
+        if self.denorm_preserve:
+            binary = add_denorm_preserve(bytes(binary), compiled.entry)
+        layout = compiled.layout
+        pb = layout.params
+        prep = _Prepared()
+        prep.uid = next(_prep_ids)
+        prep.entry = compiled.entry
+        prep.slots = layout.buffers
+        prep.written = tuple(s.writable or s.atomic for s in layout.buffers)
+        prep.pb = pb
+        prep.push_size = 0
+        prep.dyn = None
+        if pb is not None:
+            if pb.kind == "push":
+                if pb.size > self.max_push_constants_size:
+                    raise LaunchError(
+                        f"'{compiled.entry}': a push-constant block of {pb.size} bytes exceeds "
+                        f"this device's maxPushConstantsSize ({self.max_push_constants_size})")
+                prep.push_size = pb.size
+            elif pb.kind in ("uniform", "storage"):
+                prep.dyn = pb.kind
+            else:
+                raise LaunchError(f"'{compiled.entry}': unknown parameter block kind {pb.kind!r}")
+        prep.module, prep.dsl, prep.playout, prep.pipeline = make_pipeline(
+            self, binary, compiled, prep.push_size)
+        prep.dev = self
+        return prep
+
+    def launch_compiled(self, compiled: Compiled, buffers: Sequence[DeviceArray],
+                        params: bytes | None, groups: tuple[int, int, int]) -> None:
+        """Dispatch ``compiled`` over ``groups`` (checked here: this entry point is public)."""
+        layout = compiled.layout
+        if len(buffers) != len(layout.buffers):
+            raise LaunchError(f"'{compiled.entry}' binds {len(layout.buffers)} buffers, "
+                              f"{len(buffers)} given")
+        groups = tuple(int(g) for g in groups)
+        limits = self.limits["max_compute_work_group_count"]
+        if len(groups) != 3 or min(groups) < 0 or any(g > m for g, m in zip(groups, limits)):
+            raise LaunchError(f"group counts {groups} must be 3 non-negative counts within "
+                              f"this adapter's limits {limits}")
+        for slot, arr in zip(layout.buffers, buffers):
+            if not isinstance(arr, VulkanArray) or arr.device is not self:
+                raise LaunchError(f"argument '{slot.name}' is not an array on this device "
+                                  f"({self!r}): got {arr!r}")
+        pb = layout.params
+        if pb is not None:
+            raw = bytes(params or b"")
+            if len(raw) > pb.size:
+                raise LaunchError(f"parameter block of {len(raw)} bytes exceeds its declared "
+                                  f"size {pb.size}")
+            params = raw + bytes(pb.size - len(raw))
+        if min(groups) == 0:
+            return
+        self.run_prepared(self.prepare(compiled), buffers, params, groups)  # type: ignore
+
+    def _descriptor_set(self, prep: _Prepared, buffers: Sequence[VulkanArray], key: tuple,
+                        slot: Slot) -> _DescriptorSet:
+        from .vulkan_memory import make_descriptor_set
+        for s, arr in zip(prep.slots, buffers):
+            if arr.buf.size > self.limits["max_storage_buffer_range"]:
+                raise LaunchError(f"argument '{s.name}' ({arr.buf.size} bytes) exceeds "
+                                  f"maxStorageBufferRange ({self.limits['max_storage_buffer_range']})")
+        ds = _DescriptorSet()
+        ds.handle, ds.pool = make_descriptor_set(self, prep, buffers,
+                                                 slot.arena(prep.dyn) if prep.dyn else None)
+        ds.ptr = self.vk.ffi.new("VkDescriptorSet[1]", [ds.handle])
+        cache = self._sets
+        cache[key] = ds
+        while len(cache) > DESCRIPTOR_SET_CACHE_SIZE:
+            old = cache.pop(next(iter(cache)))
+            self._mem.retire("set", old.pool, old.handle)
+        return ds
+
+    def run_prepared(self, prep: _Prepared, buffers: Sequence[DeviceArray],
+                     params: bytes | None, groups: tuple[int, int, int]) -> None:
+        """Record one dispatch (arguments already checked by the launch path); outside a
+        batch it is submitted at once."""
+        with self._lock:
+            slot = self._slot or self._begin()
+            lib = self.vk.lib
+            uids = tuple(map(_UID, buffers))
+            offsets = None
+            if prep.dyn is not None:
+                arena = slot.arena(prep.dyn)
+                off = arena.put(params)
+                if off is None:                      # full: start another command buffer
+                    self._submit()
+                    slot = self._begin()
+                    arena = slot.arena(prep.dyn)
+                    off = arena.put(params)
+                key = (prep.uid, arena.uid, *uids)
+                offsets = arena.offset_ptr(off)
+            else:
+                key = (prep.uid, *uids)
+            ds = self._sets.get(key)
+            if ds is None:
+                ds = self._descriptor_set(prep, buffers, key, slot)  # type: ignore[arg-type]
+            # Dependencies: a barrier when a buffer written since the last one is used
+            # again, or a buffer read since then is written.
+            w, r = self._writes, self._reads
+            if w or r:
+                for u, wr in zip(uids, prep.written):
+                    if u in w or (wr and u in r):
+                        slot.barrier()
+                        w.clear()
+                        r.clear()
+                        break
+            for u, wr in zip(uids, prep.written):
+                (w if wr else r).add(u)
+            cmd = slot.cmd
+            if self._bound_pipeline is not prep.pipeline:
+                lib.vkCmdBindPipeline(cmd, 1, prep.pipeline)   # VK_PIPELINE_BIND_POINT_COMPUTE
+                self._bound_pipeline = prep.pipeline
+                self._bound_set = None      # another layout may disturb the bound set
+            if offsets is not None or self._bound_set is not ds:
+                lib.vkCmdBindDescriptorSets(cmd, 1, prep.playout, 0, 1, ds.ptr,
+                                            0 if offsets is None else 1,
+                                            offsets if offsets is not None else self._nullptr)
+                self._bound_set = ds
+            if prep.push_size:
+                lib.vkCmdPushConstants(cmd, prep.playout, 0x20, 0, prep.push_size,
+                                       params)                 # VK_SHADER_STAGE_COMPUTE_BIT
+            lib.vkCmdDispatch(cmd, groups[0], groups[1], groups[2])
+            slot.recorded += 1
+            if not getattr(self._local, "depth", 0) or slot.recorded >= MAX_RECORDED:
+                self._submit()
+

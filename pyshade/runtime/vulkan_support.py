@@ -1,0 +1,263 @@
+"""Helpers of the ``vulkan`` device: the binding, the instance, adapters, SPIR-V patches.
+
+The PyPI package ``vulkan`` is a cffi binding of the Vulkan loader
+(``libvulkan.so.1``). Its Python wrappers build every struct through a
+generic helper that costs tens of microseconds; pyshade calls the loader's C
+functions (``vulkan.lib``) with structs made by ``vulkan.ffi`` instead, and
+takes only constants from the wrapper module.
+
+One ``VkInstance`` per process serves every ``VulkanDevice``: the loader
+reads ``VK_DRIVER_FILES`` when it is created, so set that variable before the
+first device (or ``ps.devices()``) is made.
+"""
+
+from __future__ import annotations
+
+import struct
+import threading
+from typing import Any
+
+from ..errors import BackendUnavailable
+
+__all__ = ["Adapter", "add_denorm_preserve", "binding", "check", "list_adapters"]
+
+_INSTALL = "pip install 'pyshade[vulkan]' (the 'vulkan' package) and a Vulkan loader " \
+           "(Debian: libvulkan1)"
+_DRIVERS = ("install a GPU driver with Vulkan support, or Mesa's lavapipe for a CPU "
+            "fallback (Debian: mesa-vulkan-drivers)")
+
+_lock = threading.Lock()
+_binding: Any = None
+_instance: Any = None
+_instance_error: str | None = None
+
+# VkPhysicalDeviceType -> rank: discrete, integrated, virtual, then CPU drivers.
+_TYPE_RANK = {2: 0, 1: 1, 3: 2, 4: 3}
+_TYPE_NAME = {0: "other", 1: "integrated GPU", 2: "discrete GPU", 3: "virtual GPU", 4: "CPU"}
+
+
+def binding() -> Any:
+    """The ``vulkan`` module (``.ffi``, ``.lib`` and the constants), or BackendUnavailable."""
+    global _binding
+    if _binding is None:
+        try:
+            import vulkan
+        except ImportError as exc:
+            raise BackendUnavailable(f"the vulkan binding is not installed: {_INSTALL}") from exc
+        except OSError as exc:     # the package is there, libvulkan.so.1 is not
+            raise BackendUnavailable(f"the Vulkan loader could not be loaded ({exc}): "
+                                     f"{_INSTALL}") from exc
+        _binding = vulkan
+    return _binding
+
+
+def check(result: int, what: str) -> None:
+    """Raise for a failing ``VkResult`` (negative values are errors)."""
+    if result < 0:
+        vk = binding()
+        names = [k for k, v in vars(vk).items()
+                 if k.startswith("VK_ERROR_") and v == result]
+        raise RuntimeError(f"{what} failed: {names[0] if names else result}")
+
+
+def instance() -> Any:
+    """The process-wide ``VkInstance`` (Vulkan 1.1 or later), created on first use."""
+    global _instance, _instance_error
+    with _lock:
+        if _instance is not None:
+            return _instance
+        if _instance_error is not None:
+            raise BackendUnavailable(_instance_error)
+        vk = binding()
+        ffi, lib = vk.ffi, vk.lib
+        version = ffi.new("uint32_t*", vk.VK_MAKE_VERSION(1, 0, 0))
+        try:
+            lib.vkEnumerateInstanceVersion(version)
+        except AttributeError:      # a 1.0 loader has no such function
+            pass
+        if version[0] < vk.VK_MAKE_VERSION(1, 1, 0):
+            _instance_error = "the Vulkan loader supports only Vulkan 1.0; pyshade needs 1.1"
+            raise BackendUnavailable(_instance_error)
+        app = ffi.new("VkApplicationInfo*", {
+            "sType": vk.VK_STRUCTURE_TYPE_APPLICATION_INFO,
+            "pApplicationName": _keep(ffi.new("char[]", b"pyshade")),
+            "apiVersion": min(version[0], vk.VK_MAKE_VERSION(1, 3, 0))})
+        info = ffi.new("VkInstanceCreateInfo*", {
+            "sType": vk.VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, "pApplicationInfo": app})
+        out = ffi.new("VkInstance*")
+        result = lib.vkCreateInstance(info, ffi.NULL, out)
+        if result != vk.VK_SUCCESS:
+            _instance_error = (f"vkCreateInstance failed ({result}): no Vulkan driver found; "
+                               f"{_DRIVERS}")
+            raise BackendUnavailable(_instance_error)
+        _instance = out[0]
+        return _instance
+
+
+_kept: list[Any] = []
+
+
+def _keep(obj: Any) -> Any:
+    """Keep a cffi allocation alive for the life of the process (instance-wide strings)."""
+    _kept.append(obj)
+    return obj
+
+
+class Adapter:
+    """One physical device: its handle, properties, features and extensions."""
+
+    def __init__(self, vk: Any, handle: Any):
+        ffi, lib = vk.ffi, vk.lib
+        self.handle = handle
+        S = vk
+        fc = ffi.new("VkPhysicalDeviceFloatControlsProperties*",
+                     {"sType": S.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES})
+        drv = ffi.new("VkPhysicalDeviceDriverProperties*",
+                      {"sType": S.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+                       "pNext": fc})
+        exts = self._extensions(vk)
+        self.extensions = exts
+        chain = drv if "VK_KHR_driver_properties" in exts else fc
+        if "VK_KHR_shader_float_controls" not in exts:
+            chain = ffi.NULL if chain is fc else chain
+            drv.pNext = ffi.NULL
+        p2 = ffi.new("VkPhysicalDeviceProperties2*",
+                     {"sType": S.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, "pNext": chain})
+        lib.vkGetPhysicalDeviceProperties2(handle, p2)
+        # A field of a cffi struct does not keep the struct alive: keep the owners.
+        self._owners = (p2, drv, fc)
+        p = p2.properties
+        self.properties = p
+        self.limits = p.limits
+        self.api_version = p.apiVersion
+        self.device_type = p.deviceType
+        self.name = ffi.string(p.deviceName).decode(errors="replace")
+        self.driver = ""
+        if chain is drv:
+            info = ffi.string(drv.driverInfo).decode(errors="replace")
+            self.driver = info or ffi.string(drv.driverName).decode(errors="replace")
+        self.denorm_preserve32 = bool("VK_KHR_shader_float_controls" in exts
+                                      and fc.shaderDenormPreserveFloat32)
+        # Shader features worth enabling, queried through one chain.
+        f16 = ffi.new("VkPhysicalDeviceShaderFloat16Int8Features*",
+                      {"sType": S.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES})
+        s8 = ffi.new("VkPhysicalDevice8BitStorageFeatures*",
+                     {"sType": S.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES})
+        s16 = ffi.new("VkPhysicalDevice16BitStorageFeatures*",
+                      {"sType": S.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES})
+        self.core12 = self.api_version >= S.VK_MAKE_VERSION(1, 2, 0)
+        chain = s16
+        if self.core12 or "VK_KHR_8bit_storage" in exts:
+            s8.pNext, chain = chain, s8
+        if self.core12 or "VK_KHR_shader_float16_int8" in exts:
+            f16.pNext, chain = chain, f16
+        f2 = ffi.new("VkPhysicalDeviceFeatures2*",
+                     {"sType": S.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, "pNext": chain})
+        lib.vkGetPhysicalDeviceFeatures2(handle, f2)
+        self.feature_chain = (f2, f16, s8, s16)     # enabled as queried (see VulkanDevice)
+        mem = ffi.new("VkPhysicalDeviceMemoryProperties*")
+        lib.vkGetPhysicalDeviceMemoryProperties(handle, mem)
+        self.memory = mem
+
+    def _extensions(self, vk: Any) -> set[str]:
+        ffi, lib = vk.ffi, vk.lib
+        n = ffi.new("uint32_t*")
+        lib.vkEnumerateDeviceExtensionProperties(self.handle, ffi.NULL, n, ffi.NULL)
+        props = ffi.new("VkExtensionProperties[]", n[0])
+        lib.vkEnumerateDeviceExtensionProperties(self.handle, ffi.NULL, n, props)
+        return {ffi.string(props[i].extensionName).decode() for i in range(n[0])}
+
+    @property
+    def label(self) -> str:
+        """``"<device> / Vulkan 1.3 (<driver>)"``, e.g. ``llvmpipe (...) / Vulkan 1.3 (Mesa 22.3.6 ...)``."""
+        vk = binding()
+        v = self.api_version
+        ver = f"Vulkan {vk.VK_VERSION_MAJOR(v)}.{vk.VK_VERSION_MINOR(v)}"
+        return f"{self.name} / {ver}" + (f" ({self.driver})" if self.driver else "")
+
+    @property
+    def kind(self) -> str:
+        """"discrete GPU", "integrated GPU", "virtual GPU", "CPU" or "other"."""
+        return _TYPE_NAME.get(self.device_type, "other")
+
+
+def list_adapters() -> list[Adapter]:
+    """Every Vulkan physical device, best first; index N is device ``"vulkan:N"``.
+
+    Order: discrete, integrated, virtual GPUs, then CPU drivers (lavapipe,
+    SwiftShader); ties keep the loader's order. Devices below Vulkan 1.1 are
+    left out. Raises ``BackendUnavailable`` without the binding, a loader or an
+    instance; returns [] when the loader finds no driver.
+    """
+    vk = binding()
+    ffi, lib = vk.ffi, vk.lib
+    inst = instance()
+    n = ffi.new("uint32_t*")
+    check(lib.vkEnumeratePhysicalDevices(inst, n, ffi.NULL), "vkEnumeratePhysicalDevices")
+    handles = ffi.new("VkPhysicalDevice[]", n[0])
+    check(lib.vkEnumeratePhysicalDevices(inst, n, handles), "vkEnumeratePhysicalDevices")
+    found = [Adapter(vk, handles[i]) for i in range(n[0])]
+    found = [a for a in found if a.api_version >= vk.VK_MAKE_VERSION(1, 1, 0)]
+    return sorted(found, key=lambda a: _TYPE_RANK.get(a.device_type, 4))
+
+
+# ---- SPIR-V -------------------------------------------------------------------
+
+_OP_EXTENSION, _OP_CAPABILITY, _OP_ENTRY_POINT, _OP_EXECUTION_MODE = 10, 17, 15, 16
+_CAP_DENORM_PRESERVE = 4464
+_MODE_DENORM_PRESERVE = 4459
+
+
+def _instructions(words: tuple[int, ...]) -> list[tuple[int, int, int]]:
+    """(start word, word count, opcode) of each instruction after the 5-word header."""
+    out = []
+    i = 5
+    while i < len(words):
+        count, op = words[i] >> 16, words[i] & 0xFFFF
+        if count == 0:
+            raise ValueError("malformed SPIR-V: an instruction of zero words")
+        out.append((i, count, op))
+        i += count
+    return out
+
+
+def _string_words(text: str) -> list[int]:
+    raw = text.encode() + b"\0"
+    raw += b"\0" * (-len(raw) % 4)
+    return list(struct.unpack(f"<{len(raw) // 4}I", raw))
+
+
+def add_denorm_preserve(spirv: bytes, entry: str) -> bytes:
+    """``spirv`` with ``OpExecutionMode <entry> DenormPreserve 32`` (and the capability and
+    ``SPV_KHR_float_controls`` extension it needs), so the driver keeps f32 subnormals.
+
+    GLSL has no spelling for this execution mode, so the device adds it to the
+    module; a module that already declares it is returned unchanged.
+    """
+    n = len(spirv) // 4
+    words = struct.unpack(f"<{n}I", spirv[:n * 4])
+    insts = _instructions(words)
+    entry_id = None
+    for start, count, op in insts:
+        if op == _OP_EXECUTION_MODE and words[start + 2] == _MODE_DENORM_PRESERVE:
+            return spirv
+        if op == _OP_ENTRY_POINT and entry_id is None:
+            name = struct.pack(f"<{count - 3}I", *words[start + 3:start + count])
+            if name.split(b"\0", 1)[0].decode() == entry:
+                entry_id = words[start + 2]
+    if entry_id is None:
+        raise ValueError(f"SPIR-V module has no entry point {entry!r}")
+    caps = [s + c for s, c, op in insts if op == _OP_CAPABILITY]
+    has_ext = any(op == _OP_EXTENSION and "SPV_KHR_float_controls" in
+                  struct.pack(f"<{c - 1}I", *words[s + 1:s + c]).decode(errors="ignore")
+                  for s, c, op in insts)
+    modes = [s + c for s, c, op in insts if op in (_OP_ENTRY_POINT, _OP_EXECUTION_MODE)]
+    out = list(words)
+    # Insert from the back so earlier positions stay valid.
+    mode = [(4 << 16) | _OP_EXECUTION_MODE, entry_id, _MODE_DENORM_PRESERVE, 32]
+    out[max(modes):max(modes)] = mode
+    if not has_ext:
+        ext = _string_words("SPV_KHR_float_controls")
+        out[caps[-1]:caps[-1]] = [((1 + len(ext)) << 16) | _OP_EXTENSION, *ext]
+    out[caps[-1]:caps[-1]] = [(2 << 16) | _OP_CAPABILITY, _CAP_DENORM_PRESERVE]
+    return struct.pack(f"<{len(out)}I", *out)

@@ -1,0 +1,141 @@
+"""glslang: GLSL compute shaders -> SPIR-V for Vulkan, checked by spirv-val.
+
+Both tools are run as subprocesses with an argument list (never a shell), on
+files in a temporary directory that is removed afterwards:
+
+* ``glslangValidator -V --target-env vulkan1.1 -S comp`` compiles;
+* ``spirv-val --target-env vulkan1.1`` validates its output.
+
+Errors name the Python line. Generated GLSL carries
+``#extension GL_GOOGLE_cpp_style_line_directive : require`` and
+``#line LINE "file.py"`` directives, so glslang itself reports
+``ERROR: file.py:LINE: message``; for GLSL without them, the reported GLSL
+line is mapped through the ``// file.py:LINE`` comments (``map_line``).
+
+The SPIR-V entry point is named ``entry``; the GLSL source always defines
+``void main()`` (GLSL requires it), renamed with ``--source-entrypoint``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping
+
+from ..errors import BackendUnavailable, CompileError
+from . import map_line
+
+__all__ = ["SPIRV_MAGIC", "compile_glsl", "glslang_error", "validate_spirv"]
+
+SPIRV_MAGIC = 0x07230203
+# Debian packages that provide each tool, for the BackendUnavailable message.
+_PACKAGES = {"glslangValidator": "glslang-tools", "spirv-val": "spirv-tools"}
+_STAGES = ("comp",)
+# Tools time out rather than hang a launch forever on a pathological input.
+TIMEOUT_S = 120
+
+# "ERROR: FILE:LINE: message". FILE may hold colons (Windows paths): the last
+# ":digits:" before the message is the line. glslang also writes "ERROR: N
+# compilation errors." summaries, which do not match (no ":LINE:").
+_ERROR = re.compile(r"^(ERROR|WARNING): (.*?):(\d+): (.*)$", re.MULTILINE)
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        raise BackendUnavailable(
+            f"{name} is not installed (it compiles GLSL for the vulkan device): "
+            f"apt-get install {_PACKAGES[name]}")
+    return path
+
+
+def _run(args: list[str], cwd: str) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(args, cwd=cwd, capture_output=True, text=True,
+                              timeout=TIMEOUT_S, check=False)
+    except FileNotFoundError as exc:        # removed between which() and run()
+        raise BackendUnavailable(f"{args[0]} could not be run: {exc}") from None
+
+
+def glslang_error(log: str, source: str, shader_file: str = "") -> CompileError:
+    """The ``CompileError`` for glslang's report ``log`` on GLSL ``source``.
+
+    The first ``ERROR: FILE:LINE:`` names the place: a Python file when the
+    source has ``#line`` directives, else the shader file itself, whose line is
+    mapped through the ``// file.py:LINE`` comments.
+    """
+    errors = [m for m in _ERROR.finditer(log) if m.group(1) == "ERROR"]
+    # glslang ends with "'' : compilation terminated" at the same place: skip it.
+    first = next((m for m in errors if "compilation terminated" not in m.group(4)),
+                 errors[0] if errors else None)
+    filename = lineno = None
+    message = "glslang rejected the GLSL"
+    if first is not None:
+        where, line, text = first.group(2), int(first.group(3)), first.group(4).strip()
+        message = f"glslang: {text}"
+        if shader_file and os.path.basename(where) == os.path.basename(shader_file) \
+                or where in ("", "0"):
+            filename, lineno = map_line(source, line)
+            message += f" (GLSL line {line})"
+        else:
+            filename, lineno = where, line
+    return CompileError(message, target="glsl", log=log, filename=filename, lineno=lineno,
+                        source=source)
+
+
+def validate_spirv(binary: bytes, target_env: str = "vulkan1.1", source: str = "") -> None:
+    """Run spirv-val on ``binary``; a failure is a ``CompileError`` with its log."""
+    val = _tool("spirv-val")
+    with tempfile.TemporaryDirectory(prefix="pyshade-spv-") as tmp:
+        path = os.path.join(tmp, "kernel.spv")
+        with open(path, "wb") as f:
+            f.write(binary)
+        r = _run([val, "--target-env", target_env, path], tmp)
+    if r.returncode != 0:
+        log = (r.stdout + r.stderr).replace(path, "kernel.spv")
+        raise CompileError("spirv-val rejected the SPIR-V that glslang produced",
+                           target="glsl", log=log, source=source)
+
+
+def compile_glsl(source: str, stage: str = "comp", target_env: str = "vulkan1.1",
+                 defines: Mapping[str, object] | None = None, entry: str = "main",
+                 validate: bool = True) -> bytes:
+    """Compile GLSL ``source`` to SPIR-V bytes (entry point ``entry``), validated by spirv-val.
+
+    ``defines`` become ``-DNAME=VALUE`` preprocessor macros (``None`` values:
+    ``-DNAME``). Raises ``BackendUnavailable`` when glslangValidator or
+    spirv-val is missing, ``CompileError`` (``target="glsl"``, the tool's log,
+    ``filename``/``lineno`` of the Python line) when either rejects the code.
+    """
+    if stage not in _STAGES:
+        raise ValueError(f"stage {stage!r}: only compute shaders ({_STAGES}) are supported")
+    glslang = _tool("glslangValidator")
+    if validate:
+        _tool("spirv-val")
+    args = [glslang, "-V", "--target-env", target_env, "-S", stage]
+    for name, value in (defines or {}).items():
+        if not re.fullmatch(r"[A-Za-z_]\w*", str(name)):
+            raise ValueError(f"invalid macro name {name!r}")
+        args.append(f"-D{name}" if value is None else f"-D{name}={value}")
+    if entry != "main":
+        args += ["-e", entry, "--source-entrypoint", "main"]
+    with tempfile.TemporaryDirectory(prefix="pyshade-glsl-") as tmp:
+        src = os.path.join(tmp, f"kernel.{stage}")
+        out = os.path.join(tmp, "kernel.spv")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(source)
+        r = _run(args + ["-o", out, src], tmp)
+        log = (r.stdout + r.stderr).replace(src, f"kernel.{stage}")
+        if r.returncode != 0 or not os.path.exists(out):
+            raise glslang_error(log, source, f"kernel.{stage}")
+        with open(out, "rb") as f:
+            binary = f.read()
+    if len(binary) < 20 or int.from_bytes(binary[:4], "little") != SPIRV_MAGIC:
+        raise CompileError("glslang wrote no SPIR-V module", target="glsl", log=log,
+                           source=source)
+    if validate:
+        validate_spirv(binary, target_env, source)
+    return binary
