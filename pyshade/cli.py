@@ -130,6 +130,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
             rows.append((name, str(e).splitlines()[0], "-", "-", "-", "unavailable"))
             continue
         n = args.n if args.n else (args.cpu_n if name == "cpu" else 1 << 16)
+        try:
+            sort(np.zeros(2, np.uint32), device=dev)
+        except ps.BackendUnavailable as e:     # e.g. no emitter yet for the device's language
+            rows.append((name, str(e).splitlines()[0], "-", "-", "-", "unavailable"))
+            continue
         for dtype in (np.uint32, np.int32, np.float32):
             if dtype == np.float32:
                 x = rng.standard_normal(n).astype(np.float32) * 1000

@@ -77,7 +77,11 @@ def device(name: str | None = None, **options: Any) -> Device:
     if name is None:
         for cand in _PREFERENCE:
             try:
-                return device(cand)
+                dev = device(cand)
+                # a device whose language has no emitter yet cannot run a kernel
+                from ..emit import emitter_class
+                emitter_class(dev.target)
+                return dev
             except BackendUnavailable:
                 continue
     name = _canonical(name)
