@@ -12,6 +12,7 @@ class CLikeEmitter(Emitter):
     """Blocks in braces, statements ending in ``;``, ``&&``/``||``/``!``."""
 
     bool_ops = {ast.And: "&&", ast.Or: "||"}
+    families = ("clike",)
 
     def stmt_end(self, text: str) -> str:
         """A simple statement ends with ``;``."""

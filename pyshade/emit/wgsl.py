@@ -7,12 +7,16 @@ Design notes:
   rules would move a field), copied into locals named as in Python.
 - ``bool`` is not host-shareable in WGSL: bool struct fields and parameters
   are u32 in memory, converted at each access.
-- Python semantics: ``//`` and ``%`` on signed ints and ``%`` on floats use
-  generated helpers (floor semantics); WGSL integer arithmetic already wraps;
+- Python semantics: ``//``, ``%``, ``**``, signed and float min/max/clamp/abs,
+  f32 -> int conversions and isnan/isinf arrive as calls of ``pyshade.prelude``
+  functions, emitted like any helper; WGSL integer arithmetic already wraps;
   ``round`` is ties-to-even; ``&&``/``||`` short-circuit. ``x if c else y``
   becomes ``select`` (both sides evaluated: WGSL defines out-of-bounds reads
   and division by zero), which is refused when a side has side effects.
 - WGSL has no f64/i64/u64: using them is a TranslationError naming wgsl.
+- What stays here are WGSL's own workarounds: constant ``<<`` masking, inf/nan
+  through a run-time bitcast (``special_float``), the strong compare-exchange
+  retry loop over the weak one (``cas``).
 """
 
 from __future__ import annotations
@@ -166,7 +170,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
                     t = "u32" if which == "local_index" else "vec3<u32>"
                     params.append(f"@builtin({ID_BUILTINS[which]}) {name}: {t}")
             self.line(f"fn {self.global_name(f.name)}({', '.join(params)}) {{  "
-                      f"// {self.file}:{src_line}")
+                      f"// {self.func_file()}:{src_line}")
             return
         params = []
         self.param_names: dict[str, str] = {}
@@ -179,7 +183,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             params.append(f"{self.id_value(which)}: {t}")
         ret = f" -> {self.type_name(f.ret, f.tree)}" if f.ret is not None else ""
         self.line(f"fn {self.global_name(f.emit_name)}({', '.join(params)}){ret} {{  "
-                  f"// {self.file}:{src_line}")
+                  f"// {self.func_file()}:{src_line}")
 
     def function_prologue(self, f: FuncInfo) -> None:
         """A kernel unfolds folded ids and copies its parameters out of the Params block;
@@ -349,8 +353,8 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         return f"-{self.sub(node.operand)}"
 
     def ex_BinOp(self, node: ast.BinOp) -> str:
-        """A binary operator: helpers for Python's signed and float ``//`` and ``%`` and for ``**``,
-        u32 shift counts, bool ``^`` as ``!=``."""
+        """A binary operator: u32 shift counts, bool ``^`` as ``!=`` (``//``, ``%`` and ``**``
+        are prelude calls by now)."""
         op = type(node.op)
         t = node.ps_type
         lt, rt = node.left.ps_type, node.right.ps_type
@@ -365,14 +369,8 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             return f"{a} * {b}"
         if op is ast.Div:
             return f"{a} / {b}"
-        if op in (ast.FloorDiv, ast.Mod):
-            kind = "floordiv" if op is ast.FloorDiv else "mod"
-            if e.kind == "uint":
-                return f"{a} {'/' if kind == 'floordiv' else '%'} {b}"
-            a, b = self.broadcast(a, lt, t), self.broadcast(b, rt, t)
-            return f"{self.py_div_helper(kind, t)}({a}, {b})"
-        if op is ast.Pow:
-            return f"{self.pow_helper(t)}({self.expr(node.left)}, {node.right.value}u)"
+        if op in (ast.FloorDiv, ast.Mod, ast.Pow):
+            raise self.error(node, "internal: //, % and ** reach the emitter as prelude calls")
         if op in (ast.LShift, ast.RShift):
             sym = "<<" if op is ast.LShift else ">>"
             want = T.u32 if not isinstance(lt, T.VectorType) else T.vector_of(T.u32, lt.n)
@@ -401,19 +399,11 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
 
     # -- calls ----------------------------------------------------------------------------
     def call_cast(self, node: ast.Call, t: T.Type) -> str:
-        """A conversion ``T(x)``; f32 to i32/u32 through the ``ftoi_helper``."""
-        fn = self.ftoi_helper(node.args[0].ps_type, t)
-        if fn:
-            return f"{fn}({self.expr(node.args[0])})"
+        """A conversion ``T(x)`` (f32 -> int is a prelude call by now)."""
         return f"{self.type_name(t, node)}({self.expr(node.args[0])})"
 
     def call_construct(self, node: ast.Call, t: T.Type) -> str:
-        """A vector or matrix constructor; an f32 vector to an integer vector through the
-        ``ftoi_helper``."""
-        if len(node.args) == 1 and isinstance(node.args[0].ps_type, T.VectorType):
-            fn = self.ftoi_helper(node.args[0].ps_type, t)
-            if fn:
-                return f"{fn}({self.expr(node.args[0])})"
+        """A vector or matrix constructor."""
         return f"{self.type_name(t, node)}({', '.join(self.value(a) for a in node.args)})"
 
     def call_struct(self, node: ast.Call, st: T.StructType) -> str:
@@ -434,8 +424,8 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         return f"{self.type_name(at, node)}()"
 
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
-        """Fields of builtin format strings: ids, ``len``, bit-exact isnan/isinf, the bitcast
-        type, compare-exchange."""
+        """Fields of builtin format strings: ids, ``len``, the result type ``T``,
+        compare-exchange."""
         extras: dict[str, Any] = {}
         if b.name in ID_BUILTINS:
             extras["ids"] = IdNames(self)
@@ -450,25 +440,8 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
                 member = block.lengths[node.args[0].ps_ref[1]]
                 extras["len"] = (f"{self.globals.name('_ps_params')}."
                                  f"{self.field_name('_ps_Params', member, [n for n, _ in block.types])}")
-        if b.name in ("math.isnan", "math.isinf"):
-            t = node.args[0].ps_type
-            bits = "u32" if not isinstance(t, T.VectorType) else f"vec{t.n}<u32>"
-            if t == T.f16 or getattr(t, "elem", None) == T.f16:
-                extras["isnan"] = f"({args[0]} != {args[0]})"
-                extras["isinf"] = f"(abs({args[0]}) > 65504.0h)"
-            else:
-                m = f"(bitcast<{bits}>({args[0]}) & {bits}(0x7fffffffu))"
-                extras["isnan"] = f"({m} > {bits}(0x7f800000u))"
-                extras["isinf"] = f"({m} == {bits}(0x7f800000u))"
-        if b.name == "bitcast":
+        if b.name in ("bitcast", "prelude.bits", "prelude.convert"):
             extras["T"] = self.type_name(node.ps_type, node)
-        if b.name == "abs":
-            t = node.ps_type
-            e = t.elem if isinstance(t, T.VectorType) else t
-            extras["abs"] = (f"{self.abs_helper(t)}({args[0]})" if e.kind == "int"
-                             else f"abs({args[0]})")
-        if b.name in ("min", "max", "clamp"):
-            extras[b.name] = self.min_max(b.name, node.ps_type, args)
         if b.name == "atomic_compare_exchange":
             extras["cas"] = self.cas(node, args)
         return extras
