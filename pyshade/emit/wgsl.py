@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import ast
 import math
-import struct
 from typing import Any
 
 from .. import types as T
 from ..frontend.exprs import CT
 from ..frontend.program import FuncInfo
 from .base import IdNames
-from .clike import CLikeEmitter
+from .clike import CLikeEmitter, shortest_f32
 from .wgsl_helpers import WgslHelpers
 
 SCALAR = {"bool": "bool", "i32": "i32", "u32": "u32", "f32": "f32", "f16": "f16"}
@@ -86,7 +85,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         suffix = "h" if t == T.f16 else "f"
         if math.isnan(v) or math.isinf(v):
             return self.special_float(v, t)
-        r = repr(float(v)) if t != T.f32 else _shortest_f32(v)
+        r = repr(float(v)) if t != T.f32 else shortest_f32(v)
         return r + suffix
 
     # -- declarations --------------------------------------------------------------------
@@ -272,34 +271,6 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             return
         self.line(f"{self.place(target)} = {v};", node)
 
-    def place(self, target: ast.expr) -> str:
-        """A reference expression (store side)."""
-        if isinstance(target, ast.Name):
-            return self.ref(target)
-        if isinstance(target, ast.Subscript):
-            return f"{self.place(target.value)}[{self.expr(target.slice)}]"
-        return f"{self.place(target.value)}.{self.member(target)}"
-
-    def member(self, node: ast.Attribute) -> str:
-        """A struct field's target name, or a vector component/swizzle as written."""
-        st = node.value.ps_type
-        if isinstance(st, T.StructType):
-            return self.field_name(st.name, node.attr, [n for n, _ in st.fields])
-        return node.attr
-
-    def atomic_element(self, node: ast.expr) -> bool:
-        """True when ``node`` indexes a buffer or shared array that is used atomically."""
-        if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Name):
-            return False
-        ref = getattr(node.value, "ps_ref", None)
-        if not ref or ref[0] != "global":
-            return False
-        for b in self.k.buffers:
-            if b.name == ref[1]:
-                return b.atomic
-        sh = self.k.shared.get(ref[1])
-        return bool(sh and sh.atomic)
-
     def call_statement(self, call: ast.expr, node: ast.AST) -> None:
         """A call statement: ``barrier()`` is a storage then a workgroup barrier; an unused
         result is assigned to ``_``."""
@@ -391,12 +362,6 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         sym = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}[op]
         return f"{a} {sym} {b}"
 
-    def broadcast(self, s: str, t: T.Type, want: T.Type) -> str:
-        """``s`` converted to the vector type ``want`` when its type ``t`` is a scalar."""
-        if isinstance(want, T.VectorType) and not isinstance(t, T.VectorType):
-            return f"{self.type_name(want)}({s})"
-        return s
-
     # -- calls ----------------------------------------------------------------------------
     def call_cast(self, node: ast.Call, t: T.Type) -> str:
         """A conversion ``T(x)`` (f32 -> int is a prelude call by now)."""
@@ -445,20 +410,6 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         if b.name == "atomic_compare_exchange":
             extras["cas"] = self.cas(node, args)
         return extras
-
-def _shortest_f32(v: float) -> str:
-    """Shortest decimal that reads back as the same binary32 value."""
-    f = struct.unpack("<f", struct.pack("<f", v))[0]
-    for digits in range(1, 18):
-        s = f"{f:.{digits}g}"
-        if struct.unpack("<f", struct.pack("<f", float(s)))[0] == f:
-            if "e" in s and "inf" not in s and "nan" not in s:
-                s = repr(float(s))      # same digits, positional where Python's is (180.0)
-            if "e" not in s and "." not in s and "inf" not in s and "nan" not in s:
-                s += ".0"
-            return s
-    return repr(f)
-
 
 def _no_runtime_value(node: ast.AST) -> bool:
     """True when ``node`` reads no variable, so that WGSL may evaluate it as a constant
