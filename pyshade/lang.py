@@ -8,7 +8,14 @@ a dictionary lookup after evaluating the dotted name.
 
 Spellings are format strings over the emitted argument texts (``{0}``,
 ``{1}``...; ``{T}`` is the target's name of the result type) or callables
-``f(emitter, node, args) -> str`` for the few that need more.
+``f(emitter, node) -> str`` for the few that need more. A spelling is looked up
+by the emitter's target, then by its families (``clike`` for every brace
+language), so that ``sqrt({0})`` can be written once.
+
+Python's semantics of operators and of ``min``/``max``/``abs``/``int()``... on
+GPU targets live in ``pyshade.prelude`` (kernel-language helpers the frontend
+calls instead of the operator); only the unsigned and native-float cases of
+those builtins reach their spellings here.
 """
 
 from __future__ import annotations
@@ -283,11 +290,11 @@ atomic_compare_exchange = _register(
 # ----------------------------------------------------------------------------
 # Python builtins
 
-_register("abs", builtins.abs, _t_num_map(1), "Absolute value.", wgsl="{abs}",
+_register("abs", builtins.abs, _t_num_map(1), "Absolute value.", wgsl="abs({0})",
           python="{abs}")
-_register("min", builtins.min, _t_minmax, "Smaller of two values.", wgsl="{min}",
+_register("min", builtins.min, _t_minmax, "Smaller of two values.", wgsl="min({0}, {1})",
           python="{min}")
-_register("max", builtins.max, _t_minmax, "Larger of two values.", wgsl="{max}",
+_register("max", builtins.max, _t_minmax, "Larger of two values.", wgsl="max({0}, {1})",
           python="{max}")
 _register("round", builtins.round, _t_round, "Round to nearest, ties to even (returns a float).",
           wgsl="round({0})", python="{r}(_round({0}))")
@@ -319,9 +326,9 @@ _register("math.atan2", math.atan2, _t_float_map(2), "math.atan2(y, x).",
 _register("math.pow", math.pow, _t_float_map(2), "math.pow(x, y) on floats.",
           wgsl="pow({0}, {1})", python="{map}(_pow)")
 _register("math.isnan", math.isnan, _t_float_pred, "True where x is NaN.",
-          wgsl="{isnan}", python="{pred}(_isnan)")
+          python="{pred}(_isnan)")
 _register("math.isinf", math.isinf, _t_float_pred, "True where x is +-infinity.",
-          wgsl="{isinf}", python="{pred}(_isinf)")
+          python="{pred}(_isinf)")
 
 # ----------------------------------------------------------------------------
 # pyshade helpers
@@ -329,7 +336,7 @@ _register("math.isinf", math.isinf, _t_float_pred, "True where x is +-infinity."
 clamp = _register("clamp", None, _t_clamp,
                   "min(max(x, lo), hi), element-wise; needs lo <= hi (the CPU device raises "
                   "otherwise: GPUs disagree on the result).",
-                  wgsl="{clamp}", python="_clamp({0}, {1}, {2})")
+                  wgsl="min(max({0}, {1}), {2})", python="_clamp({0}, {1}, {2})")
 mix = _register("mix", None, _t_mix, "Linear interpolation a*(1-t) + b*t.",
                 wgsl="mix({0}, {1}, {2})", python="_mix({0}, {1}, {2}, {r})")
 step = _register("step", None, _t_step, "0.0 where x < edge, else 1.0: step(edge, x).",
@@ -362,6 +369,53 @@ reverse_bits = _register("reverse_bits", None, _t_int_bits, "Bits in reverse ord
 count_leading_zeros = _register("count_leading_zeros", None, _t_int_bits,
                                 "Number of leading 0 bits.", wgsl="countLeadingZeros({0})",
                                 python="_clz({0}, {bits})")
+
+
+# ----------------------------------------------------------------------------
+# Prelude primitives: the few operations ``pyshade.prelude`` is written over.
+# They are not part of the public API (kernels call the prelude through
+# operators and builtins). Each has one spelling row per family: ``clike`` is
+# the default of every brace target; a target key overrides it.
+
+def _t_tdiv(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 2)
+    t = tc.unify(node, node.args, "arguments")
+    e = t.elem if isinstance(t, T.VectorType) else t
+    if not (isinstance(e, T.ScalarType) and e.is_int):
+        tc.error(node, f"truncating division needs integers, got {t}")
+    return t
+
+
+def _t_bits(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 1)
+    t = tc.types_of(node.args)[0]
+    e = t.elem if isinstance(t, T.VectorType) else t
+    if e != T.f32:
+        tc.error(node, f"float bits need f32 (scalar or vector), got {t}")
+    return T.vector_of(T.i32, t.n) if isinstance(t, T.VectorType) else T.i32
+
+
+def _t_convert(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 2)
+    dst = tc.type_argument(node.args[0])
+    src = tc.types_of([node.args[1]])[0]
+    n = lambda t: t.n if isinstance(t, T.VectorType) else 0  # noqa: E731
+    if not isinstance(dst, (T.ScalarType, T.VectorType)) or n(dst) != n(src):
+        tc.error(node, f"convert() keeps the shape: {src} -> {dst}")
+    return dst
+
+
+_tdiv = _register("prelude.tdiv", None, _t_tdiv,
+                  "a / b rounded toward zero, for b != 0 and not MIN / -1 (the prelude "
+                  "guards those: C-family targets leave them undefined).",
+                  clike="({0} / {1})", python="{pred}(_tdiv)")
+_bits = _register("prelude.bits", None, _t_bits,
+                  "The bits of an f32 (vector) as i32 (same shape).",
+                  wgsl="bitcast<{T}>({0})", python="{pred}(_f32_bits)")
+_convert = _register("prelude.convert", None, _t_convert,
+                     "convert(T, x): the target's own conversion of an in-range value "
+                     "(a float already truncatable, an integer that fits).",
+                     clike="{T}({1})", python="{convert}")
 
 
 def unroll(r: Any) -> Any:

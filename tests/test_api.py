@@ -94,7 +94,7 @@ def test_compile_error_maps_to_python_line():
     from pyshade.toolchains.naga import validate_wgsl
     bad = "@compute @workgroup_size(1)\nfn main() {\n    let y: u32 = 1.5f;  // kern.py:7\n}\n"
     with pytest.raises(ps.CompileError) as info:
-        validate_wgsl(bad)
+        validate_wgsl(bad, get_device("wgpu"))
     assert info.value.lineno == 7 and info.value.filename == "kern.py"
 
 

@@ -38,6 +38,8 @@ class Emitter(DeepSplit, ast.NodeVisitor):
     # arrayLength of a buffer rounded up to 16 bytes): ``len(buf)`` then reads a
     # hidden u32 member of the parameter block that the launch path fills in.
     explicit_lengths = False
+    # Spelling rows a builtin may share with other targets (``clike``), after the target's own.
+    families: tuple[str, ...] = ()
 
     def __init__(self, prog: Program):
         self.prog = prog
@@ -64,9 +66,16 @@ class Emitter(DeepSplit, ast.NodeVisitor):
         lineno = getattr(node, "lineno", None) if node is not None else None
         pad = "    " * self.depth
         if lineno and text:
-            text = f"{text}  {self.comment} {self.file}:{lineno}"
+            text = f"{text}  {self.comment} {self.func_file()}:{lineno}"
         self.out.append(pad + text if text else "")
         self.line_map.append(lineno or self.cur_line)
+
+    def func_file(self) -> str:
+        """Base name of the file the function being emitted comes from (a helper, e.g. the
+        prelude's, may live in another file than the kernel)."""
+        if self.func is None:
+            return self.file
+        return os.path.basename(self.func.src.filename)
 
     def text(self) -> str:
         """The output lines as one text, trailing whitespace removed, ending in one newline."""
@@ -561,13 +570,20 @@ class Emitter(DeepSplit, ast.NodeVisitor):
 
     def call_builtin(self, node: ast.Call, b: Any) -> str:
         """A builtin call from the builtin's spelling for this target (format string or callable)."""
-        spell = b.spell.get(self.target)
+        spell = self.spelling(b)
         if spell is None:
             raise self.error(node, f"{b.name}() is not available on {self.target}")
         if callable(spell):
             return spell(self, node)
         args = [self.value(a) for a in node.args]
         return spell.format(*args, **self.spell_extras(node, b, args))
+
+    def spelling(self, b: Any) -> Any:
+        """``b``'s spelling row for this target, else for the first of its ``families``."""
+        for key in (self.target, *self.families):
+            if key in b.spell:
+                return b.spell[key]
+        return None
 
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
         """Hook: extra named fields for a builtin's format string (default: none)."""

@@ -1,8 +1,10 @@
 """Python emitter: the kernel as plain Python for the CPU device.
 
-The output reproduces GPU fixed-width semantics with the helpers of
-``pyshade.runtime.cpu_support`` (``_u32(a * b)`` wraps, ``_f32(a + b)`` rounds
-to binary32, shifts check their count, signed indices refuse negatives). The
+The output reproduces GPU fixed-width semantics by calling helpers
+(``_u32(a * b)`` wraps, ``_f32(a + b)`` rounds to binary32, shifts check their
+count, signed indices refuse negatives) that the cpu device puts in the
+namespace it runs the code in (``pyshade.runtime.cpu_support``): the emitter
+only writes their names. The
 text is compiled with the user's file name and line numbers (``compile_code``),
 so tracebacks, pdb and coverage show the user's own source lines. A kernel
 that calls ``barrier()`` becomes a generator that yields at each barrier.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import ast
 import linecache
 import math
+import struct
 from typing import Any
 
 from .. import types as T
@@ -45,8 +48,8 @@ class PythonEmitter(Emitter):
     def header(self) -> None:
         """The header comment, then the imports of the generated module."""
         super().header()
+        self.line("# The _-prefixed helpers it calls are supplied by the cpu device.")
         self.line("import math")
-        self.line("from pyshade.runtime.cpu_support import *  # noqa: F403")
         self.line()
 
     def enum_decl(self, e: T.EnumType) -> None:
@@ -206,9 +209,13 @@ class PythonEmitter(Emitter):
             return "True" if value else "False"
         if isinstance(t, T.ScalarType) and t.is_float or isinstance(value, float):
             v = float(value)
-            if isinstance(t, T.ScalarType) and t.name in ("f32", "f16"):
-                from ..runtime.cpu_support import _f16, _f32
-                v = (_f32 if t.name == "f32" else _f16)(v)
+            if isinstance(t, T.ScalarType) and t.name in ("f32", "f16") and math.isfinite(v):
+                # the constant is in range (the frontend checked): round it to t here
+                fmt = "<f" if t.name == "f32" else "<e"
+                try:
+                    v = struct.unpack(fmt, struct.pack(fmt, v))[0]
+                except OverflowError:       # rounds past the largest finite value
+                    v = math.copysign(math.inf, v)
             if math.isnan(v):
                 return "math.nan"
             if math.isinf(v):
@@ -430,7 +437,12 @@ class PythonEmitter(Emitter):
         """A builtin from its ``python`` spelling: print, element-wise math, abs/min/max,
         or a format string."""
         spell = b.spell.get("python", "")
+        if callable(spell):
+            return spell(self, node)
         t = node.ps_type
+        if spell == "{convert}":     # the prelude's raw conversion: an in-range cast
+            return self.call_cast(_cast_of(node.args[1]), t) if not isinstance(
+                t, T.VectorType) else self.call_construct(_cast_of(node.args[1]), t)
         if b.name == "print":      # before args: strings are no values
             parts = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str)
                      else None for a in node.args]
@@ -487,6 +499,11 @@ class PythonEmitter(Emitter):
                 node.lineno = node.end_lineno = line
                 node.col_offset, node.end_col_offset = 0, widths[line]
         return compile(tree, self.prog.filename, "exec")
+
+
+def _cast_of(arg: ast.expr) -> ast.Call:
+    """A conversion call node of ``arg`` (for ``call_cast``/``call_construct``)."""
+    return ast.Call(ast.Name("convert", ast.Load()), [arg], [])
 
 
 def _one_call(s: str) -> bool:

@@ -7,26 +7,29 @@ Design notes:
   rules would move a field), copied into locals named as in Python.
 - ``bool`` is not host-shareable in WGSL: bool struct fields and parameters
   are u32 in memory, converted at each access.
-- Python semantics: ``//`` and ``%`` on signed ints and ``%`` on floats use
-  generated helpers (floor semantics); WGSL integer arithmetic already wraps;
+- Python semantics: ``//``, ``%``, ``**``, signed and float min/max/clamp/abs,
+  f32 -> int conversions and isnan/isinf arrive as calls of ``pyshade.prelude``
+  functions, emitted like any helper; WGSL integer arithmetic already wraps;
   ``round`` is ties-to-even; ``&&``/``||`` short-circuit. ``x if c else y``
   becomes ``select`` (both sides evaluated: WGSL defines out-of-bounds reads
   and division by zero), which is refused when a side has side effects.
 - WGSL has no f64/i64/u64: using them is a TranslationError naming wgsl.
+- What stays here are WGSL's own workarounds: constant ``<<`` masking, inf/nan
+  through a run-time bitcast (``special_float``), the strong compare-exchange
+  retry loop over the weak one (``cas``).
 """
 
 from __future__ import annotations
 
 import ast
 import math
-import struct
 from typing import Any
 
 from .. import types as T
 from ..frontend.exprs import CT
 from ..frontend.program import FuncInfo
 from .base import IdNames
-from .clike import CLikeEmitter
+from .clike import CLikeEmitter, shortest_f32
 from .wgsl_helpers import WgslHelpers
 
 SCALAR = {"bool": "bool", "i32": "i32", "u32": "u32", "f32": "f32", "f16": "f16"}
@@ -82,7 +85,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         suffix = "h" if t == T.f16 else "f"
         if math.isnan(v) or math.isinf(v):
             return self.special_float(v, t)
-        r = repr(float(v)) if t != T.f32 else _shortest_f32(v)
+        r = repr(float(v)) if t != T.f32 else shortest_f32(v)
         return r + suffix
 
     # -- declarations --------------------------------------------------------------------
@@ -166,7 +169,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
                     t = "u32" if which == "local_index" else "vec3<u32>"
                     params.append(f"@builtin({ID_BUILTINS[which]}) {name}: {t}")
             self.line(f"fn {self.global_name(f.name)}({', '.join(params)}) {{  "
-                      f"// {self.file}:{src_line}")
+                      f"// {self.func_file()}:{src_line}")
             return
         params = []
         self.param_names: dict[str, str] = {}
@@ -179,7 +182,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             params.append(f"{self.id_value(which)}: {t}")
         ret = f" -> {self.type_name(f.ret, f.tree)}" if f.ret is not None else ""
         self.line(f"fn {self.global_name(f.emit_name)}({', '.join(params)}){ret} {{  "
-                  f"// {self.file}:{src_line}")
+                  f"// {self.func_file()}:{src_line}")
 
     def function_prologue(self, f: FuncInfo) -> None:
         """A kernel unfolds folded ids and copies its parameters out of the Params block;
@@ -268,34 +271,6 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             return
         self.line(f"{self.place(target)} = {v};", node)
 
-    def place(self, target: ast.expr) -> str:
-        """A reference expression (store side)."""
-        if isinstance(target, ast.Name):
-            return self.ref(target)
-        if isinstance(target, ast.Subscript):
-            return f"{self.place(target.value)}[{self.expr(target.slice)}]"
-        return f"{self.place(target.value)}.{self.member(target)}"
-
-    def member(self, node: ast.Attribute) -> str:
-        """A struct field's target name, or a vector component/swizzle as written."""
-        st = node.value.ps_type
-        if isinstance(st, T.StructType):
-            return self.field_name(st.name, node.attr, [n for n, _ in st.fields])
-        return node.attr
-
-    def atomic_element(self, node: ast.expr) -> bool:
-        """True when ``node`` indexes a buffer or shared array that is used atomically."""
-        if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Name):
-            return False
-        ref = getattr(node.value, "ps_ref", None)
-        if not ref or ref[0] != "global":
-            return False
-        for b in self.k.buffers:
-            if b.name == ref[1]:
-                return b.atomic
-        sh = self.k.shared.get(ref[1])
-        return bool(sh and sh.atomic)
-
     def call_statement(self, call: ast.expr, node: ast.AST) -> None:
         """A call statement: ``barrier()`` is a storage then a workgroup barrier; an unused
         result is assigned to ``_``."""
@@ -349,8 +324,8 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         return f"-{self.sub(node.operand)}"
 
     def ex_BinOp(self, node: ast.BinOp) -> str:
-        """A binary operator: helpers for Python's signed and float ``//`` and ``%`` and for ``**``,
-        u32 shift counts, bool ``^`` as ``!=``."""
+        """A binary operator: u32 shift counts, bool ``^`` as ``!=`` (``//``, ``%`` and ``**``
+        are prelude calls by now)."""
         op = type(node.op)
         t = node.ps_type
         lt, rt = node.left.ps_type, node.right.ps_type
@@ -365,14 +340,8 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             return f"{a} * {b}"
         if op is ast.Div:
             return f"{a} / {b}"
-        if op in (ast.FloorDiv, ast.Mod):
-            kind = "floordiv" if op is ast.FloorDiv else "mod"
-            if e.kind == "uint":
-                return f"{a} {'/' if kind == 'floordiv' else '%'} {b}"
-            a, b = self.broadcast(a, lt, t), self.broadcast(b, rt, t)
-            return f"{self.py_div_helper(kind, t)}({a}, {b})"
-        if op is ast.Pow:
-            return f"{self.pow_helper(t)}({self.expr(node.left)}, {node.right.value}u)"
+        if op in (ast.FloorDiv, ast.Mod, ast.Pow):
+            raise self.error(node, "internal: //, % and ** reach the emitter as prelude calls")
         if op in (ast.LShift, ast.RShift):
             sym = "<<" if op is ast.LShift else ">>"
             want = T.u32 if not isinstance(lt, T.VectorType) else T.vector_of(T.u32, lt.n)
@@ -393,27 +362,13 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         sym = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}[op]
         return f"{a} {sym} {b}"
 
-    def broadcast(self, s: str, t: T.Type, want: T.Type) -> str:
-        """``s`` converted to the vector type ``want`` when its type ``t`` is a scalar."""
-        if isinstance(want, T.VectorType) and not isinstance(t, T.VectorType):
-            return f"{self.type_name(want)}({s})"
-        return s
-
     # -- calls ----------------------------------------------------------------------------
     def call_cast(self, node: ast.Call, t: T.Type) -> str:
-        """A conversion ``T(x)``; f32 to i32/u32 through the ``ftoi_helper``."""
-        fn = self.ftoi_helper(node.args[0].ps_type, t)
-        if fn:
-            return f"{fn}({self.expr(node.args[0])})"
+        """A conversion ``T(x)`` (f32 -> int is a prelude call by now)."""
         return f"{self.type_name(t, node)}({self.expr(node.args[0])})"
 
     def call_construct(self, node: ast.Call, t: T.Type) -> str:
-        """A vector or matrix constructor; an f32 vector to an integer vector through the
-        ``ftoi_helper``."""
-        if len(node.args) == 1 and isinstance(node.args[0].ps_type, T.VectorType):
-            fn = self.ftoi_helper(node.args[0].ps_type, t)
-            if fn:
-                return f"{fn}({self.expr(node.args[0])})"
+        """A vector or matrix constructor."""
         return f"{self.type_name(t, node)}({', '.join(self.value(a) for a in node.args)})"
 
     def call_struct(self, node: ast.Call, st: T.StructType) -> str:
@@ -434,8 +389,8 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         return f"{self.type_name(at, node)}()"
 
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
-        """Fields of builtin format strings: ids, ``len``, bit-exact isnan/isinf, the bitcast
-        type, compare-exchange."""
+        """Fields of builtin format strings: ids, ``len``, the result type ``T``,
+        compare-exchange."""
         extras: dict[str, Any] = {}
         if b.name in ID_BUILTINS:
             extras["ids"] = IdNames(self)
@@ -450,42 +405,11 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
                 member = block.lengths[node.args[0].ps_ref[1]]
                 extras["len"] = (f"{self.globals.name('_ps_params')}."
                                  f"{self.field_name('_ps_Params', member, [n for n, _ in block.types])}")
-        if b.name in ("math.isnan", "math.isinf"):
-            t = node.args[0].ps_type
-            bits = "u32" if not isinstance(t, T.VectorType) else f"vec{t.n}<u32>"
-            if t == T.f16 or getattr(t, "elem", None) == T.f16:
-                extras["isnan"] = f"({args[0]} != {args[0]})"
-                extras["isinf"] = f"(abs({args[0]}) > 65504.0h)"
-            else:
-                m = f"(bitcast<{bits}>({args[0]}) & {bits}(0x7fffffffu))"
-                extras["isnan"] = f"({m} > {bits}(0x7f800000u))"
-                extras["isinf"] = f"({m} == {bits}(0x7f800000u))"
-        if b.name == "bitcast":
+        if b.name in ("bitcast", "prelude.bits", "prelude.convert"):
             extras["T"] = self.type_name(node.ps_type, node)
-        if b.name == "abs":
-            t = node.ps_type
-            e = t.elem if isinstance(t, T.VectorType) else t
-            extras["abs"] = (f"{self.abs_helper(t)}({args[0]})" if e.kind == "int"
-                             else f"abs({args[0]})")
-        if b.name in ("min", "max", "clamp"):
-            extras[b.name] = self.min_max(b.name, node.ps_type, args)
         if b.name == "atomic_compare_exchange":
             extras["cas"] = self.cas(node, args)
         return extras
-
-def _shortest_f32(v: float) -> str:
-    """Shortest decimal that reads back as the same binary32 value."""
-    f = struct.unpack("<f", struct.pack("<f", v))[0]
-    for digits in range(1, 18):
-        s = f"{f:.{digits}g}"
-        if struct.unpack("<f", struct.pack("<f", float(s)))[0] == f:
-            if "e" in s and "inf" not in s and "nan" not in s:
-                s = repr(float(s))      # same digits, positional where Python's is (180.0)
-            if "e" not in s and "." not in s and "inf" not in s and "nan" not in s:
-                s += ".0"
-            return s
-    return repr(f)
-
 
 def _no_runtime_value(node: ast.AST) -> bool:
     """True when ``node`` reads no variable, so that WGSL may evaluate it as a constant

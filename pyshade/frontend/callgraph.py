@@ -11,6 +11,7 @@ import ast
 import typing
 from typing import Any
 
+from .. import prelude
 from .. import types as T
 from .deep import copy_tree, recursion_headroom, too_deep
 from .exprs import CT, decay
@@ -92,6 +93,12 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
 def _name_helpers(funcs: list[FuncInfo]) -> None:
     by_name: dict[str, list[FuncInfo]] = {}
     for f in funcs:
+        if f.src.globals is vars(prelude):
+            # The prelude's names always carry their types, so that one operation reads the
+            # same in every kernel (ps_min_float_f32) and instances never collide.
+            kinds = dict.fromkeys(t.name for _, t in f.params)
+            f.emit_name = "_".join([f.name, *kinds])
+            continue
         by_name.setdefault(f.name, []).append(f)
     for name, fs in by_name.items():
         if len(fs) == 1:

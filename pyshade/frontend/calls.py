@@ -10,6 +10,7 @@ import enum
 import inspect
 import math
 import types as pytypes
+import typing
 from typing import Any
 
 from .. import lang
@@ -44,6 +45,8 @@ class CallMixin:
         if not isinstance(ft, CT):
             self.error(node, f"a {ft} value is not callable")
         obj = ft.obj
+        if isinstance(obj, typing.TypeVar):     # T(x) in a generic helper: T's binding
+            obj = self.bound_typevar(node.func, obj)
         b = lang.lookup(obj)
         if b is not None:
             return self.builtin_call(node, b)
@@ -91,13 +94,23 @@ class CallMixin:
             self.func.pure = False
         if "barrier" in b.kinds:
             self.barrier_call(node)
-        return node
+        return self.route_builtin(node, b.name)
+
+    def bound_typevar(self, node: ast.AST, var: typing.TypeVar) -> T.Type:
+        """The type TypeVar ``var`` is bound to in this function (an error where it is not)."""
+        t = self.prog.typevars.get(var)
+        if t is None:
+            self.error(node, f"TypeVar {var.__name__} is not bound here: it must appear in "
+                             "the function's parameter annotations")
+        return t
 
     def type_argument(self, node: ast.expr) -> T.Type:
         """The Type named by a call argument (e.g. ``bitcast``'s first)."""
         node = self.tx(node)
         if not isinstance(node.ps_type, CT):
             self.error(node, "expected a type")
+        if isinstance(node.ps_type.obj, typing.TypeVar):
+            return self.bound_typevar(node, node.ps_type.obj)
         try:
             return T.resolve_type(node.ps_type.obj)
         except T.TypeResolutionError as e:
@@ -136,7 +149,7 @@ class CallMixin:
         if not isinstance(decay(at), T.ScalarType):
             self.error(node, f"cannot convert {at} to {T.host_type_name(t)}")
         node.ps_type = t
-        return node
+        return self.route_conversion(node, decay(at), t)
 
     def construct(self, node: ast.Call, t: T.Type) -> ast.expr:
         """A vector or matrix constructor: check the components' count and types."""
@@ -150,7 +163,7 @@ class CallMixin:
                 src = node.args[0].ps_type
                 if src.n != t.n:
                     self.error(node, f"cannot convert {src} to {t}")
-                return node
+                return self.route_conversion(node, src, t)
             count = 0
             for a in node.args:
                 at = a.ps_type

@@ -483,7 +483,7 @@ class ExprMixin:
                 self.error(node, "* of two matrices is ambiguous (element-wise in numpy, the "
                                  "matrix product in shading languages): use @ for the product")
         node.ps_type = lt if not isinstance(lt, T.ScalarType) else rt
-        return node
+        return self.route_binop(node)
 
     def power(self, node: ast.BinOp) -> ast.expr:
         """``x ** n``: ``n`` a literal 0..64, ``x`` a numeric scalar or vector."""
@@ -501,7 +501,7 @@ class ExprMixin:
             self.error(node, f"** is not defined for {lt}")
         r.ps_type = T.u32
         node.ps_type = lt
-        return node
+        return self.route_binop(node)
 
     def shift(self, node: ast.BinOp) -> ast.expr:
         """``<<`` or ``>>``: integer operands, a literal count in range; the left side's type."""

@@ -22,6 +22,7 @@ from .calls import CallMixin
 from .deep import copy_tree
 from .exprs import CT, ExprMixin, decay, is_int
 from .matching import MatchMixin
+from .prelude_calls import PreludeMixin
 from .program import FuncInfo, KernelInfo, SharedArray
 from .scoping import join_assigned, place_declarations
 from .source import make_error
@@ -88,7 +89,7 @@ class ProgramBuilder:
                 self.enums.append(t)
 
 
-class Checker(ExprMixin, CallMixin, MatchMixin):
+class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
     """Type-check one function (kernel or helper)."""
 
     def __init__(self, prog: ProgramBuilder, func: FuncInfo, consts: dict[str, Any]):
@@ -272,16 +273,18 @@ class Checker(ExprMixin, CallMixin, MatchMixin):
         binop = self.tx(binop)
         if isinstance(binop, ast.Constant):
             self.error(node, "augmented assignment to a constant")
-        tt = binop.left.ps_type
+        # a routed operator is a prelude call that keeps its two sides
+        left, right = getattr(binop, "ps_operands", None) or (binop.left, binop.right)
+        tt = left.ps_type
         if decay(binop.ps_type) != decay(tt):
             self.mismatch(node.value, tt, binop.ps_type, "augmented assignment")
         for n in ast.walk(node.target):
             if isinstance(n, ast.Call):
                 self.error(n, "calls are not allowed in the target of an augmented "
                               "assignment: assign the index to a variable first")
-        node.value = binop.right
+        node.value = right
         node.ps_binop = binop
-        self.store(node.target, None, already=binop.left)
+        self.store(node.target, None, already=left)
 
     def store(self, target: ast.expr, value: ast.expr | None, already: ast.expr | None = None) -> None:
         """Check an assignment target: a name, or an element, field or component of a variable or

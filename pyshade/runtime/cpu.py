@@ -31,6 +31,8 @@ from .base import Compiled, Device, DeviceArray
 from .cpu_convert import Converter
 
 _tnew = tuple.__new__
+# What the Python emission calls (``_u32``, ``Vec``, ``make_struct_class``...).
+_SUPPORT = {name: getattr(S, name) for name in S.__all__}
 
 
 class CpuArray(DeviceArray):
@@ -90,7 +92,8 @@ class CpuDevice(Device):
             if ns is not None and ns["__ps_code__"] is compiled.binary:
                 self._namespaces.move_to_end(key)
                 return ns
-        ns = {"__name__": "pyshade_kernel", "__ps_code__": compiled.binary}
+        # The emitted code calls the support helpers by name: the device supplies them.
+        ns = {**_SUPPORT, "__name__": "pyshade_kernel", "__ps_code__": compiled.binary}
         exec(compiled.binary, ns)  # noqa: S102 - our own generated code
         with self._ns_lock:
             self._namespaces[key] = ns

@@ -22,6 +22,7 @@ import struct
 
 __all__ = [
     "_acos", "_asin", "_atan", "_atan2", "_bitcast", "_btoi", "_ceil", "_clz", "_cos", "_exp",
+    "_f32_bits", "_tdiv",
     "_f16", "_f32", "_f64", "_fabs", "_fdiv", "_ffloordiv", "_floor", "_fmod", "_ftoi", "_i32",
     "_i64", "_idx", "_isinf", "_isnan", "_log", "_log2", "_popcount", "_pow", "_reverse_bits",
     "_round", "_shl", "_shr", "_sin", "_sqrt", "_tan", "_trunc", "_u32", "_u64",
@@ -441,3 +442,18 @@ def _bitcast(x, src, dst):
         return _BITCAST[src, dst](x)
     except KeyError:
         raise ValueError(f"cannot bitcast {src} to {dst}") from None
+
+
+_F32_TO_I32 = _BITCAST["f32", "i32"]
+
+
+def _f32_bits(x):
+    """The bits of the f32 ``x`` as an i32 (the prelude's ``bits`` primitive)."""
+    return _F32_TO_I32(x)
+
+
+def _tdiv(a, b):
+    """Integer division rounded toward zero (the prelude's ``tdiv`` primitive); a zero
+    divisor raises ZeroDivisionError, as a bug in the prelude's guard should."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q

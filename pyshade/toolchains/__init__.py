@@ -36,17 +36,23 @@ def map_line(source: str, target_line: int) -> tuple[str | None, int | None]:
     return None, None
 
 
-def compile_source(target: str, text: str, emitter: object, validate: bool = True) -> tuple:
+def compile_source(target: str, text: str, emitter: object, validate: object = True) -> tuple:
     """Compile generated ``text`` for ``target``: returns (binary, log).
 
     WGSL's binary is the text itself (naga compiles it inside wgpu when a
-    pipeline is made); with ``validate`` naga checks it first. Python's binary
-    is a code object whose lines are the user's.
+    pipeline is made). ``validate`` is the device whose toolchain checks the
+    text first (WGSL: a ``WgpuDevice``, whose naga validates it), or False; a
+    bare True asks for a check without naming a device, which a target whose
+    toolchain lives in a device refuses. Python's binary is a code object
+    whose lines are the user's.
     """
     if target == "wgsl":
+        if validate is True:
+            raise ValueError("validating WGSL needs the wgpu device whose naga checks it: "
+                             "pass it as validate= (ps.compile does)")
         if validate:
             from .naga import validate_wgsl
-            validate_wgsl(text)
+            validate_wgsl(text, validate)
         return text, ""
     if target == "python":
         return emitter.compile_code(), ""

@@ -12,18 +12,26 @@ whose text is naga's report, e.g.::
 The ``┌─ NAME:LINE:COL`` location (NAME is ``wgsl`` for parse errors and the
 module label for validation errors) is mapped back to the kernel's Python
 line through the ``// file.py:LINE`` comments of the generated code.
+
+The device to validate on is an argument: toolchains know no runtime (the
+caller, ``ps.compile`` or the wgpu device itself, chooses it).
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..errors import CompileError
 from . import map_line
 
-if TYPE_CHECKING:
-    from ..runtime.wgpu import WgpuDevice
+
+class WgpuDevice(Protocol):
+    """What naga needs of the device it runs in (``pyshade.runtime.wgpu.WgpuDevice``):
+    its ``GPUDevice`` and the ``wgpu`` module (for ``GPUError``)."""
+
+    wgpu_device: Any
+    _wgpu: Any
 
 __all__ = ["create_shader_module", "naga_error", "validate_wgsl"]
 
@@ -31,19 +39,6 @@ __all__ = ["create_shader_module", "naga_error", "validate_wgsl"]
 # last LINE:COL pair.
 _LOCATION = re.compile(r"┌─\s*.*:(\d+):(\d+)\s*$", re.MULTILINE)
 _LOCATION_FALLBACK = re.compile(r":(\d+):(\d+)\b")
-
-_default_device: WgpuDevice | None = None
-
-
-def _default() -> WgpuDevice:
-    """A WgpuDevice shared by every validation that is not given one."""
-    global _default_device
-    if _default_device is None:
-        from ..runtime.wgpu import WgpuDevice
-
-        _default_device = WgpuDevice()
-    return _default_device
-
 
 def _summary(log: str) -> str:
     """naga's headline ("Shader ... error: ...") plus its "= note" lines."""
@@ -69,16 +64,16 @@ def naga_error(log: str, source: str) -> CompileError:
                         source=source)
 
 
-def create_shader_module(source: str, device: WgpuDevice | None = None,
-                         label: str = "pyshade") -> Any:
-    """Create a ``GPUShaderModule`` from WGSL ``source``; naga errors raise ``CompileError``."""
-    dev = device if device is not None else _default()
+def create_shader_module(source: str, device: WgpuDevice, label: str = "pyshade") -> Any:
+    """Create a ``GPUShaderModule`` from WGSL ``source`` on ``device`` (a ``WgpuDevice``:
+    naga runs inside it); naga errors raise ``CompileError``."""
     try:
-        return dev.wgpu_device.create_shader_module(label=label, code=source)
-    except dev._wgpu.GPUError as exc:
+        return device.wgpu_device.create_shader_module(label=label, code=source)
+    except device._wgpu.GPUError as exc:
         raise naga_error(str(exc), source) from None
 
 
-def validate_wgsl(source: str, device: WgpuDevice | None = None) -> None:
-    """Check WGSL ``source`` with naga; raise ``CompileError`` pointing at the Python line."""
+def validate_wgsl(source: str, device: WgpuDevice) -> None:
+    """Check WGSL ``source`` with the naga of ``device``; raise ``CompileError`` pointing at
+    the Python line."""
     create_shader_module(source, device)

@@ -12,28 +12,30 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-// Python's min(a, b) = b if b < a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_min_vec2_f32(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
-    let ia = bitcast<vec2<i32>>(a);
-    let ib = bitcast<vec2<i32>>(b);
-    let ka = ia ^ ((ia >> vec2<u32>(31u)) & vec2<i32>(0x7fffffff));
-    let kb = ib ^ ((ib >> vec2<u32>(31u)) & vec2<i32>(0x7fffffff));
-    let nan = ((ia & vec2<i32>(0x7fffffff)) > vec2<i32>(0x7f800000)) | ((ib & vec2<i32>(0x7fffffff)) > vec2<i32>(0x7f800000));
-    let zeros = ((ia | ib) & vec2<i32>(0x7fffffff)) == vec2<i32>(0);
-    return select(a, b, (kb < ka) & !(nan | zeros));
+fn ps_key_before_ivec2(x: vec2<i32>, y: vec2<i32>) -> vec2<bool> {  // prelude.py:143
+    let mag: vec2<i32> = vec2<i32>(2147483647i);  // prelude.py:147
+    let inf: vec2<i32> = vec2<i32>(2139095040i);  // prelude.py:148
+    let kx: vec2<i32> = x ^ ((x >> vec2<u32>(31u)) & mag);  // prelude.py:149
+    let ky: vec2<i32> = y ^ ((y >> vec2<u32>(31u)) & mag);  // prelude.py:150
+    let ordered: vec2<bool> = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != vec2<i32>(0i));  // prelude.py:151
+    return (kx < ky) & ordered;  // prelude.py:152
 }
 
-// Python's max(a, b) = b if b > a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_max_f32(a: f32, b: f32) -> f32 {
-    let ia = bitcast<i32>(a);
-    let ib = bitcast<i32>(b);
-    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
-    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
-    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
-    let zeros = ((ia | ib) & 0x7fffffff) == 0;
-    return select(a, b, (kb > ka) & !(nan | zeros));
+fn ps_min_float_vec2(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {  // prelude.py:159
+    return select(a, b, ps_key_before_ivec2(bitcast<vec2<i32>>(b), bitcast<vec2<i32>>(a)));  // prelude.py:161
+}
+
+fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:143
+    let mag: i32 = 2147483647i;  // prelude.py:147
+    let inf: i32 = 2139095040i;  // prelude.py:148
+    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:149
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:150
+    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:151
+    return (kx < ky) & ordered;  // prelude.py:152
+}
+
+fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:164
+    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:166
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -61,8 +63,8 @@ fn histogram(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // array
                 break;  // arrays.py:65
             }
         }
-        corners[0u] = ps_min_vec2_f32(corners[0u], vec2<f32>(x));  // arrays.py:66
-        corners[1u].y = ps_max_f32(corners[1u].y, x);  // arrays.py:67
+        corners[0u] = ps_min_float_vec2(corners[0u], vec2<f32>(x));  // arrays.py:66
+        corners[1u].y = ps_max_float_f32(corners[1u].y, x);  // arrays.py:67
     }
     var copy: array<Bin, 4> = bins;  // arrays.py:68
     copy[0u].count = 0u;  // arrays.py:69

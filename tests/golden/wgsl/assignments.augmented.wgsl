@@ -7,41 +7,60 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-// Python's floor division (rounds toward -inf)
-fn ps_floordiv_i32(a: i32, b: i32) -> i32 {
-    let q = a / b;
-    let r = a - q * b;
-    return select(q, q - i32(1), (r != i32()) & ((r < i32()) != (b < i32())));
+fn ps_trunc_div_i32(a: i32, b: i32) -> i32 {  // prelude.py:55
+    let one: i32 = 1i;  // prelude.py:58
+    let neg: bool = b == (-one);  // prelude.py:59
+    let q: i32 = (a / select(b, one, (b == 0i) | neg));  // prelude.py:60
+    return select(q, 0i - q, neg);  // prelude.py:61
 }
 
-// Python's modulo (sign of the divisor)
-fn ps_mod_i32(a: i32, b: i32) -> i32 {
-    let r = a - (a / b) * b;
-    return select(r, r + b, (r != i32()) & ((r < i32()) != (b < i32())));
+fn ps_floordiv_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:64
+    let q: i32 = ps_trunc_div_i32(a, b);  // prelude.py:66
+    let r: i32 = a - (q * b);  // prelude.py:67
+    let zero: i32 = 0i;  // prelude.py:68
+    return select(q, q - 1i, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:69
 }
 
-// x ** n for a constant integer n: n - 1 multiplications, left to right
-fn ps_powi_i32(x: i32, n: u32) -> i32 {
-    if (n == 0u) { return i32(1); }
-    var r = x;
-    for (var i = 1u; i < n; i += 1u) { r = r * x; }
-    return r;
+fn ps_mod_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:72
+    let r: i32 = a - (ps_trunc_div_i32(a, b) * b);  // prelude.py:74
+    let zero: i32 = 0i;  // prelude.py:75
+    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:76
 }
 
-// Python's float floor division: floor(a / b) corrected by the
-// remainder, since GPU division may be off by ulps (Vulkan: 2.5)
-fn ps_floordiv_f32(a: f32, b: f32) -> f32 {
-    let q = floor(a / b);
-    let r = a - q * b;
-    let pos = b > f32();
-    let dec = select(r > f32(), r < f32(), pos);
-    let inc = select((b < f32()) & (r <= b), r >= b, pos);
-    return select(select(q, q + f32(1), inc), q - f32(1), dec);
+fn ps_pow_i32_u32(x: i32, n: u32) -> i32 {  // prelude.py:107
+    var i: u32;
+    if (n == 0u) {  // prelude.py:109
+        return 1i;  // prelude.py:110
+    }
+    var r: i32 = x;  // prelude.py:111
+    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
+        i = i_1;  // prelude.py:112
+        r = r * x;  // prelude.py:113
+    }
+    return r;  // prelude.py:114
 }
 
-// Python's float modulo (sign of the divisor)
-fn ps_mod_f32(a: f32, b: f32) -> f32 {
-    return a - b * ps_floordiv_f32(a, b);
+fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:79
+    return (a / select(b, 1u, b == 0u));  // prelude.py:81
+}
+
+fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:84
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:86
+}
+
+fn ps_floordiv_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:89
+    let zero: f32 = 0.0f;  // prelude.py:92
+    let one: f32 = 1.0f;  // prelude.py:93
+    let q: f32 = floor(a / b);  // prelude.py:94
+    let r: f32 = a - (q * b);  // prelude.py:95
+    let pos: bool = b > zero;  // prelude.py:96
+    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:97
+    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:98
+    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:99
+}
+
+fn ps_mod_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:102
+    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:104
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -54,24 +73,24 @@ fn augmented(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // assig
     x = x + 3i;  // assignments.py:26
     x = x - 1i;  // assignments.py:27
     x = x * 7i;  // assignments.py:28
-    x = ps_floordiv_i32(x, 2i);  // assignments.py:29
-    x = ps_mod_i32(x, 1000i);  // assignments.py:30
+    x = ps_floordiv_signed_i32(x, 2i);  // assignments.py:29
+    x = ps_mod_signed_i32(x, 1000i);  // assignments.py:30
     x = x << 2u;  // assignments.py:31
     x = x >> 1u;  // assignments.py:32
     x = x & 32767i;  // assignments.py:33
     x = x | 1i;  // assignments.py:34
     x = x ^ 85i;  // assignments.py:35
-    x = ps_powi_i32(x, 2u);  // assignments.py:36
+    x = ps_pow_i32_u32(x, 2u);  // assignments.py:36
     ints[i] = x;  // assignments.py:37
     var u: u32 = uints[i];  // assignments.py:38
     u = u - 10u;  // assignments.py:39
-    u = u / 3u;  // assignments.py:40
-    u = u % 7u;  // assignments.py:41
+    u = ps_floordiv_unsigned_u32(u, 3u);  // assignments.py:40
+    u = ps_mod_unsigned_u32(u, 7u);  // assignments.py:41
     uints[i] = uints[i] + u;  // assignments.py:42
     var f: f32 = floats[i];  // assignments.py:43
     f = f / 3.0f;  // assignments.py:44
-    f = ps_floordiv_f32(f, 0.5f);  // assignments.py:45
-    f = ps_mod_f32(f, 2.0f);  // assignments.py:46
+    f = ps_floordiv_float_f32(f, 0.5f);  // assignments.py:45
+    f = ps_mod_float_f32(f, 2.0f);  // assignments.py:46
     f = f - 0.25f;  // assignments.py:47
     floats[i] = floats[i] * f;  // assignments.py:48
 }

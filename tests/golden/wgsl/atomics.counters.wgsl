@@ -28,6 +28,14 @@ fn ps_cas_signed_(i: u32, expected: i32, desired: i32) -> i32 {
     return old;
 }
 
+fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:79
+    return (a / select(b, 1u, b == 0u));  // prelude.py:81
+}
+
+fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:84
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:86
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn counters(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // atomics.py:9
     let i: u32 = ps_global_id.x;  // atomics.py:11
@@ -58,6 +66,6 @@ fn counters(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // atomic
     _ = atomicMin(&signed_[1u], d);  // atomics.py:31
     _ = atomicMax(&signed_[2u], d);  // atomics.py:32
     _ = ps_cas_signed_(3u, -1i, d);  // atomics.py:33
-    let signed_i: i32 = i32(i % 4u) + 4i;  // atomics.py:34
+    let signed_i: i32 = i32(ps_mod_unsigned_u32(i, 4u)) + 4i;  // atomics.py:34
     _ = atomicExchange(&signed_[signed_i], -d);  // atomics.py:35
 }

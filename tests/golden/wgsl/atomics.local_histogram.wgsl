@@ -17,6 +17,14 @@ fn ps_cas_bins(i: u32, expected: u32, desired: u32) -> u32 {
     return old;
 }
 
+fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:79
+    return (a / select(b, 1u, b == 0u));  // prelude.py:81
+}
+
+fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:84
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:86
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn local_histogram(@builtin(global_invocation_id) ps_global_id: vec3<u32>, @builtin(local_invocation_index) ps_local_index: u32) {  // atomics.py:39
     let lid: u32 = ps_local_index;  // atomics.py:42
@@ -27,7 +35,7 @@ fn local_histogram(@builtin(global_invocation_id) ps_global_id: vec3<u32>, @buil
     workgroupBarrier();  // atomics.py:45
     let i: u32 = ps_global_id.x;  // atomics.py:46
     if (i < ps_params.ps_len_keys) {  // atomics.py:47
-        _ = atomicAdd(&bins[keys[i] % 16u], 1u);  // atomics.py:48
+        _ = atomicAdd(&bins[ps_mod_unsigned_u32(keys[i], 16u)], 1u);  // atomics.py:48
     }
     storageBarrier();  // atomics.py:49
     workgroupBarrier();  // atomics.py:49

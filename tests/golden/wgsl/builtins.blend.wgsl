@@ -8,28 +8,25 @@ struct ps_Params {
 }
 @group(0) @binding(4) var<uniform> ps_params: ps_Params;
 
-// Python's min(a, b) = b if b < a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_min_f32(a: f32, b: f32) -> f32 {
-    let ia = bitcast<i32>(a);
-    let ib = bitcast<i32>(b);
-    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
-    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
-    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
-    let zeros = ((ia | ib) & 0x7fffffff) == 0;
-    return select(a, b, (kb < ka) & !(nan | zeros));
+fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:143
+    let mag: i32 = 2147483647i;  // prelude.py:147
+    let inf: i32 = 2139095040i;  // prelude.py:148
+    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:149
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:150
+    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:151
+    return (kx < ky) & ordered;  // prelude.py:152
 }
 
-// Python's max(a, b) = b if b > a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_max_f32(a: f32, b: f32) -> f32 {
-    let ia = bitcast<i32>(a);
-    let ib = bitcast<i32>(b);
-    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
-    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
-    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
-    let zeros = ((ia | ib) & 0x7fffffff) == 0;
-    return select(a, b, (kb > ka) & !(nan | zeros));
+fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:164
+    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:166
+}
+
+fn ps_min_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:159
+    return select(a, b, ps_key_before_i32(bitcast<i32>(b), bitcast<i32>(a)));  // prelude.py:161
+}
+
+fn ps_clamp_float_f32(x: f32, lo: f32, hi: f32) -> f32 {  // prelude.py:169
+    return ps_min_float_f32(ps_max_float_f32(x, lo), hi);  // prelude.py:171
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -40,7 +37,7 @@ fn blend(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // builtins.
     }
     let a: vec3<f32> = pa[i].xyz;  // builtins.py:14
     let b: vec3<f32> = pb[i].xyz;  // builtins.py:15
-    let k: f32 = ps_min_f32(ps_max_f32(t[i], 0.0f), 1.0f);  // builtins.py:16
+    let k: f32 = ps_clamp_float_f32(t[i], 0.0f, 1.0f);  // builtins.py:16
     let m: vec3<f32> = mix(a, b, k);  // builtins.py:17
     let m2: vec3<f32> = mix(a, b, vec3<f32>(k, 0.5f, 1.0f - k));  // builtins.py:18
     let edge: f32 = step(0.5f, k);  // builtins.py:19

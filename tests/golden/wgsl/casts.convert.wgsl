@@ -10,10 +10,16 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-// float -> int truncating, saturating at the integer maximum, nan -> 0
-fn ps_ftoi_i32(x: f32) -> i32 {
-    let nan = (bitcast<u32>(x) & u32(0x7fffffffu)) > u32(0x7f800000u);
-    return select(select(i32(x), i32(2147483647i), x >= f32(2147483648.0)), i32(), nan);
+fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:190
+    return (i & 2147483647i) > 2139095040i;  // prelude.py:192
+}
+
+fn ps_float_to_int_f32_i32(x: f32, bottom: i32, top: i32) -> i32 {  // prelude.py:200
+    let lo: f32 = f32(bottom);  // prelude.py:205
+    let hi: f32 = f32(top);  // prelude.py:206
+    var v: i32 = i32(select(0.0f, x, (x > lo) & (x < hi)));  // prelude.py:207
+    v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:208
+    return select(v, 0i, ps_nan_bits_i32(bitcast<i32>(x)));  // prelude.py:209
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -23,7 +29,7 @@ fn convert(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // casts.p
         return;  // casts.py:22
     }
     let x: f32 = f[i];  // casts.py:23
-    let as_int: i32 = ps_ftoi_i32(x);  // casts.py:24
+    let as_int: i32 = ps_float_to_int_f32_i32(x, i32(-2147483647 - 1), 2147483647i);  // casts.py:24
     let as_u: u32 = u32(as_int);  // casts.py:25
     let as_i: i32 = i32(u[i]);  // casts.py:26
     let back: f32 = f32(as_int) + (f32(as_u) * 0.5f);  // casts.py:27

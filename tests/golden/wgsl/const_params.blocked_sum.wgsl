@@ -6,16 +6,17 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-// Python's max(a, b) = b if b > a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_max_f32(a: f32, b: f32) -> f32 {
-    let ia = bitcast<i32>(a);
-    let ib = bitcast<i32>(b);
-    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
-    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
-    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
-    let zeros = ((ia | ib) & 0x7fffffff) == 0;
-    return select(a, b, (kb > ka) & !(nan | zeros));
+fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:143
+    let mag: i32 = 2147483647i;  // prelude.py:147
+    let inf: i32 = 2139095040i;  // prelude.py:148
+    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:149
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:150
+    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:151
+    return (kx < ky) & ordered;  // prelude.py:152
+}
+
+fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:164
+    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:166
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -26,13 +27,13 @@ fn blocked_sum(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // con
     }
     var acc: f32 = 0.0f;  // const_params.py:26
     var v: f32 = src[(i * 3u) + 0u];  // const_params.py:28
-    v = ps_max_f32(v, 0.0f);  // const_params.py:30
+    v = ps_max_float_f32(v, 0.0f);  // const_params.py:30
     acc = acc + v;  // const_params.py:31
     v = src[(i * 3u) + 1u];  // const_params.py:28
-    v = ps_max_f32(v, 0.0f);  // const_params.py:30
+    v = ps_max_float_f32(v, 0.0f);  // const_params.py:30
     acc = acc + v;  // const_params.py:31
     v = src[(i * 3u) + 2u];  // const_params.py:28
-    v = ps_max_f32(v, 0.0f);  // const_params.py:30
+    v = ps_max_float_f32(v, 0.0f);  // const_params.py:30
     acc = acc + v;  // const_params.py:31
     dst_[i] = acc * 0.5f;  // const_params.py:34
 }

@@ -7,10 +7,17 @@ struct ps_Params {
 }
 @group(0) @binding(1) var<uniform> ps_params: ps_Params;
 
-// Python's modulo (sign of the divisor)
-fn ps_mod_i32(a: i32, b: i32) -> i32 {
-    let r = a - (a / b) * b;
-    return select(r, r + b, (r != i32()) & ((r < i32()) != (b < i32())));
+fn ps_trunc_div_i32(a: i32, b: i32) -> i32 {  // prelude.py:55
+    let one: i32 = 1i;  // prelude.py:58
+    let neg: bool = b == (-one);  // prelude.py:59
+    let q: i32 = (a / select(b, one, (b == 0i) | neg));  // prelude.py:60
+    return select(q, 0i - q, neg);  // prelude.py:61
+}
+
+fn ps_mod_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:72
+    let r: i32 = a - (ps_trunc_div_i32(a, b) * b);  // prelude.py:74
+    let zero: i32 = 0i;  // prelude.py:75
+    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:76
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -29,7 +36,7 @@ fn loops(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // control_f
     }
     for (var k_2: i32 = 2i; k_2 < n; k_2 += 1i) {  // control_flow.py:34
         k = k_2;  // control_flow.py:34
-        if ((ps_mod_i32(k, 3i)) == 0i) {  // control_flow.py:35
+        if (ps_mod_signed_i32(k, 3i) == 0i) {  // control_flow.py:35
             continue;  // control_flow.py:36
         }
         total = total + k;  // control_flow.py:37

@@ -6,28 +6,32 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-// Python's float floor division: floor(a / b) corrected by the
-// remainder, since GPU division may be off by ulps (Vulkan: 2.5)
-fn ps_floordiv_f32(a: f32, b: f32) -> f32 {
-    let q = floor(a / b);
-    let r = a - q * b;
-    let pos = b > f32();
-    let dec = select(r > f32(), r < f32(), pos);
-    let inc = select((b < f32()) & (r <= b), r >= b, pos);
-    return select(select(q, q + f32(1), inc), q - f32(1), dec);
+fn ps_floordiv_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:89
+    let zero: f32 = 0.0f;  // prelude.py:92
+    let one: f32 = 1.0f;  // prelude.py:93
+    let q: f32 = floor(a_ / b);  // prelude.py:94
+    let r: f32 = a_ - (q * b);  // prelude.py:95
+    let pos: bool = b > zero;  // prelude.py:96
+    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:97
+    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:98
+    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:99
 }
 
-// Python's float modulo (sign of the divisor)
-fn ps_mod_f32(a: f32, b: f32) -> f32 {
-    return a - b * ps_floordiv_f32(a, b);
+fn ps_mod_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:102
+    return a_ - (b * ps_floordiv_float_f32(a_, b));  // prelude.py:104
 }
 
-// x ** n for a constant integer n: n - 1 multiplications, left to right
-fn ps_powi_f32(x: f32, n: u32) -> f32 {
-    if (n == 0u) { return f32(1); }
-    var r = x;
-    for (var i = 1u; i < n; i += 1u) { r = r * x; }
-    return r;
+fn ps_pow_f32_u32(x: f32, n: u32) -> f32 {  // prelude.py:107
+    var i: u32;
+    if (n == 0u) {  // prelude.py:109
+        return 1.0f;  // prelude.py:110
+    }
+    var r: f32 = x;  // prelude.py:111
+    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
+        i = i_1;  // prelude.py:112
+        r = r * x;  // prelude.py:113
+    }
+    return r;  // prelude.py:114
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -37,8 +41,8 @@ fn float_ops(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // int_s
         return;  // int_semantics.py:46
     }
     let x: f32 = a[i];  // int_semantics.py:47
-    let fq: f32 = ps_floordiv_f32(x, 0.25f);  // int_semantics.py:48
-    let fm: f32 = ps_mod_f32(x, (-1.5f));  // int_semantics.py:49
-    let p: f32 = ps_powi_f32(x, 4u);  // int_semantics.py:50
+    let fq: f32 = ps_floordiv_float_f32(x, 0.25f);  // int_semantics.py:48
+    let fm: f32 = ps_mod_float_f32(x, -1.5f);  // int_semantics.py:49
+    let p: f32 = ps_pow_f32_u32(x, 4u);  // int_semantics.py:50
     out_[i] = ((fq + fm) + (p / 2.0f)) - (x * (-1.0f));  // int_semantics.py:51
 }

@@ -7,25 +7,37 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-// Python's floor division (rounds toward -inf)
-fn ps_floordiv_i32(a: i32, b: i32) -> i32 {
-    let q = a / b;
-    let r = a - q * b;
-    return select(q, q - i32(1), (r != i32()) & ((r < i32()) != (b < i32())));
+fn ps_trunc_div_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:55
+    let one: i32 = 1i;  // prelude.py:58
+    let neg: bool = b_ == (-one);  // prelude.py:59
+    let q: i32 = (a_ / select(b_, one, (b_ == 0i) | neg));  // prelude.py:60
+    return select(q, 0i - q, neg);  // prelude.py:61
 }
 
-// Python's modulo (sign of the divisor)
-fn ps_mod_i32(a: i32, b: i32) -> i32 {
-    let r = a - (a / b) * b;
-    return select(r, r + b, (r != i32()) & ((r < i32()) != (b < i32())));
+fn ps_floordiv_signed_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:64
+    let q: i32 = ps_trunc_div_i32(a_, b_);  // prelude.py:66
+    let r: i32 = a_ - (q * b_);  // prelude.py:67
+    let zero: i32 = 0i;  // prelude.py:68
+    return select(q, q - 1i, (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:69
 }
 
-// x ** n for a constant integer n: n - 1 multiplications, left to right
-fn ps_powi_i32(x: i32, n: u32) -> i32 {
-    if (n == 0u) { return i32(1); }
-    var r = x;
-    for (var i = 1u; i < n; i += 1u) { r = r * x; }
-    return r;
+fn ps_mod_signed_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:72
+    let r: i32 = a_ - (ps_trunc_div_i32(a_, b_) * b_);  // prelude.py:74
+    let zero: i32 = 0i;  // prelude.py:75
+    return select(r, r + b_, (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:76
+}
+
+fn ps_pow_i32_u32(x: i32, n: u32) -> i32 {  // prelude.py:107
+    var i: u32;
+    if (n == 0u) {  // prelude.py:109
+        return 1i;  // prelude.py:110
+    }
+    var r: i32 = x;  // prelude.py:111
+    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
+        i = i_1;  // prelude.py:112
+        r = r * x;  // prelude.py:113
+    }
+    return r;  // prelude.py:114
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -36,13 +48,13 @@ fn signed_ops(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // int_
     }
     let x: i32 = a[i];  // int_semantics.py:13
     let y: i32 = b[i];  // int_semantics.py:14
-    let q: i32 = ps_floordiv_i32(x, y);  // int_semantics.py:15
-    let r: i32 = ps_mod_i32(x, y);  // int_semantics.py:16
-    let r2: i32 = ps_mod_i32(x, 16i);  // int_semantics.py:17
-    let q2: i32 = ps_floordiv_i32((-x), 4i);  // int_semantics.py:18
+    let q: i32 = ps_floordiv_signed_i32(x, y);  // int_semantics.py:15
+    let r: i32 = ps_mod_signed_i32(x, y);  // int_semantics.py:16
+    let r2: i32 = ps_mod_signed_i32(x, 16i);  // int_semantics.py:17
+    let q2: i32 = ps_floordiv_signed_i32(-x, 4i);  // int_semantics.py:18
     let wrapped: i32 = (x * 65536i) + 2147483647i;  // int_semantics.py:19
     let sh: i32 = (x >> 3u) + (y << 2u);  // int_semantics.py:20
     let bits: i32 = (x & 255i) | (y ^ (~x));  // int_semantics.py:21
-    let cube: i32 = ps_powi_i32(x, 3u);  // int_semantics.py:22
+    let cube: i32 = ps_pow_i32_u32(x, 3u);  // int_semantics.py:22
     out_[i] = (((((((q + r) + r2) + q2) + wrapped) + sh) + bits) + cube) + (-y);  // int_semantics.py:23
 }

@@ -7,12 +7,25 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-// x ** n for a constant integer n: n - 1 multiplications, left to right
-fn ps_powi_u32(x: u32, n: u32) -> u32 {
-    if (n == 0u) { return u32(1); }
-    var r = x;
-    for (var i = 1u; i < n; i += 1u) { r = r * x; }
-    return r;
+fn ps_pow_u32(x: u32, n: u32) -> u32 {  // prelude.py:107
+    var i: u32;
+    if (n == 0u) {  // prelude.py:109
+        return 1u;  // prelude.py:110
+    }
+    var r: u32 = x;  // prelude.py:111
+    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
+        i = i_1;  // prelude.py:112
+        r = r * x;  // prelude.py:113
+    }
+    return r;  // prelude.py:114
+}
+
+fn ps_floordiv_unsigned_u32(a_: u32, b: u32) -> u32 {  // prelude.py:79
+    return (a_ / select(b, 1u, b == 0u));  // prelude.py:81
+}
+
+fn ps_mod_unsigned_u32(a_: u32, b: u32) -> u32 {  // prelude.py:84
+    return a_ - (ps_floordiv_unsigned_u32(a_, b) * b);  // prelude.py:86
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -28,7 +41,7 @@ fn unsigned_ops(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // in
     h = (h << 5u) | (h >> 27u);  // int_semantics.py:34
     let neg: u32 = (u32() - x);  // int_semantics.py:35
     let inv: u32 = ~x;  // int_semantics.py:36
-    let sq: u32 = ps_powi_u32(x, 2u);  // int_semantics.py:37
-    let one: u32 = ps_powi_u32(x, 0u);  // int_semantics.py:38
-    out_[i] = (((((((h + (x / k)) + (x % k)) + neg) + inv) + sq) + one) + (x >> k)) + (1u << (k & 31u));  // int_semantics.py:39
+    let sq: u32 = ps_pow_u32(x, 2u);  // int_semantics.py:37
+    let one: u32 = ps_pow_u32(x, 0u);  // int_semantics.py:38
+    out_[i] = (((((((h + ps_floordiv_unsigned_u32(x, k)) + ps_mod_unsigned_u32(x, k)) + neg) + inv) + sq) + one) + (x >> k)) + (1u << (k & 31u));  // int_semantics.py:39
 }

@@ -13,34 +13,27 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-// Python's max(a, b) = b if b > a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_max_f32(a: f32, b: f32) -> f32 {
-    let ia = bitcast<i32>(a);
-    let ib = bitcast<i32>(b);
-    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
-    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
-    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
-    let zeros = ((ia | ib) & 0x7fffffff) == 0;
-    return select(a, b, (kb > ka) & !(nan | zeros));
-}
-
-// Python's min(a, b) = b if b < a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_min_f32(a: f32, b: f32) -> f32 {
-    let ia = bitcast<i32>(a);
-    let ib = bitcast<i32>(b);
-    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
-    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
-    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
-    let zeros = ((ia | ib) & 0x7fffffff) == 0;
-    return select(a, b, (kb < ka) & !(nan | zeros));
-}
-
 fn twice(n: u32) -> u32 {  // match_enums.py:93
     {  // match_enums.py:95
         return n * 2u;  // match_enums.py:96
     }
+}
+
+fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:143
+    let mag: i32 = 2147483647i;  // prelude.py:147
+    let inf: i32 = 2139095040i;  // prelude.py:148
+    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:149
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:150
+    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:151
+    return (kx < ky) & ordered;  // prelude.py:152
+}
+
+fn ps_min_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:159
+    return select(a_, b, ps_key_before_i32(bitcast<i32>(b), bitcast<i32>(a_)));  // prelude.py:161
+}
+
+fn ps_max_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:164
+    return select(a_, b, ps_key_before_i32(bitcast<i32>(a_), bitcast<i32>(b)));  // prelude.py:166
 }
 
 fn combine(op: u32, x: f32, y: f32) -> f32 {  // match_enums.py:81
@@ -52,7 +45,7 @@ fn combine(op: u32, x: f32, y: f32) -> f32 {  // match_enums.py:81
         return x * y;  // match_enums.py:88
     } else {  // match_enums.py:89
         // case Op.MIN | Op.MAX: the members left
-        return select(ps_max_f32(x, y), ps_min_f32(x, y), op == Op_MIN);  // match_enums.py:90
+        return select(ps_max_float_f32(x, y), ps_min_float_f32(x, y), op == Op_MIN);  // match_enums.py:90
     }
 }
 

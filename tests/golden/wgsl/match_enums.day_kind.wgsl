@@ -6,6 +6,14 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
+fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:79
+    return (a / select(b, 1u, b == 0u));  // prelude.py:81
+}
+
+fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:84
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:86
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn day_kind(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // match_enums.py:45
     let i: u32 = ps_global_id.x;  // match_enums.py:46
@@ -13,7 +21,7 @@ fn day_kind(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // match_
         return;  // match_enums.py:48
     }
     var kind: u32 = 0u;  // match_enums.py:49
-    let subject_1: u32 = days[i] % 7u;  // match_enums.py:50
+    let subject_1: u32 = ps_mod_unsigned_u32(days[i], 7u);  // match_enums.py:50
     if (subject_1 == 0u || subject_1 == 6u) {  // match_enums.py:51
         kind = 2u;  // match_enums.py:52
     } else if (subject_1 == 5u) {  // match_enums.py:53

@@ -7,27 +7,33 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-// float -> int truncating, saturating at the integer maximum, nan -> 0
-fn ps_ftoi_i32(x: f32) -> i32 {
-    let nan = (bitcast<u32>(x) & u32(0x7fffffffu)) > u32(0x7f800000u);
-    return select(select(i32(x), i32(2147483647i), x >= f32(2147483648.0)), i32(), nan);
+fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:190
+    return (i & 2147483647i) > 2139095040i;  // prelude.py:192
 }
 
-// min of signed integers with select (see min_max in emit/wgsl.py)
-fn ps_min_i32(a: i32, b: i32) -> i32 {
-    return select(b, a, a < b);
+fn ps_float_to_int_f32_i32(x_: f32, bottom: i32, top: i32) -> i32 {  // prelude.py:200
+    let lo: f32 = f32(bottom);  // prelude.py:205
+    let hi: f32 = f32(top);  // prelude.py:206
+    var v: i32 = i32(select(0.0f, x_, (x_ > lo) & (x_ < hi)));  // prelude.py:207
+    v = select(select(v, top, x_ >= hi), bottom, x_ <= lo);  // prelude.py:208
+    return select(v, 0i, ps_nan_bits_i32(bitcast<i32>(x_)));  // prelude.py:209
 }
 
-// Python's max(a, b) = b if b > a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_max_f32(a: f32, b: f32) -> f32 {
-    let ia = bitcast<i32>(a);
-    let ib = bitcast<i32>(b);
-    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
-    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
-    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
-    let zeros = ((ia | ib) & 0x7fffffff) == 0;
-    return select(a, b, (kb > ka) & !(nan | zeros));
+fn ps_min_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:121
+    return select(b, a, a < b);  // prelude.py:123
+}
+
+fn ps_key_before_i32(x_: i32, y: i32) -> bool {  // prelude.py:143
+    let mag: i32 = 2147483647i;  // prelude.py:147
+    let inf: i32 = 2139095040i;  // prelude.py:148
+    let kx: i32 = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:149
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:150
+    let ordered: bool = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0i);  // prelude.py:151
+    return (kx < ky) & ordered;  // prelude.py:152
+}
+
+fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:164
+    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:166
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -40,6 +46,6 @@ fn rounding(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_f
     let fl: f32 = floor(t);  // math_funcs.py:30
     let frac_: f32 = t - fl;  // math_funcs.py:31
     let r: f32 = round(t);  // math_funcs.py:32
-    ints[i] = ((ps_ftoi_i32(ceil(t)) + ps_ftoi_i32(trunc(t))) + ps_ftoi_i32(r)) + ps_min_i32(ps_ftoi_i32(fl), 10i);  // math_funcs.py:33
-    fracs[i] = vec2<f32>(frac_, ps_max_f32(r, -1.0f));  // math_funcs.py:34
+    ints[i] = ((ps_float_to_int_f32_i32(ceil(t), i32(-2147483647 - 1), 2147483647i) + ps_float_to_int_f32_i32(trunc(t), i32(-2147483647 - 1), 2147483647i)) + ps_float_to_int_f32_i32(r, i32(-2147483647 - 1), 2147483647i)) + ps_min_signed_i32(ps_float_to_int_f32_i32(fl, i32(-2147483647 - 1), 2147483647i), 10i);  // math_funcs.py:33
+    fracs[i] = vec2<f32>(frac_, ps_max_float_f32(r, -1.0f));  // math_funcs.py:34
 }

@@ -12,40 +12,66 @@ fn ps_f32_from_bits(b: u32) -> f32 {
     return bitcast<f32>(b);
 }
 
-// Python's max(a, b) = b if b > a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_max_f32(a: f32, b: f32) -> f32 {
-    let ia = bitcast<i32>(a);
-    let ib = bitcast<i32>(b);
-    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
-    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
-    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
-    let zeros = ((ia | ib) & 0x7fffffff) == 0;
-    return select(a, b, (kb > ka) & !(nan | zeros));
+fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:190
+    return (i & 2147483647i) > 2139095040i;  // prelude.py:192
 }
 
-// Python's min(a, b) = b if b < a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_min_f32(a: f32, b: f32) -> f32 {
-    let ia = bitcast<i32>(a);
-    let ib = bitcast<i32>(b);
-    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
-    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
-    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
-    let zeros = ((ia | ib) & 0x7fffffff) == 0;
-    return select(a, b, (kb < ka) & !(nan | zeros));
+fn ps_isnan_f32(x_: f32) -> bool {  // prelude.py:212
+    return ps_nan_bits_i32(bitcast<i32>(x_));  // prelude.py:214
 }
 
-// Python's max(a, b) = b if b > a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_max_vec3_f32(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
-    let ia = bitcast<vec3<i32>>(a);
-    let ib = bitcast<vec3<i32>>(b);
-    let ka = ia ^ ((ia >> vec3<u32>(31u)) & vec3<i32>(0x7fffffff));
-    let kb = ib ^ ((ib >> vec3<u32>(31u)) & vec3<i32>(0x7fffffff));
-    let nan = ((ia & vec3<i32>(0x7fffffff)) > vec3<i32>(0x7f800000)) | ((ib & vec3<i32>(0x7fffffff)) > vec3<i32>(0x7f800000));
-    let zeros = ((ia | ib) & vec3<i32>(0x7fffffff)) == vec3<i32>(0);
-    return select(a, b, (kb > ka) & !(nan | zeros));
+fn ps_inf_bits_i32(i: i32) -> bool {  // prelude.py:195
+    return (i & 2147483647i) == 2139095040i;  // prelude.py:197
+}
+
+fn ps_isinf_f32(x_: f32) -> bool {  // prelude.py:217
+    return ps_inf_bits_i32(bitcast<i32>(x_));  // prelude.py:219
+}
+
+fn ps_key_before_i32(x_: i32, y: i32) -> bool {  // prelude.py:143
+    let mag: i32 = 2147483647i;  // prelude.py:147
+    let inf: i32 = 2139095040i;  // prelude.py:148
+    let kx: i32 = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:149
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:150
+    let ordered: bool = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0i);  // prelude.py:151
+    return (kx < ky) & ordered;  // prelude.py:152
+}
+
+fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:164
+    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:166
+}
+
+fn ps_min_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:159
+    return select(a, b, ps_key_before_i32(bitcast<i32>(b), bitcast<i32>(a)));  // prelude.py:161
+}
+
+fn ps_nan_bits_ivec3(i: vec3<i32>) -> vec3<bool> {  // prelude.py:190
+    return (i & vec3<i32>(2147483647i)) > vec3<i32>(2139095040i);  // prelude.py:192
+}
+
+fn ps_isnan_vec3(x_: vec3<f32>) -> vec3<bool> {  // prelude.py:212
+    return ps_nan_bits_ivec3(bitcast<vec3<i32>>(x_));  // prelude.py:214
+}
+
+fn ps_inf_bits_ivec3(i: vec3<i32>) -> vec3<bool> {  // prelude.py:195
+    return (i & vec3<i32>(2147483647i)) == vec3<i32>(2139095040i);  // prelude.py:197
+}
+
+fn ps_isinf_vec3(x_: vec3<f32>) -> vec3<bool> {  // prelude.py:217
+    return ps_inf_bits_ivec3(bitcast<vec3<i32>>(x_));  // prelude.py:219
+}
+
+fn ps_key_before_ivec3(x_: vec3<i32>, y: vec3<i32>) -> vec3<bool> {  // prelude.py:143
+    let mag: vec3<i32> = vec3<i32>(2147483647i);  // prelude.py:147
+    let inf: vec3<i32> = vec3<i32>(2139095040i);  // prelude.py:148
+    let kx: vec3<i32> = x_ ^ ((x_ >> vec3<u32>(31u)) & mag);  // prelude.py:149
+    let ky: vec3<i32> = y ^ ((y >> vec3<u32>(31u)) & mag);  // prelude.py:150
+    let ordered: vec3<bool> = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != vec3<i32>(0i));  // prelude.py:151
+    return (kx < ky) & ordered;  // prelude.py:152
+}
+
+fn ps_max_float_vec3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {  // prelude.py:164
+    return select(a, b, ps_key_before_ivec3(bitcast<vec3<i32>>(a), bitcast<vec3<i32>>(b)));  // prelude.py:166
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -57,19 +83,19 @@ fn specials(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_f
     var t: f32 = x[i];  // math_funcs.py:42
     let lo: f32 = ps_f32_from_bits(0xff800000u);  // math_funcs.py:43
     let hi: f32 = ps_f32_from_bits(0x7f800000u);  // math_funcs.py:44
-    if (((bitcast<u32>(t) & u32(0x7fffffffu)) > u32(0x7f800000u))) {  // math_funcs.py:45
+    if (ps_isnan_f32(t)) {  // math_funcs.py:45
         t = 0.0f;  // math_funcs.py:46
-    } else if (((bitcast<u32>(t) & u32(0x7fffffffu)) == u32(0x7f800000u))) {  // math_funcs.py:47
+    } else if (ps_isinf_f32(t)) {  // math_funcs.py:47
         t = select(lo, hi, t > 0.0f);  // math_funcs.py:48
-        t = ps_min_f32(ps_max_f32(t, -1e+30f), 1e+30f);  // math_funcs.py:49
+        t = ps_min_float_f32(ps_max_float_f32(t, -1e+30f), 1e+30f);  // math_funcs.py:49
     }
     let q: f32 = select(t, ps_f32_from_bits(0x7fc00000u), t < (-100.0f));  // math_funcs.py:50
     var w: vec3<f32> = v[i].xyz;  // math_funcs.py:51
     w = vec3<f32>(sqrt(abs(w.x)), floor(w.y), round(w.z)) + abs(q);  // math_funcs.py:52
     w = vec3<f32>(sin(w.xy), 1.0f) * exp(w);  // math_funcs.py:53
-    let nan_mask: vec3<bool> = ((bitcast<vec3<u32>>(w) & vec3<u32>(0x7fffffffu)) > vec3<u32>(0x7f800000u));  // math_funcs.py:54
-    if (nan_mask.x || ((bitcast<vec3<u32>>(w) & vec3<u32>(0x7fffffffu)) == vec3<u32>(0x7f800000u)).y) {  // math_funcs.py:55
-        w = ps_max_vec3_f32(w, vec3<f32>(0.0f));  // math_funcs.py:56
+    let nan_mask: vec3<bool> = ps_isnan_vec3(w);  // math_funcs.py:54
+    if (nan_mask.x || ps_isinf_vec3(w).y) {  // math_funcs.py:55
+        w = ps_max_float_vec3(w, vec3<f32>(0.0f));  // math_funcs.py:56
     }
     v[i] = vec4<f32>(w, q);  // math_funcs.py:57
     out_[i] = q;  // math_funcs.py:58

@@ -6,20 +6,19 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-// Python's float modulo (sign of the divisor)
-fn ps_mod_f32(a: f32, b: f32) -> f32 {
-    return a - b * ps_floordiv_f32(a, b);
+fn ps_floordiv_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:89
+    let zero: f32 = 0.0f;  // prelude.py:92
+    let one: f32 = 1.0f;  // prelude.py:93
+    let q: f32 = floor(a / b);  // prelude.py:94
+    let r: f32 = a - (q * b);  // prelude.py:95
+    let pos: bool = b > zero;  // prelude.py:96
+    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:97
+    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:98
+    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:99
 }
 
-// Python's float floor division: floor(a / b) corrected by the
-// remainder, since GPU division may be off by ulps (Vulkan: 2.5)
-fn ps_floordiv_f32(a: f32, b: f32) -> f32 {
-    let q = floor(a / b);
-    let r = a - q * b;
-    let pos = b > f32();
-    let dec = select(r > f32(), r < f32(), pos);
-    let inc = select((b < f32()) & (r <= b), r >= b, pos);
-    return select(select(q, q + f32(1), inc), q - f32(1), dec);
+fn ps_mod_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:102
+    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:104
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -30,7 +29,7 @@ fn trig(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs
     }
     let t: f32 = x[i];  // math_funcs.py:15
     let a: f32 = (sin(t) * cos(t)) + tan(t * 0.5f);  // math_funcs.py:16
-    let b: f32 = (asin(ps_mod_f32(abs(t), 1.0f)) + acos(0.5f)) + atan(t);  // math_funcs.py:17
+    let b: f32 = (asin(ps_mod_float_f32(abs(t), 1.0f)) + acos(0.5f)) + atan(t);  // math_funcs.py:17
     let c: f32 = (atan2(t, 2.0f) * 180.0f) / 3.1415927f;  // math_funcs.py:18
     let d: f32 = ((sqrt(abs(t)) + exp(-t)) + log(1.0f + (t * t))) + log2(8.0f + t);  // math_funcs.py:19
     let e: f32 = pow(abs(t), 1.5f) + 2.7182817f;  // math_funcs.py:20

@@ -7,23 +7,36 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-// Python's modulo (sign of the divisor)
-fn ps_mod_vec2_i32(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {
-    let r = a - (a / b) * b;
-    return select(r, r + b, (r != vec2<i32>()) & ((r < vec2<i32>()) != (b < vec2<i32>())));
+fn ps_trunc_div_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:55
+    let one: vec2<i32> = vec2<i32>(1i);  // prelude.py:58
+    let neg: vec2<bool> = b == (-one);  // prelude.py:59
+    let q: vec2<i32> = (a / select(b, one, (b == vec2<i32>(0i)) | neg));  // prelude.py:60
+    return select(q, vec2<i32>(0i) - q, neg);  // prelude.py:61
 }
 
-// Python's floor division (rounds toward -inf)
-fn ps_floordiv_vec2_i32(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {
-    let q = a / b;
-    let r = a - q * b;
-    return select(q, q - vec2<i32>(1), (r != vec2<i32>()) & ((r < vec2<i32>()) != (b < vec2<i32>())));
+fn ps_mod_signed_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:72
+    let r: vec2<i32> = a - (ps_trunc_div_ivec2(a, b) * b);  // prelude.py:74
+    let zero: vec2<i32> = vec2<i32>(0i);  // prelude.py:75
+    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:76
 }
 
-// float -> int truncating, saturating at the integer maximum, nan -> 0
-fn ps_ftoi_vec2_i32(x: vec2<f32>) -> vec2<i32> {
-    let nan = (bitcast<vec2<u32>>(x) & vec2<u32>(0x7fffffffu)) > vec2<u32>(0x7f800000u);
-    return select(select(vec2<i32>(x), vec2<i32>(2147483647i), x >= vec2<f32>(2147483648.0)), vec2<i32>(), nan);
+fn ps_floordiv_signed_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:64
+    let q: vec2<i32> = ps_trunc_div_ivec2(a, b);  // prelude.py:66
+    let r: vec2<i32> = a - (q * b);  // prelude.py:67
+    let zero: vec2<i32> = vec2<i32>(0i);  // prelude.py:68
+    return select(q, q - vec2<i32>(1i), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:69
+}
+
+fn ps_nan_bits_ivec2(i: vec2<i32>) -> vec2<bool> {  // prelude.py:190
+    return (i & vec2<i32>(2147483647i)) > vec2<i32>(2139095040i);  // prelude.py:192
+}
+
+fn ps_float_to_int_vec2_ivec2(x: vec2<f32>, bottom: vec2<i32>, top: vec2<i32>) -> vec2<i32> {  // prelude.py:200
+    let lo: vec2<f32> = vec2<f32>(bottom);  // prelude.py:205
+    let hi: vec2<f32> = vec2<f32>(top);  // prelude.py:206
+    var v: vec2<i32> = vec2<i32>(select(vec2<f32>(0.0f), x, (x > lo) & (x < hi)));  // prelude.py:207
+    v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:208
+    return select(v, vec2<i32>(0i), ps_nan_bits_ivec2(bitcast<vec2<i32>>(x)));  // prelude.py:209
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -34,14 +47,14 @@ fn int_vectors(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // vec
         return;  // vectors.py:32
     }
     let c: vec2<i32> = cells[i];  // vectors.py:33
-    let wrapped: vec2<i32> = ps_mod_vec2_i32(c, size);  // vectors.py:34
-    let halves: vec2<i32> = ps_floordiv_vec2_i32(c, vec2<i32>(2i));  // vectors.py:35
+    let wrapped: vec2<i32> = ps_mod_signed_ivec2(c, size);  // vectors.py:34
+    let halves: vec2<i32> = ps_floordiv_signed_ivec2(c, vec2<i32>(2i));  // vectors.py:35
     let mirrored: vec2<i32> = vec2<i32>(-c.y, c.x) + vec2<i32>(1i);  // vectors.py:36
     let inside: bool = (wrapped.x >= 0i) && (wrapped.x < size.x);  // vectors.py:37
     var u: vec4<u32> = vec4<u32>(u32(wrapped.x), u32(wrapped.y), u32(halves.x), u32(mirrored.y));  // vectors.py:38
     u = (u << vec4<u32>(1u, 2u, 3u, 4u)) ^ ((u >> vec4<u32>(1u)) & vec4<u32>(255u));  // vectors.py:39
     let v2: vec2<f32> = vec2<f32>(c);  // vectors.py:40
-    let w: vec2<i32> = ps_ftoi_vec2_i32(v2 * 0.5f);  // vectors.py:41
+    let w: vec2<i32> = ps_float_to_int_vec2_ivec2(v2 * 0.5f, vec2<i32>(i32(-2147483647 - 1)), vec2<i32>(2147483647i));  // vectors.py:41
     let flags: vec3<bool> = vec3<bool>(inside, c.x == w.x, c.y < 0i);  // vectors.py:42
     if (flags.x && (!flags.z)) {  // vectors.py:43
         u.w = u.w + 1u;  // vectors.py:44

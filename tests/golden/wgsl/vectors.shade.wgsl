@@ -8,48 +8,51 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-// Python's max(a, b) = b if b > a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_max_f32(a: f32, b: f32) -> f32 {
-    let ia = bitcast<i32>(a);
-    let ib = bitcast<i32>(b);
-    let ka = ia ^ ((ia >> 31u) & 0x7fffffff);
-    let kb = ib ^ ((ib >> 31u) & 0x7fffffff);
-    let nan = ((ia & 0x7fffffff) > 0x7f800000) | ((ib & 0x7fffffff) > 0x7f800000);
-    let zeros = ((ia | ib) & 0x7fffffff) == 0;
-    return select(a, b, (kb > ka) & !(nan | zeros));
+fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:143
+    let mag: i32 = 2147483647i;  // prelude.py:147
+    let inf: i32 = 2139095040i;  // prelude.py:148
+    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:149
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:150
+    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:151
+    return (kx < ky) & ordered;  // prelude.py:152
 }
 
-// x ** n for a constant integer n: n - 1 multiplications, left to right
-fn ps_powi_f32(x: f32, n: u32) -> f32 {
-    if (n == 0u) { return f32(1); }
-    var r = x;
-    for (var i = 1u; i < n; i += 1u) { r = r * x; }
-    return r;
+fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:164
+    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:166
 }
 
-// Python's min(a, b) = b if b < a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_min_vec4_f32(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    let ia = bitcast<vec4<i32>>(a);
-    let ib = bitcast<vec4<i32>>(b);
-    let ka = ia ^ ((ia >> vec4<u32>(31u)) & vec4<i32>(0x7fffffff));
-    let kb = ib ^ ((ib >> vec4<u32>(31u)) & vec4<i32>(0x7fffffff));
-    let nan = ((ia & vec4<i32>(0x7fffffff)) > vec4<i32>(0x7f800000)) | ((ib & vec4<i32>(0x7fffffff)) > vec4<i32>(0x7f800000));
-    let zeros = ((ia | ib) & vec4<i32>(0x7fffffff)) == vec4<i32>(0);
-    return select(a, b, (kb < ka) & !(nan | zeros));
+fn ps_pow_f32_u32(x: f32, n: u32) -> f32 {  // prelude.py:107
+    var i: u32;
+    if (n == 0u) {  // prelude.py:109
+        return 1.0f;  // prelude.py:110
+    }
+    var r: f32 = x;  // prelude.py:111
+    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
+        i = i_1;  // prelude.py:112
+        r = r * x;  // prelude.py:113
+    }
+    return r;  // prelude.py:114
 }
 
-// Python's max(a, b) = b if b > a else a (NaN, signed zeros),
-// compared on order-preserving integer keys of the bits
-fn ps_max_vec4_f32(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    let ia = bitcast<vec4<i32>>(a);
-    let ib = bitcast<vec4<i32>>(b);
-    let ka = ia ^ ((ia >> vec4<u32>(31u)) & vec4<i32>(0x7fffffff));
-    let kb = ib ^ ((ib >> vec4<u32>(31u)) & vec4<i32>(0x7fffffff));
-    let nan = ((ia & vec4<i32>(0x7fffffff)) > vec4<i32>(0x7f800000)) | ((ib & vec4<i32>(0x7fffffff)) > vec4<i32>(0x7f800000));
-    let zeros = ((ia | ib) & vec4<i32>(0x7fffffff)) == vec4<i32>(0);
-    return select(a, b, (kb > ka) & !(nan | zeros));
+fn ps_key_before_ivec4(x: vec4<i32>, y: vec4<i32>) -> vec4<bool> {  // prelude.py:143
+    let mag: vec4<i32> = vec4<i32>(2147483647i);  // prelude.py:147
+    let inf: vec4<i32> = vec4<i32>(2139095040i);  // prelude.py:148
+    let kx: vec4<i32> = x ^ ((x >> vec4<u32>(31u)) & mag);  // prelude.py:149
+    let ky: vec4<i32> = y ^ ((y >> vec4<u32>(31u)) & mag);  // prelude.py:150
+    let ordered: vec4<bool> = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != vec4<i32>(0i));  // prelude.py:151
+    return (kx < ky) & ordered;  // prelude.py:152
+}
+
+fn ps_max_float_vec4(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {  // prelude.py:164
+    return select(a, b, ps_key_before_ivec4(bitcast<vec4<i32>>(a), bitcast<vec4<i32>>(b)));  // prelude.py:166
+}
+
+fn ps_min_float_vec4(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {  // prelude.py:159
+    return select(a, b, ps_key_before_ivec4(bitcast<vec4<i32>>(b), bitcast<vec4<i32>>(a)));  // prelude.py:161
+}
+
+fn ps_clamp_float_vec4(x: vec4<f32>, lo: vec4<f32>, hi: vec4<f32>) -> vec4<f32> {  // prelude.py:169
+    return ps_min_float_vec4(ps_max_float_vec4(x, lo), hi);  // prelude.py:171
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -62,14 +65,14 @@ fn shade(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // vectors.p
     }
     let n: vec3<f32> = normalize(normals[i].xyz);  // vectors.py:14
     let l_dir: vec3<f32> = normalize(-light);  // vectors.py:15
-    let diffuse: f32 = ps_max_f32(dot(n, l_dir), 0.0f);  // vectors.py:16
+    let diffuse: f32 = ps_max_float_f32(dot(n, l_dir), 0.0f);  // vectors.py:16
     let h: vec3<f32> = normalize(l_dir + vec3<f32>(0.0f, 0.0f, 1.0f));  // vectors.py:17
-    let spec: f32 = ps_powi_f32(dot(n, h), 8u);  // vectors.py:18
+    let spec: f32 = ps_pow_f32_u32(dot(n, h), 8u);  // vectors.py:18
     let base: vec3<f32> = (vec3<f32>(diffuse) * tint.rgb) + spec;  // vectors.py:19
     var c: vec4<f32> = vec4<f32>(base, tint.a);  // vectors.py:20
     c.w = 1.0f;  // vectors.py:21
     let side: vec3<f32> = cross(n, vec3<f32>(0.0f, 1.0f, 0.0f));  // vectors.py:22
     c = vec4<f32>((c.xyz * 0.5f) + (side.zyx * 0.5f), c.w);  // vectors.py:23
     c.x = c.x + (length(side) - distance(n, h));  // vectors.py:24
-    colors[i] = ps_min_vec4_f32(ps_max_vec4_f32(c, vec4<f32>(0.0f)), vec4<f32>(1.0f));  // vectors.py:25
+    colors[i] = ps_clamp_float_vec4(c, vec4<f32>(0.0f), vec4<f32>(1.0f));  // vectors.py:25
 }

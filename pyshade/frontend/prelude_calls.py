@@ -1,0 +1,127 @@
+"""Routing of Python-semantics operations to ``pyshade.prelude`` (a mixin of the
+type checker).
+
+On every GPU target, a typed ``a // b``, ``a % b``, ``x ** n``, a signed or
+float ``min``/``max``/``clamp``/``abs``, an f32 -> i32/u32 conversion and
+``math.isnan``/``math.isinf`` of floats are replaced by a call of the prelude
+function that computes Python's result. The call is typed through the same
+monomorphiser as a user's helper (``callgraph._Helpers.helper``), so the
+emitters see an ordinary helper call. The ``python`` target keeps the
+operators: its runtime computes Python's semantics itself (with Python's
+errors), and it is the reference the prelude is tested against.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .. import prelude
+from .. import types as T
+from .source import get_source
+
+_DIV = {ast.FloorDiv: "floordiv", ast.Mod: "mod"}
+
+
+def _elem(t: Any) -> Any:
+    if isinstance(t, (T.VectorType, T.MatrixType)):
+        return t.elem
+    return t.base if isinstance(t, T.EnumType) else t
+
+
+def _kind(e: T.ScalarType) -> str:
+    """The prelude's family for a scalar: signed, unsigned, float (f32) or plain (a float
+    without an integer type of its width)."""
+    if e.kind == "int":
+        return "signed"
+    if e.kind == "uint":
+        return "unsigned"
+    return "float" if e == T.f32 else "plain"
+
+
+class PreludeMixin:
+    """Prelude routing; the class using it provides ``prog_checker``, ``const``, ``error``..."""
+
+    def routes(self) -> bool:
+        """True where operations go to the prelude: a GPU target, outside the prelude itself
+        (which is written over primitives and must not call itself)."""
+        return self.target != "python" and self.src.globals is not vars(prelude)
+
+    def not_in_prelude(self, node: ast.AST, what: str) -> None:
+        """An internal error for a routed operation used inside the prelude."""
+        if self.target != "python" and self.src.globals is vars(prelude):
+            self.error(node, f"internal: the prelude cannot use {what} (it would call itself): "
+                             "use its primitives")
+
+    def prelude_call(self, like: ast.AST, name: str, args: list) -> ast.Call:
+        """A typed call of prelude function ``name`` on typed ``args``, at ``like``'s place."""
+        fn = getattr(prelude, name)
+        call = ast.copy_location(ast.Call(ast.Name(name, ast.Load()), list(args), []), like)
+        call.end_lineno = getattr(like, "end_lineno", None)
+        call.end_col_offset = getattr(like, "end_col_offset", None)
+        info = self.prog_checker.helper(self, call, fn, get_source(fn), list(args))
+        call.ps_call = ("func", info)
+        call.ps_args = list(args)
+        call.ps_type = info.ret
+        self.func.ids_used |= info.ids_used
+        return call
+
+    def splat(self, node: ast.expr, t: T.Type) -> ast.expr:
+        """``node`` as a value of the vector type ``t`` when it is a scalar (broadcast)."""
+        if not isinstance(t, T.VectorType) or isinstance(node.ps_type, T.VectorType):
+            return node
+        c = ast.copy_location(ast.Call(ast.Name(t.name, ast.Load()), [node], []), node)
+        c.ps_call = ("construct", t)
+        c.ps_type = t
+        return c
+
+    def route_binop(self, node: ast.BinOp) -> ast.expr:
+        """``//``, ``%`` and ``**`` as prelude calls (``ps_operands`` keeps the sides)."""
+        op = type(node.op)
+        if op not in _DIV and op is not ast.Pow:
+            return node
+        if not self.routes():
+            self.not_in_prelude(node, "//, % or **")
+            return node
+        t = node.ps_type
+        if op is ast.Pow:
+            call = self.prelude_call(node, "ps_pow", [node.left, node.right])
+        else:
+            args = [self.splat(node.left, t), self.splat(node.right, t)]
+            call = self.prelude_call(node, f"ps_{_DIV[op]}_{_kind(_elem(t))}", args)
+        call.ps_operands = (node.left, node.right)
+        return call
+
+    def route_builtin(self, node: ast.Call, name: str) -> ast.expr:
+        """Signed and float ``abs``/``min``/``max``/``clamp``, float ``isnan``/``isinf``."""
+        if name not in ("abs", "min", "max", "clamp", "math.isnan", "math.isinf"):
+            return node
+        if not self.routes():
+            self.not_in_prelude(node, f"{name}()")
+            return node
+        e = _elem(node.args[0].ps_type)
+        kind = _kind(e)
+        if name == "abs":
+            fn = "ps_abs_signed" if kind == "signed" else None
+        elif name in ("min", "max", "clamp"):
+            fn = f"ps_{name}_{kind}" if kind != "unsigned" else None
+        elif name == "math.isnan":
+            fn = "ps_isnan" if kind == "float" else "ps_isnan_plain"
+        else:
+            fn = "ps_isinf" if kind == "float" else ("ps_isinf_f16" if e == T.f16 else None)
+        if fn is None:      # the target's own builtin is right (unsigned, float abs)
+            return node
+        return self.prelude_call(node, fn, node.args)
+
+    def route_conversion(self, node: ast.Call, src: T.Type, dst: T.Type) -> ast.expr:
+        """An f32 (vector) -> i32/u32 (vector) conversion as ``ps_float_to_int``."""
+        de = dst.elem if isinstance(dst, T.VectorType) else dst
+        se = src.elem if isinstance(src, T.VectorType) else src
+        if se != T.f32 or de not in (T.i32, T.u32) or isinstance(dst, T.EnumType):
+            return node
+        if not self.routes():
+            self.not_in_prelude(node, "float -> int conversions (use convert)")
+            return node
+        bottom = self.splat(self.const(node, de.min, de), dst)
+        top = self.splat(self.const(node, de.max, de), dst)
+        return self.prelude_call(node, "ps_float_to_int", [node.args[0], bottom, top])

@@ -1,0 +1,229 @@
+"""The prelude: Python's semantics of operators and builtins, written once in the
+kernel language for every GPU target.
+
+After typing, the frontend replaces ``a // b``, ``a % b``, ``x ** n``, signed
+and float ``min``/``max``/``clamp``/``abs``, ``int(f32)`` and ``math.isnan``/
+``math.isinf`` by calls of these functions (``frontend/prelude_calls.py``).
+They then go through the ordinary helper path: monomorphised per argument
+types (scalars and vectors alike), named, placed before their callers and
+line-mapped to this file, so an emitter translates them exactly as it
+translates a user's helper and needs no semantics of its own.
+
+The ``python`` target keeps Python's own operators (the CPU device is the
+reference, with its errors: ZeroDivisionError...); tests run these functions
+on the CPU device and compare them with Python on edge values.
+
+Rules for this file:
+
+- Only operators the prelude does not replace: ``+ - *``, bit operations,
+  shifts, comparisons, float ``/``, ``math.floor`` and ``select``, plus the
+  primitives of ``lang`` below (``tdiv``, ``bits``, ``convert``), each of
+  which has one spelling per target. Using ``//``, ``%``, ``**``, ``min``...
+  here is an error: it would call itself.
+- Branch-free where a vector may come in (a condition must be a scalar bool):
+  ``select`` evaluates both sides, so every operand must be defined for every
+  input, which is why divisors are guarded here (C-family targets leave
+  ``x / 0`` and ``MIN / -1`` undefined, and optimisers exploit that).
+- A remainder is ``a - q * b``, never the target's ``%``: on NVIDIA's Vulkan
+  driver (through naga) i32 ``%`` gave unsigned remainders for negative
+  operands (``bench/probes/floordiv_probe.py``); ``/`` was right.
+- ``T(0)`` with ``T`` a TypeVar is the zero of whatever ``T`` is bound to.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TypeVar
+
+from . import lang
+from .lang import select
+from .types import u32
+
+T = TypeVar("T")        # any numeric scalar or vector type
+F = TypeVar("F")        # a float scalar or vector type
+I = TypeVar("I")        # noqa: E741 - an integer scalar or vector type
+# The bits of an f32 (vector). Its own TypeVar: a helper's call inherits its caller's
+# bindings, and ps_float_to_int's I may be u32 where the bits are i32.
+B = TypeVar("B")
+
+tdiv = lang._tdiv
+bits = lang._bits
+convert = lang._convert
+
+
+# -- division -------------------------------------------------------------------------
+def ps_trunc_div(a: T, b: T) -> T:
+    """Signed ``a / b`` rounded toward zero, defined for every operand: ``x / 0`` is ``x``
+    and ``MIN / -1`` wraps to ``MIN`` (WGSL's rules; naga and Tint guard alike)."""
+    one = T(1)
+    neg = b == -one
+    q = tdiv(a, select(b, one, (b == T(0)) | neg))
+    return select(q, T(0) - q, neg)
+
+
+def ps_floordiv_signed(a: T, b: T) -> T:
+    """Python's ``a // b`` of signed integers: the quotient rounded toward -inf."""
+    q = ps_trunc_div(a, b)
+    r = a - q * b
+    zero = T(0)
+    return select(q, q - T(1), (r != zero) & ((r < zero) != (b < zero)))
+
+
+def ps_mod_signed(a: T, b: T) -> T:
+    """Python's ``a % b`` of signed integers: the remainder has the divisor's sign."""
+    r = a - ps_trunc_div(a, b) * b
+    zero = T(0)
+    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)))
+
+
+def ps_floordiv_unsigned(a: T, b: T) -> T:
+    """``a // b`` of unsigned integers (``x // 0`` is ``x``)."""
+    return tdiv(a, select(b, T(1), b == T(0)))
+
+
+def ps_mod_unsigned(a: T, b: T) -> T:
+    """``a % b`` of unsigned integers, as ``a - (a // b) * b``."""
+    return a - ps_floordiv_unsigned(a, b) * b
+
+
+def ps_floordiv_float(a: F, b: F) -> F:
+    """Python's float ``a // b``: ``floor(a / b)`` corrected by the remainder, since GPU
+    division may be off by ulps (Vulkan allows 2.5)."""
+    zero = F(0.0)
+    one = F(1.0)
+    q = math.floor(a / b)
+    r = a - q * b
+    pos = b > zero
+    dec = select(r > zero, r < zero, pos)
+    inc = select((b < zero) & (r <= b), r >= b, pos)
+    return select(select(q, q + one, inc), q - one, dec)
+
+
+def ps_mod_float(a: F, b: F) -> F:
+    """Python's float ``a % b`` (the sign of the divisor): ``a - b * (a // b)``."""
+    return a - b * ps_floordiv_float(a, b)
+
+
+def ps_pow(x: T, n: u32) -> T:
+    """``x ** n`` for a constant ``n``: n - 1 multiplications, left to right."""
+    if n == 0:
+        return T(1)
+    r = x
+    for _i in range(1, n):
+        r = r * x
+    return r
+
+
+# -- min, max, clamp, abs -----------------------------------------------------------------
+# Signed integers use select, not the targets' min/max: on NVIDIA's Vulkan driver a
+# nested min(a, min(b, c)) of i32 gave wrong results while each pairwise min was right
+# (bench/probes/nvidia_last_line_probe.py). Unsigned integers keep the native min/max.
+def ps_min_signed(a: T, b: T) -> T:
+    """``min(a, b)`` of signed integers."""
+    return select(b, a, a < b)
+
+
+def ps_max_signed(a: T, b: T) -> T:
+    """``max(a, b)`` of signed integers."""
+    return select(b, a, a > b)
+
+
+def ps_clamp_signed(x: T, lo: T, hi: T) -> T:
+    """``min(max(x, lo), hi)`` of signed integers."""
+    return ps_min_signed(ps_max_signed(x, lo), hi)
+
+
+def ps_abs_signed(x: T) -> T:
+    """``abs(x)`` of a signed integer; ``abs(MIN)`` wraps to ``MIN``. Not the targets' abs:
+    Mesa (llvmpipe) assumes abs(x) >= 0 and folds what follows (abs(abs(x) >> 31) gave -1
+    for x = -2**31)."""
+    return select(x, -x, x < T(0))
+
+
+def ps_key_before(x: B, y: B):  # noqa: ANN202 - bool or a bool vector, as B is
+    """True where the f32 whose bits are ``x`` sorts strictly before the one of ``y``,
+    compared on order-preserving integer keys; false when either is NaN or both are zeros
+    (Python's ``b if b < a else a`` then keeps ``a``)."""
+    mag = B(0x7fffffff)
+    inf = B(0x7f800000)
+    kx = x ^ ((x >> 31) & mag)
+    ky = y ^ ((y >> 31) & mag)
+    ordered = ((x & mag) <= inf) & ((y & mag) <= inf) & (((x | y) & mag) != B(0))
+    return (kx < ky) & ordered
+
+
+# Floats: Python's min(a, b) is b if b < a else a (max: b > a), so NaN in either position
+# and -0.0 against 0.0 give the first argument. The comparison is made on the bits:
+# NVIDIA's driver turned select(a, b, b < a) into a min instruction (min(0.0, -0.0) gave
+# -0.0), and drivers may flush subnormals in float comparisons.
+def ps_min_float(a: F, b: F) -> F:
+    """Python's ``min(a, b)`` of f32 values (scalars or vectors)."""
+    return select(a, b, ps_key_before(bits(b), bits(a)))
+
+
+def ps_max_float(a: F, b: F) -> F:
+    """Python's ``max(a, b)`` of f32 values (scalars or vectors)."""
+    return select(a, b, ps_key_before(bits(a), bits(b)))
+
+
+def ps_clamp_float(x: F, lo: F, hi: F) -> F:
+    """``min(max(x, lo), hi)`` of f32 values."""
+    return ps_min_float(ps_max_float(x, lo), hi)
+
+
+def ps_min_plain(a: F, b: F) -> F:
+    """Python's ``min(a, b)`` of a float type without an integer of its width (f16)."""
+    return select(a, b, b < a)
+
+
+def ps_max_plain(a: F, b: F) -> F:
+    """Python's ``max(a, b)`` of a float type without an integer of its width (f16)."""
+    return select(a, b, b > a)
+
+
+def ps_clamp_plain(x: F, lo: F, hi: F) -> F:
+    """``min(max(x, lo), hi)`` of a float type without an integer of its width (f16)."""
+    return ps_min_plain(ps_max_plain(x, lo), hi)
+
+
+# -- conversions and classification -----------------------------------------------------
+def ps_nan_bits(i: B):  # noqa: ANN202 - bool or a bool vector, as B is
+    """True where the f32 bits ``i`` are a NaN."""
+    return (i & B(0x7fffffff)) > B(0x7f800000)
+
+
+def ps_inf_bits(i: B):  # noqa: ANN202 - bool or a bool vector, as B is
+    """True where the f32 bits ``i`` are an infinity."""
+    return (i & B(0x7fffffff)) == B(0x7f800000)
+
+
+def ps_float_to_int(x: F, bottom: I, top: I) -> I:
+    """``int(x)`` of an f32 as the CPU device computes it: truncation toward zero,
+    saturating at ``[bottom, top]``, NaN gives 0. Only in-range values reach the target's
+    conversion (out of range it is undefined in C, and WGSL saturates below ``top``). NaN
+    is tested on the bits: drivers may assume ``x != x`` is false."""
+    lo = convert(F, bottom)
+    hi = convert(F, top)
+    v = convert(I, select(F(0.0), x, (x > lo) & (x < hi)))
+    v = select(select(v, top, x >= hi), bottom, x <= lo)
+    return select(v, I(0), ps_nan_bits(bits(x)))
+
+
+def ps_isnan(x: F):  # noqa: ANN201 - bool or a bool vector, as F is
+    """``math.isnan`` of f32 on the bits: drivers may assume that no NaN occurs."""
+    return ps_nan_bits(bits(x))
+
+
+def ps_isinf(x: F):  # noqa: ANN201 - bool or a bool vector, as F is
+    """``math.isinf`` of f32 on the bits."""
+    return ps_inf_bits(bits(x))
+
+
+def ps_isnan_plain(x: F):  # noqa: ANN201 - bool or a bool vector, as F is
+    """``math.isnan`` of a float type without an integer of its width (f16)."""
+    return x != x  # noqa: PLR0124 - the NaN test
+
+
+def ps_isinf_f16(x: F):  # noqa: ANN201 - bool or a bool vector, as F is
+    """``math.isinf`` of f16: beyond the largest finite f16."""
+    return math.fabs(x) > F(65504.0)
