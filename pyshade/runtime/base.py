@@ -138,6 +138,36 @@ class Device:
         """Run ``compiled`` over ``groups`` workgroups with the given bindings."""
         raise NotImplementedError
 
+    def checked_launch(self, compiled: Compiled, buffers: Sequence[DeviceArray],
+                       params: bytes | None, groups: Sequence[int]) -> None:
+        """``launch_compiled`` for devices that implement ``prepare``/``run_prepared``:
+        that public entry point bypasses the launch path, so it checks here what the
+        binder would (buffer count and device, group counts, parameter block size)."""
+        from ..errors import LaunchError
+        layout = compiled.layout
+        if len(buffers) != len(layout.buffers):
+            raise LaunchError(f"'{compiled.entry}' binds {len(layout.buffers)} buffers, "
+                              f"{len(buffers)} given")
+        g = tuple(int(x) for x in groups)
+        limits = getattr(self, "max_group_counts", (self.max_groups_per_dim,) * 3)
+        if len(g) != 3 or min(g) < 0 or any(x > m for x, m in zip(g, limits)):
+            raise LaunchError(f"group counts {g} must be 3 non-negative counts within this "
+                              f"adapter's limits {tuple(limits)}")
+        for slot, arr in zip(layout.buffers, buffers):
+            if not isinstance(arr, DeviceArray) or arr.device is not self:
+                raise LaunchError(f"argument '{slot.name}' is not an array on this device "
+                                  f"({self!r}): got {arr!r}")
+        pb = layout.params
+        if pb is not None:
+            raw = bytes(params or b"")
+            if len(raw) > pb.size:
+                raise LaunchError(f"parameter block of {len(raw)} bytes exceeds its declared "
+                                  f"size {pb.size}")
+            params = raw + bytes(pb.size - len(raw))
+        if min(g) == 0:
+            return
+        self.run_prepared(self.prepare(compiled), buffers, params, g)  # type: ignore[arg-type]
+
     def prepare(self, compiled: Compiled) -> Any:
         """A handle for ``run_prepared`` (e.g. a pipeline), made once per binder."""
         return compiled

@@ -183,6 +183,7 @@ class VulkanDevice(Device):
             "min_storage_buffer_offset_alignment": int(L.minStorageBufferOffsetAlignment),
         }
         self.max_groups_per_dim = int(min(L.maxComputeWorkGroupCount))
+        self.max_group_counts = tuple(int(c) for c in L.maxComputeWorkGroupCount)
         self.max_workgroup_size = tuple(int(s) for s in L.maxComputeWorkGroupSize)
         self.max_workgroup_invocations = int(L.maxComputeWorkGroupInvocations)
         self.max_push_constants_size = int(L.maxPushConstantsSize)
@@ -504,30 +505,8 @@ class VulkanDevice(Device):
 
     def launch_compiled(self, compiled: Compiled, buffers: Sequence[DeviceArray],
                         params: bytes | None, groups: tuple[int, int, int]) -> None:
-        """Dispatch ``compiled`` over ``groups`` (checked here: this entry point is public)."""
-        layout = compiled.layout
-        if len(buffers) != len(layout.buffers):
-            raise LaunchError(f"'{compiled.entry}' binds {len(layout.buffers)} buffers, "
-                              f"{len(buffers)} given")
-        groups = tuple(int(g) for g in groups)
-        limits = self.limits["max_compute_work_group_count"]
-        if len(groups) != 3 or min(groups) < 0 or any(g > m for g, m in zip(groups, limits)):
-            raise LaunchError(f"group counts {groups} must be 3 non-negative counts within "
-                              f"this adapter's limits {limits}")
-        for slot, arr in zip(layout.buffers, buffers):
-            if not isinstance(arr, VulkanArray) or arr.device is not self:
-                raise LaunchError(f"argument '{slot.name}' is not an array on this device "
-                                  f"({self!r}): got {arr!r}")
-        pb = layout.params
-        if pb is not None:
-            raw = bytes(params or b"")
-            if len(raw) > pb.size:
-                raise LaunchError(f"parameter block of {len(raw)} bytes exceeds its declared "
-                                  f"size {pb.size}")
-            params = raw + bytes(pb.size - len(raw))
-        if min(groups) == 0:
-            return
-        self.run_prepared(self.prepare(compiled), buffers, params, groups)  # type: ignore
+        """Dispatch ``compiled`` over ``groups`` (checked: this entry point is public)."""
+        self.checked_launch(compiled, buffers, params, groups)
 
     def _descriptor_set(self, prep: _Prepared, buffers: Sequence[VulkanArray], key: tuple,
                         slot: Slot) -> _DescriptorSet:

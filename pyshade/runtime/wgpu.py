@@ -485,30 +485,8 @@ class WgpuDevice(Device):
 
     def launch_compiled(self, compiled: Compiled, buffers: Sequence[DeviceArray],
                         params: bytes | None, groups: tuple[int, int, int]) -> None:
-        """Dispatch ``compiled`` over ``groups`` (checked here: this entry point is public)."""
-        layout = compiled.layout
-        if len(buffers) != len(layout.buffers):
-            raise LaunchError(f"'{compiled.entry}' binds {len(layout.buffers)} buffers, "
-                              f"{len(buffers)} given")
-        gmax = self.max_groups_per_dim
-        if max(groups) > gmax:
-            raise LaunchError(f"group counts {tuple(groups)} exceed this adapter's limit of "
-                              f"{gmax} per dimension")
-        for slot, arr in zip(layout.buffers, buffers):
-            if not isinstance(arr, WgpuArray) or arr.device is not self:
-                raise LaunchError(f"argument '{slot.name}' is not an array on this device "
-                                  f"({self!r}): got {arr!r}")
-        pb = layout.params
-        if pb is not None:
-            raw = bytes(params or b"")
-            if len(raw) > pb.size:
-                raise LaunchError(f"parameter block of {len(raw)} bytes exceeds its declared "
-                                  f"size {pb.size}")
-            params = raw
-        if min(groups) == 0:
-            return
-        self.run_prepared(self.prepare(compiled), buffers, params,
-                          tuple(int(g) for g in groups))  # type: ignore[arg-type]
+        """Dispatch ``compiled`` over ``groups`` (checked: this entry point is public)."""
+        self.checked_launch(compiled, buffers, params, groups)
 
     def _bind_group(self, prep: _Prepared, buffers: Sequence[WgpuArray], arena: Any,
                     key: tuple) -> Any:
