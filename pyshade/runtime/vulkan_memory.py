@@ -396,20 +396,23 @@ def make_descriptor_set(dev: VulkanDevice, prep: Any, buffers: Any, arena: Arena
     layouts = ffi.new("VkDescriptorSetLayout[1]", [prep.dsl])
     out = ffi.new("VkDescriptorSet*")
     pools = dev._pools
-    for attempt in range(3):
-        if attempt == 1 or not pools:
-            _new_pool(dev, _POOL_SETS, _POOL_STORAGE)
-        elif attempt == 2:
-            _new_pool(dev, 1, max(1, len(buffers)))
+
+    def alloc(pool: Any) -> int:
         info = ffi.new("VkDescriptorSetAllocateInfo*", {
             "sType": vk.VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-            "descriptorPool": pools[-1], "descriptorSetCount": 1, "pSetLayouts": layouts})
-        result = lib.vkAllocateDescriptorSets(device, info, out)
-        if result == 0:
-            break
-    else:
-        check(result, "vkAllocateDescriptorSets")
-    pool = pools[-1]
+            "descriptorPool": pool, "descriptorSetCount": 1, "pSetLayouts": layouts})
+        return lib.vkAllocateDescriptorSets(device, info, out)
+
+    # Sets freed by the cache go back to whichever pool they came from: try every
+    # pool (newest first) before making another, or the count of pools grows with
+    # the number of sets ever made (seen on NVIDIA, which enforces maxSets).
+    pool = next((p for p in reversed(pools) if alloc(p) == 0), None)
+    if pool is None:
+        pool = _new_pool(dev, _POOL_SETS, _POOL_STORAGE)
+        result = alloc(pool)
+        if result != 0:                       # a set larger than a standard pool
+            pool = _new_pool(dev, 1, max(1, len(buffers)))
+            check(alloc(pool), "vkAllocateDescriptorSets")
     n = len(buffers) + (arena is not None)
     infos = ffi.new("VkDescriptorBufferInfo[]", max(n, 1))
     writes = ffi.new("VkWriteDescriptorSet[]", max(n, 1))
