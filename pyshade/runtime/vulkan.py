@@ -30,10 +30,10 @@ Design notes
   also host-visible and coherent (CPU drivers, unified memory) arrays are
   mapped and copied with memcpy; otherwise (discrete GPUs) uploads, writes and
   read-backs go through host-visible staging buffers and recorded copies.
-* Launches are recorded into one command buffer; outside ``batch()`` each is
-  submitted at once with a fence, inside when the outermost batch of the thread
-  exits (or a read-back, ``write()``, ``synchronize()`` or 4096 launches need
-  it). A memory barrier (shader/transfer write -> read/write) goes between two
+* Launches are recorded into one command buffer, submitted (with a fence) in
+  chunks as on wgpu: after 32 launches (inside ``batch()`` the chunks grow to
+  128, 512, ... 4096), when the outermost batch of the thread exits, at
+  ``flush()``, and when a read-back or ``synchronize()`` needs it. A memory barrier (shader/transfer write -> read/write) goes between two
   commands only where the later one uses a buffer that an earlier one since the
   last barrier wrote, or writes one it read; every command buffer starts with
   one, for the submissions before it.
@@ -67,8 +67,11 @@ __all__ = ["VulkanArray", "VulkanDevice", "list_adapters"]
 # used first out; descriptor sets per (pipeline layout, arrays), oldest first out.
 PIPELINE_CACHE_SIZE = 256
 DESCRIPTOR_SET_CACHE_SIZE = 256
-# Launches in one command buffer before a batch is split; submissions in flight
-# before the host waits for the oldest (bounds memory when the GPU lags).
+# Recorded launches are submitted in chunks (as on wgpu): the first after FIRST_CHUNK
+# launches, then inside a batch 4 times as many each time, at most MAX_RECORDED;
+# submissions in flight before the host waits for the oldest (bounds memory when the
+# GPU lags).
+FIRST_CHUNK = 32
 MAX_RECORDED = 4096
 MAX_IN_FLIGHT = 16
 
@@ -367,6 +370,7 @@ class VulkanDevice(Device):
         self._free: list[Slot] = []
         self._in_flight: deque[Slot] = deque()
         self._serial = 0                    # of the next submission
+        self._submit_at = FIRST_CHUNK       # recorded launches that trigger a submission
         self._pipelines = LRU(PIPELINE_CACHE_SIZE)
         self._sets: dict = {}               # FIFO-bounded; used under self._lock
         self._pools: list[Any] = []
@@ -418,7 +422,22 @@ class VulkanDevice(Device):
 
     def _after_command(self) -> None:
         self._slot.recorded += 1
-        if not getattr(self._local, "depth", 0) or self._slot.recorded >= MAX_RECORDED:
+        if self._slot.recorded >= self._submit_at:
+            self._submit_chunk()
+
+    def _submit_chunk(self) -> None:
+        """Submit a chunk of recorded launches so the GPU starts while Python records the
+        rest (the wgpu device's rule): inside a batch the chunks grow (32, 128, 512, ...
+        launches), outside one they stay at 32; one submission per launch would cost
+        more host time than the dispatch."""
+        grow = getattr(self._local, "depth", 0) > 0
+        nxt = min(self._submit_at * 4, MAX_RECORDED) if grow else FIRST_CHUNK
+        self._submit()
+        self._submit_at = nxt
+
+    def flush(self) -> None:
+        """Submit the launches recorded so far, without waiting for them."""
+        with self._lock:
             self._submit()
 
     def _submit(self) -> None:
@@ -427,6 +446,7 @@ class VulkanDevice(Device):
         if slot is None:
             return
         self._slot = None
+        self._submit_at = FIRST_CHUNK
         slot.submit()
         self._serial += 1
         self._in_flight.append(slot)
@@ -528,8 +548,8 @@ class VulkanDevice(Device):
 
     def run_prepared(self, prep: _Prepared, buffers: Sequence[DeviceArray],
                      params: bytes | None, groups: tuple[int, int, int]) -> None:
-        """Record one dispatch (arguments already checked by the launch path); outside a
-        batch it is submitted at once."""
+        """Record one dispatch (arguments already checked by the launch path); submitted
+        in chunks (``_submit_chunk``), at batch end and when the host needs results."""
         with self._lock:
             slot = self._slot or self._begin()
             lib = self.vk.lib
@@ -577,6 +597,6 @@ class VulkanDevice(Device):
                                        params)                 # VK_SHADER_STAGE_COMPUTE_BIT
             lib.vkCmdDispatch(cmd, groups[0], groups[1], groups[2])
             slot.recorded += 1
-            if not getattr(self._local, "depth", 0) or slot.recorded >= MAX_RECORDED:
-                self._submit()
+            if slot.recorded >= self._submit_at:
+                self._submit_chunk()
 
