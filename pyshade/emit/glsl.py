@@ -398,9 +398,9 @@ class GlslEmitter(CLikeEmitter):
     def bitcast_call(self, node: ast.Call) -> str:
         """``bitcast(T, x)`` through ``floatBitsToUint`` and kin (``BITCASTS``)."""
         src, dst = elem_type(node.args[1].ps_type), elem_type(node.ps_type)
-        x = self.value(node.args[1])
         if src == dst:
-            return x
+            return self.sub(node.args[1])
+        x = self.value(node.args[1])
         fn = BITCASTS.get((src.name, dst.name))
         if fn is None:
             if src.kind == "float" or dst.kind == "float":
@@ -417,5 +417,6 @@ class GlslEmitter(CLikeEmitter):
     def unsigned_abs(self, node: ast.Call) -> str:
         """``abs`` of an unsigned value is the value (GLSL has no unsigned abs); of a float,
         ``abs`` (signed integers go through the prelude)."""
-        x = self.value(node.args[0])
-        return x if elem_type(node.ps_type).kind == "uint" else f"abs({x})"
+        if elem_type(node.ps_type).kind == "uint":
+            return self.sub(node.args[0])       # an operand where the call stood: parenthesised
+        return f"abs({self.value(node.args[0])})"
