@@ -39,6 +39,7 @@ from typing import Any
 
 from .. import types as T
 from ..frontend.program import FuncInfo
+from ..frontend.source import make_error
 from .clike import CLikeEmitter, elem_type, shortest_f32
 
 PUSH_CONSTANT_LIMIT = 128          # bytes: maxPushConstantsSize is at least this everywhere
@@ -63,6 +64,8 @@ BITCASTS = {("f32", "u32"): "floatBitsToUint", ("f32", "i32"): "floatBitsToInt",
             ("u64", "f64"): "uint64BitsToDouble", ("i64", "f64"): "int64BitsToDouble"}
 COMPARE_FUNCS = {ast.Eq: "equal", ast.NotEq: "notEqual", ast.Lt: "lessThan",
                  ast.LtE: "lessThanEqual", ast.Gt: "greaterThan", ast.GtE: "greaterThanEqual"}
+# Scalar types -> the device feature (VulkanDevice.features) their shader code needs.
+FEATURES = {"f16": "f16", "i64": "i64", "u64": "i64", "f64": "f64"}
 # Arrays longer than this are zeroed by a loop rather than one constructor.
 ZERO_CONSTRUCTOR_MAX = 8
 
@@ -93,6 +96,26 @@ class GlslEmitter(CLikeEmitter):
     def __init__(self, prog: Any):
         super().__init__(prog)
         self._glsl_line: tuple[str, int] | None = None   # what glslang counts for the next line
+        # Device feature ("f16", "i64", "f64") -> (file, node) of its first use.
+        self.needs: dict[str, tuple[str, ast.AST]] = {}
+
+    def check_device(self, features: set, limits: dict, adapter: str = "this device") -> None:
+        """Raise a TranslationError at the first Python line that needs what the device
+        lacks: a shader feature (SwiftShader runs f16 code without it, giving zeros) or
+        more shared memory than ``max_compute_shared_memory_size`` (CPU drivers run it
+        anyway). Called by the vulkan device before it makes a pipeline."""
+        for feat, (filename, node) in self.needs.items():
+            if feat not in features:
+                raise make_error(filename, node, f"{adapter} has no {feat} support in shaders "
+                                 f"(Vulkan features: {', '.join(sorted(features)) or 'none'}): "
+                                 "use another type or device", self.target)
+        limit = limits.get("max_compute_shared_memory_size")
+        total = sum(sh.type.size for sh in self.k.shared.values())
+        if limit and total > limit:
+            node = next((n for n in ast.walk(self.k.tree) if getattr(n, "ps_shared", False)),
+                        self.k.tree)
+            raise self.error(node, f"the shared arrays take {total} bytes, more than the "
+                                   f"{limit} bytes of shared memory {adapter} has")
 
     @classmethod
     def block_kind(cls, layout: Any) -> str:
@@ -189,9 +212,15 @@ class GlslEmitter(CLikeEmitter):
         used: set = set()
         for t in self.all_types():
             _scalars(t, used)
-        for f in self.prog.funcs + [self.k]:
+        for name in used & set(FEATURES):      # buffers and parameters: the kernel's line
+            self.needs.setdefault(FEATURES[name], (self.k.src.filename, self.k.tree))
+        for f in [self.k] + self.prog.funcs:
             for n in ast.walk(f.tree):
-                _scalars(getattr(n, "ps_type", None), used)
+                here: set = set()
+                _scalars(getattr(n, "ps_type", None), here)
+                for name in here & set(FEATURES):
+                    self.needs.setdefault(FEATURES[name], (f.src.filename, n))
+                used |= here
         if used & {"f16", "i64", "u64"}:
             self.line("#extension GL_EXT_shader_explicit_arithmetic_types : require")
         if "f16" in used:
