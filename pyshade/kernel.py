@@ -68,7 +68,7 @@ class ParamLayout:
 
     placed: list            # (name, offset, align attribute or None, size attribute or None)
     size: int
-    kind: str               # "uniform" or "storage"
+    kind: str               # "uniform" or "storage"; "push" where the emitter chooses it
     types: list             # (name, type): the value parameters, then the hidden lengths
     lengths: dict           # buffer name -> name of its hidden u32 length member
 
@@ -194,8 +194,12 @@ class Kernel:
             from .frontend.callgraph import check_kernel
             prog = check_kernel(self.fn, target, spec.typevar_dict, spec.const_dict,
                                 self.workgroup_size, spec.folded)
-            lengths = prog.lengths_used() if emitter_class(target).explicit_lengths else []
+            cls = emitter_class(target)
+            lengths = prog.lengths_used() if cls.explicit_lengths else []
             prog.param_block = param_layout(prog.kernel.values, lengths)
+            # The same offsets everywhere; how the block travels is the target's choice
+            # (GLSL: push constants when they fit).
+            prog.param_block.kind = cls.block_kind(prog.param_block)
             self._programs.put(key, prog)
         return prog
 

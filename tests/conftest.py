@@ -1,8 +1,9 @@
 """Shared fixtures: devices (skip locally, fail in CI), golden-file updating.
 
-GPU tests run on every WebGPU adapter: ``dev`` is ``cpu`` plus one
-parameter per adapter, ``wgpu_dev`` the adapters alone, with ids that name
-the adapter (``wgpu-llvmpipe``, ``wgpu-swiftshader``). In CI (``CI=true``),
+GPU tests run on every WebGPU adapter and every raw Vulkan adapter: ``dev`` is
+``cpu`` plus one parameter per adapter of each, ``wgpu_dev`` and ``vulkan_dev``
+the adapters of one backend, with ids that name the backend and adapter
+(``wgpu-llvmpipe``, ``vulkan-swiftshader``). In CI (``CI=true``),
 or when ``PYSHADE_TEST_VK_DRIVERS=lavapipe,swiftshader`` (any subset) asks,
 the parameters are those drivers, ``VK_DRIVER_FILES`` is pointed at their
 Vulkan ICD files unless something else already set it, and a driver that is
@@ -15,6 +16,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import shutil
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,6 +69,7 @@ class GpuParam:
     id: str
     driver: str = ""           # a VK_DRIVERS key: the adapter is looked up by name
     device_name: str = ""      # else the device to open ("wgpu:N"), or "" if there is none
+    backend: str = "wgpu"      # "wgpu" or "vulkan"
 
 
 def _slug(label: str) -> str:
@@ -96,7 +99,27 @@ def _gpu_params() -> list[GpuParam]:
     return params or [GpuParam("wgpu")]
 
 
+def _vulkan_params() -> list[GpuParam]:
+    if WANTED_DRIVERS:
+        return [GpuParam(f"vulkan-{VK_DRIVERS[d][1]}", driver=d, backend="vulkan")
+                for d in WANTED_DRIVERS]
+    try:
+        from pyshade.runtime.vulkan_support import list_adapters
+        adapters = list(enumerate(list_adapters()))
+    except ps.BackendUnavailable:
+        adapters = []
+    params: list[GpuParam] = []
+    for i, a in adapters:
+        base = f"vulkan-{_slug(a.label)}"
+        ident, k = base, 2
+        while any(p.id == ident for p in params):
+            ident, k = f"{base}-{k}", k + 1
+        params.append(GpuParam(ident, device_name=f"vulkan:{i}", backend="vulkan"))
+    return params or [GpuParam("vulkan", backend="vulkan")]
+
+
 GPU_PARAMS = _gpu_params()
+VULKAN_PARAMS = _vulkan_params()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -134,6 +157,8 @@ def get_device(name: str) -> ps.Device:
 
 def gpu_device(param: GpuParam) -> ps.Device:
     """The device of a GPU parameter, or skip/fail with the reason it is unavailable."""
+    if param.backend == "vulkan":
+        return vulkan_device(param)
     if param.device_name:
         return get_device(param.device_name)
     if not param.driver:
@@ -156,9 +181,36 @@ def gpu_device(param: GpuParam) -> ps.Device:
     raise AssertionError("unreachable")
 
 
-@pytest.fixture(params=["cpu", *GPU_PARAMS], ids=["cpu", *(p.id for p in GPU_PARAMS)])
+def vulkan_device(param: GpuParam) -> ps.Device:
+    """The ``vulkan`` device of a parameter (glslang and spirv-val are needed too)."""
+    require(shutil.which("glslangValidator") is not None and shutil.which("spirv-val") is not None,
+            "glslangValidator/spirv-val (glslang-tools, spirv-tools) are not installed")
+    if param.device_name or not param.driver:
+        return get_device(param.device_name or "vulkan")
+    pattern, word = VK_DRIVERS[param.driver]
+    try:
+        from pyshade.runtime.vulkan_support import list_adapters
+        adapters = list_adapters()
+    except ps.BackendUnavailable as e:
+        require(False, f"vulkan unavailable, so no {param.driver} adapter: {e}")
+        raise
+    for i, a in enumerate(adapters):
+        if word in a.name.lower():
+            return get_device(f"vulkan:{i}")
+    require(False, f"no Vulkan adapter of {param.driver} ({word}): ICD file {pattern} "
+            f"{'found' if icd_file(param.driver) else 'missing'}, "
+            f"VK_DRIVER_FILES={os.environ.get('VK_DRIVER_FILES', '')!r}, adapters: "
+            f"{[a.label for a in adapters]}")
+    raise AssertionError("unreachable")
+
+
+ALL_GPU_PARAMS = [*GPU_PARAMS, *VULKAN_PARAMS]
+
+
+@pytest.fixture(params=["cpu", *ALL_GPU_PARAMS], ids=["cpu", *(p.id for p in ALL_GPU_PARAMS)])
 def dev(request: pytest.FixtureRequest) -> ps.Device:
-    """Each execution test runs on the CPU interpreter and on every WebGPU adapter."""
+    """Each execution test runs on the CPU interpreter, on every WebGPU adapter and on
+    every Vulkan adapter (the ``vulkan`` device, GLSL)."""
     if request.param == "cpu":
         return get_device("cpu")
     return gpu_device(request.param)
@@ -168,6 +220,12 @@ def dev(request: pytest.FixtureRequest) -> ps.Device:
 def wgpu_dev(request: pytest.FixtureRequest) -> ps.Device:
     """Each WebGPU adapter in turn (the GPU half of ``dev``)."""
     return gpu_device(request.param)
+
+
+@pytest.fixture(params=VULKAN_PARAMS, ids=[p.id for p in VULKAN_PARAMS])
+def vulkan_dev(request: pytest.FixtureRequest) -> ps.Device:
+    """Each Vulkan adapter in turn (the ``vulkan`` half of ``dev``)."""
+    return vulkan_device(request.param)
 
 
 @pytest.fixture

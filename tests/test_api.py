@@ -43,8 +43,9 @@ def test_translate_and_source_agree():
 def test_translate_all_names_missing_emitters():
     out = ps.translate_all(saxpy)
     assert set(out) == {"wgsl", "glsl", "hlsl", "msl", "cuda"}
-    assert isinstance(out["wgsl"], str)
-    for t in ("glsl", "hlsl", "msl", "cuda"):
+    assert isinstance(out["wgsl"], str) and isinstance(out["glsl"], str)
+    assert out["glsl"].startswith("#version 450\n")
+    for t in ("hlsl", "msl", "cuda"):
         assert isinstance(out[t], ps.BackendUnavailable) and t in str(out[t])
 
 

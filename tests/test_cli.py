@@ -30,7 +30,15 @@ def test_translate_all_marks_missing_emitters():
     p = run("translate", f"{EXAMPLE}:bitonic_step", "--target", "all", "-D", "T=f32")
     assert "// ===== bitonic_step: wgsl =====" in p.stdout
     assert "// ===== bitonic_step: python =====" in p.stdout
-    assert "glsl" in p.stderr and "not implemented yet" in p.stderr
+    assert "// ===== bitonic_step: glsl =====" in p.stdout
+    assert "hlsl" in p.stderr and "not implemented yet" in p.stderr
+
+
+def test_translate_glsl():
+    p = run("translate", f"{EXAMPLE}:bitonic_step", "--target", "glsl", "-D", "T=i32")
+    assert p.stdout.startswith("#version 450\n")
+    assert "buffer ps_data_block { int data[]; };" in p.stdout
+    assert '#line ' in p.stdout and '"bitonic_sort.py"' in p.stdout
 
 
 def test_translate_reports_translation_errors(tmp_path):

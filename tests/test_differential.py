@@ -1,5 +1,5 @@
-"""Differential test: random integer expression kernels run on "cpu" and on
-"wgpu" must agree bit for bit with each other and with a plain-Python
+"""Differential test: random integer expression kernels run on "cpu", on
+"wgpu" and on every "vulkan" adapter (GLSL) must agree bit for bit with each other and with a plain-Python
 evaluation of the same expressions with explicit wrapping (DESIGN.md 1.1).
 
 Each run draws fresh kernels. A failure prints the seed and the kernel source;
@@ -13,7 +13,7 @@ import traceback
 from pathlib import Path
 
 import numpy as np
-from conftest import get_device
+from conftest import VULKAN_PARAMS, get_device, vulkan_device
 
 import pyshade as ps
 
@@ -269,7 +269,7 @@ def check_one(j: int, rng: np.random.Generator, tmp_path: Path, devs: list) -> s
     if not problems:
         return None
     msg = "\n".join(problems) + f"\n--- kernel {path.name}\n{src}--- reference\n{ref_src}"
-    for target in ("python", "wgsl"):
+    for target in ("python", "wgsl", "glsl"):
         try:
             msg += f"--- {target}\n" + ps.translate(kern, target)
         except ps.PyshadeError as e:
@@ -278,7 +278,7 @@ def check_one(j: int, rng: np.random.Generator, tmp_path: Path, devs: list) -> s
 
 
 def test_random_integer_kernels(tmp_path: Path) -> None:
-    devs = [ps.device("cpu"), get_device("wgpu")]
+    devs = [ps.device("cpu"), get_device("wgpu"), *map(vulkan_device, VULKAN_PARAMS)]
     seed = int(os.environ.get("PYSHADE_DIFF_SEED") or np.random.SeedSequence().entropy % 2**63)
     rng = np.random.default_rng(seed)
     failures = []

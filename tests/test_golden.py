@@ -9,8 +9,9 @@ instead; review the diff before committing.
 A case module may define ``SPECS = {"kernel_name": {"T": ps.u32, "n": 4}}``:
 the TypeVar and Const bindings of its generic or ``Const`` kernels.
 
-Every stored WGSL file is also validated by naga (wgpu-py), and every stored
-Python file is compiled with ``compile()``.
+Every stored WGSL file is also validated by naga (wgpu-py), every stored GLSL
+file is compiled by glslangValidator and validated by spirv-val, and every
+stored Python file is compiled with ``compile()``.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from conftest import require
 import pyshade as ps
 
 GOLDEN = Path(__file__).parent / "golden"
-TARGETS = {"wgsl": "wgsl", "python": "py"}      # target -> file extension
+TARGETS = {"wgsl": "wgsl", "glsl": "glsl", "python": "py"}      # target -> file extension
 
 
 def _case_names() -> list[str]:
@@ -133,3 +134,39 @@ def test_python_golden_compiles(case: str, kernel: str) -> None:
     path = golden_path(case, kernel, "python")
     assert path.exists(), f"{path} is missing: run pytest --update-golden"
     compile(path.read_text(), str(path), "exec")
+
+
+@pytest.mark.parametrize(("case", "kernel"), KERNELS, ids=IDS)
+def test_glsl_golden_compiles(case: str, kernel: str) -> None:
+    from pyshade.toolchains.glslang import compile_glsl
+
+    path = golden_path(case, kernel, "glsl")
+    assert path.exists(), f"{path} is missing: run pytest --update-golden"
+    try:
+        binary = compile_glsl(path.read_text(), entry=kernel)   # spirv-val included
+    except ps.BackendUnavailable as e:
+        require(False, f"glslang/spirv-val missing: {e}")
+    assert binary[:4] == b"\x03\x02\x23\x07"
+
+
+def test_glslang_error_names_the_python_line() -> None:
+    """An error glslang reports inside a generated statement names the kernel's file and
+    the statement's Python line (through the #line directives)."""
+    from pyshade.toolchains.glslang import compile_glsl
+
+    text = translate("saxpy", "saxpy", "glsl")
+    lines = text.splitlines()
+    i = next(n for n, ln in enumerate(lines) if "saxpy.py:" in ln and "=" in ln
+             and not ln.lstrip().startswith("#"))
+    pyline = int(lines[i].rsplit(":", 1)[1])
+    lines[i] = lines[i].replace("=", "= no_such_name +", 1)
+    try:
+        compile_glsl("\n".join(lines) + "\n", entry="saxpy")
+    except ps.BackendUnavailable as e:
+        require(False, f"glslang missing: {e}")
+    except ps.CompileError as e:
+        assert e.filename is not None and e.filename.endswith("saxpy.py")
+        assert e.lineno == pyline, (e.lineno, pyline, str(e))
+        assert "no_such_name" in str(e)
+    else:
+        raise AssertionError("glslang accepted an undefined name")

@@ -13,10 +13,13 @@ def emitter_class(target: str) -> type:
     if target == "wgsl":
         from .wgsl import WgslEmitter
         return WgslEmitter
+    if target == "glsl":
+        from .glsl import GlslEmitter
+        return GlslEmitter
     if target == "python":
         from .python import PythonEmitter
         return PythonEmitter
     if target in TARGETS:
         raise BackendUnavailable(f"the {target!r} emitter is not implemented yet in this version "
-                                 "of pyshade (available: wgsl, python)")
+                                 "of pyshade (available: wgsl, glsl, python)")
     raise ValueError(f"unknown target {target!r}: choose one of {', '.join(TARGETS)}")

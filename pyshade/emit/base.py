@@ -55,6 +55,12 @@ class Emitter(DeepSplit, ast.NodeVisitor):
         self.cur_line: int | None = None
         self.emitted: dict[int, str] = {}        # id(expression) -> temporary holding it
 
+    @classmethod
+    def block_kind(cls, layout: Any) -> str:
+        """How the parameter block ``layout`` (a ``kernel.ParamLayout``) travels: its own
+        ``kind`` ("uniform", or "storage" where the uniform rules would move a field)."""
+        return layout.kind
+
     # -- errors -----------------------------------------------------------------------
     def error(self, node: ast.AST, message: str) -> TranslationError:
         """A TranslationError at ``node`` for this target (returned: the caller raises it)."""

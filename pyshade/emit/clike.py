@@ -4,16 +4,64 @@ from __future__ import annotations
 
 import ast
 import struct
+from typing import Any
 
 from .. import types as T
-from .base import CMP_SYMBOLS, Emitter
+from .base import CMP_SYMBOLS, Emitter, IdNames
+
+BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "*", ast.Div: "/",
+          ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
+          ast.RShift: ">>"}
+ID_NAMES = ("global_id", "local_id", "group_id", "num_groups", "local_index")
 
 
 class CLikeEmitter(Emitter):
-    """Blocks in braces, statements ending in ``;``, ``&&``/``||``/``!``."""
+    """Blocks in braces, statements ending in ``;``, ``&&``/``||``/``!``.
+
+    Subclasses give the spellings as tables and a few hooks: ``type_name``,
+    ``literal``, ``zero_value``, ``bool_to_u32``, ``atomic_load``/``atomic_store``,
+    ``BARRIER`` (the statements of ``barrier()``), ``resources`` and the function
+    header/prologue.
+    """
 
     bool_ops = {ast.And: "&&", ast.Or: "||"}
     families = ("clike",)
+    BARRIER: tuple[str, ...] = ()
+
+    def func_node(self) -> ast.AST:
+        """The tree of the function being emitted (else the kernel's), to place errors."""
+        return self.func.tree if self.func else self.k.tree
+
+    def all_types(self) -> list:
+        """Every type the program mentions: buffers, parameters, locals, struct fields and
+        the type of every expression (to decide which extensions the header enables)."""
+        ts = [b.type.elem for b in self.k.buffers] + [t for _, t in self.k.values]
+        for f in self.prog.funcs + [self.k]:
+            ts += list(f.locals.values())
+        for s in self.prog.structs:
+            ts += [t for _, t in s.fields]
+        return ts
+
+    # -- hooks with C-like defaults -----------------------------------------------------
+    def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
+        """The zero of ``t`` in its storage form: ``T()``."""
+        return f"{self.type_name(t, node, storage=True)}()"
+
+    def bool_to_u32(self, v: str) -> str:
+        """A bool value as the u32 that stores it (1 or 0)."""
+        return f"select(0u, 1u, {v})"
+
+    def atomic_load(self, s: str, node: ast.AST) -> str:
+        """Reading the atomic element ``s``."""
+        return f"atomicLoad(&{s})"
+
+    def atomic_store(self, place: str, v: str, node: ast.AST) -> None:
+        """The statement storing ``v`` in the atomic element ``place``."""
+        self.line(f"atomicStore(&{place}, {v});", node)
+
+    def discard(self, text: str, call: ast.expr) -> str:
+        """A call statement whose result (if any) is unused."""
+        return text
 
     def stmt_end(self, text: str) -> str:
         """A simple statement ends with ``;``."""
@@ -96,11 +144,136 @@ class CLikeEmitter(Emitter):
         sh = self.k.shared.get(ref[1])
         return bool(sh and sh.atomic)
 
+    def has_side_effects(self, node: ast.AST) -> bool:
+        """True when evaluating ``node`` may write memory (a store, an atomic, a helper
+        that writes): such a side may not be evaluated speculatively or skipped."""
+        for n in ast.walk(node):
+            call = getattr(n, "ps_call", None)
+            if call and call[0] in ("builtin", "func") and not call[1].pure:
+                return True
+        return False
+
     def broadcast(self, s: str, t: T.Type, want: T.Type) -> str:
         """``s`` converted to the vector type ``want`` when its type ``t`` is a scalar."""
         if isinstance(want, T.VectorType) and not isinstance(t, T.VectorType):
             return f"{self.type_name(want)}({s})"
         return s
+
+
+    # -- statements and expressions shared by the brace targets --------------------------
+    def assign(self, target: ast.expr, value: ast.expr, node: ast.AST) -> None:
+        """An assignment; an atomic element through ``atomic_store``, a bool struct field
+        stored as u32."""
+        v = self.value(value)
+        if isinstance(target, ast.Attribute) and target.value.ps_type is not None and \
+                isinstance(target.value.ps_type, T.StructType) and target.ps_type == T.bool_:
+            v = self.bool_to_u32(v)
+        if self.atomic_element(target):
+            return self.atomic_store(self.place(target), v, node)
+        self.line(f"{self.place(target)} = {v};", node)
+
+    def call_statement(self, call: ast.expr, node: ast.AST) -> None:
+        """A call statement: ``barrier()`` is the ``BARRIER`` statements; other calls go
+        through ``discard``."""
+        kind, what = call.ps_call
+        if kind == "builtin" and what.name == "barrier":
+            for stmt in self.BARRIER:
+                self.line(f"{stmt};", node)
+            return
+        self.line(f"{self.discard(self.expr(call), call)};", node)
+
+    def ex_Subscript(self, node: ast.Subscript) -> str:
+        """``a[i]``, through ``atomic_load`` for an atomic element."""
+        s = f"{self.sub(node.value)}[{self.expr(node.slice)}]"
+        if self.atomic_element(node):
+            return self.atomic_load(s, node)
+        return s
+
+    def ex_Attribute(self, node: ast.Attribute) -> str:
+        """A struct field (a bool field read from u32), a vector component, or an enum's
+        ``.value``."""
+        vt = node.value.ps_type
+        if isinstance(vt, T.EnumType):       # .value
+            return self.expr(node.value)
+        s = f"{self.sub(node.value)}.{self.member(node)}"
+        if isinstance(vt, T.StructType) and node.ps_type == T.bool_:
+            return f"({s} != 0u)"
+        return s
+
+    def ex_BinOp(self, node: ast.BinOp) -> str:
+        """A binary operator from ``BINOPS``; shifts through ``shift``, bool ``& | ^``
+        through ``bool_bitop`` (``//``, ``%`` and ``**`` are prelude calls by now)."""
+        op = type(node.op)
+        if op not in BINOPS:
+            raise self.error(node, "internal: //, % and ** reach the emitter as prelude calls")
+        if op in (ast.LShift, ast.RShift):
+            return self.shift(node, op)
+        if op in (ast.BitAnd, ast.BitOr, ast.BitXor) and elem_type(node.ps_type) == T.bool_:
+            return self.bool_bitop(node, op)
+        return f"{self.sub(node.left)} {BINOPS[op]} {self.sub(node.right)}"
+
+    def shift(self, node: ast.BinOp, op: type) -> str:
+        """``a << b`` / ``a >> b`` (arithmetic on signed types in every C-like target)."""
+        return f"{self.sub(node.left)} {BINOPS[op]} {self.sub(node.right)}"
+
+    def bool_bitop(self, node: ast.BinOp, op: type) -> str:
+        """Bool ``&``/``|`` (both sides evaluated) and ``^`` as ``!=``."""
+        a, b = self.sub(node.left), self.sub(node.right)
+        return f"{a} != {b}" if op is ast.BitXor else f"{a} {BINOPS[op]} {b}"
+
+    # -- calls --------------------------------------------------------------------------
+    def call_cast(self, node: ast.Call, t: T.Type) -> str:
+        """A conversion ``T(x)`` (f32 -> int is a prelude call by now)."""
+        return f"{self.type_name(t, node)}({self.expr(node.args[0])})"
+
+    def call_construct(self, node: ast.Call, t: T.Type) -> str:
+        """A vector or matrix constructor."""
+        return f"{self.type_name(t, node)}({', '.join(self.value(a) for a in node.args)})"
+
+    def call_struct(self, node: ast.Call, st: T.StructType) -> str:
+        """A struct constructor with every field (a missing one zero, bools as u32)."""
+        vals = []
+        for f, a in node.ps_fields:
+            ft = st.field_types[f]
+            if a is None:
+                vals.append(self.zero_value(ft, node))
+            elif ft == T.bool_:
+                vals.append(self.bool_to_u32(self.value(a)))
+            else:
+                vals.append(self.value(a))
+        return f"{self.global_name(st.name)}({', '.join(vals)})"
+
+    def call_array(self, node: ast.Call, at: T.ArrayType) -> str:
+        """``ps.array(T, N)``: its zero value."""
+        return self.zero_value(at, node)
+
+    def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
+        """Fields of builtin format strings: ``ids``, ``len`` and the result type ``T``."""
+        extras: dict[str, Any] = {}
+        if b.name in ID_NAMES:
+            extras["ids"] = IdNames(self)
+        if b.name == "len":
+            t = node.args[0].ps_type
+            if not isinstance(t, T.BufferType):
+                extras["len"] = f"{t.n}u"
+            else:
+                # The element count the launch path stores: the target's own length
+                # would count the padding of small buffers (a binding is at least 16 bytes).
+                block = self.prog.param_block
+                member = block.lengths[node.args[0].ps_ref[1]]
+                extras["len"] = (f"{self.globals.name('_ps_params')}."
+                                 f"{self.field_name('_ps_Params', member, [n for n, _ in block.types])}")
+        if b.name in ("bitcast", "prelude.bits", "prelude.convert", "popcount",
+                      "count_leading_zeros"):
+            extras["T"] = self.type_name(node.ps_type, node)
+        return extras
+
+
+def elem_type(t: T.Type) -> T.Type:
+    """The scalar type of a scalar, vector, matrix or enum type."""
+    if isinstance(t, (T.VectorType, T.MatrixType)):
+        return t.elem
+    return t.base if isinstance(t, T.EnumType) else t
 
 
 def shortest_f32(v: float) -> str:

@@ -28,8 +28,7 @@ from typing import Any
 from .. import types as T
 from ..frontend.exprs import CT
 from ..frontend.program import FuncInfo
-from .base import IdNames
-from .clike import CLikeEmitter, shortest_f32
+from .clike import CLikeEmitter, elem_type, shortest_f32
 from .wgsl_helpers import WgslHelpers
 
 SCALAR = {"bool": "bool", "i32": "i32", "u32": "u32", "f32": "f32", "f16": "f16"}
@@ -43,6 +42,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
 
     target = "wgsl"
     explicit_lengths = True
+    BARRIER = ("storageBarrier()", "workgroupBarrier()")
 
     # -- types -------------------------------------------------------------------------
     def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
@@ -65,10 +65,6 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         if isinstance(t, T.StructType):
             return self.global_name(t.name)
         raise self.error(node or self.func_node(), f"internal: no WGSL type for {t}")
-
-    def func_node(self) -> ast.AST:
-        """The tree of the function being emitted (else the kernel's), to place errors."""
-        return self.func.tree if self.func else self.k.tree
 
     def literal(self, value: Any, t: T.Type) -> str:
         """A WGSL literal with its suffix (``1i``, ``1u``, ``1.5f``, ``1.5h``); inf and nan through
@@ -110,7 +106,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         and the workgroup arrays."""
         k = self.k
         uses_f16 = any(t == T.f16 or getattr(t, "elem", None) == T.f16
-                       for t in self._all_types())
+                       for t in self.all_types())
         if uses_f16:
             self.out.insert(1, "enable f16;")
             self.line_map.insert(1, None)
@@ -142,14 +138,6 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
                 elem = f"atomic<{elem}>"
             self.line(f"var<workgroup> {self.global_name(name)}: array<{elem}, {sh.type.n}>;")
         self.line()
-
-    def _all_types(self) -> list:
-        ts = [b.type.elem for b in self.k.buffers] + [t for _, t in self.k.values]
-        for f in self.prog.funcs + [self.k]:
-            ts += list(f.locals.values())
-        for s in self.prog.structs:
-            ts += [t for _, t in s.fields]
-        return ts
 
     # -- functions -------------------------------------------------------------------
     def function_header(self, f: FuncInfo) -> None:
@@ -260,59 +248,17 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         """``let name: T = value;``."""
         self.line(f"let {name}: {self.type_name(t, node)} = {value};", node)
 
-    def assign(self, target: ast.expr, value: ast.expr, node: ast.AST) -> None:
-        """An assignment; ``atomicStore`` for an atomic element, a bool struct field stored as u32."""
-        v = self.value(value)
-        if isinstance(target, ast.Attribute) and target.value.ps_type is not None and \
-                isinstance(target.value.ps_type, T.StructType) and target.ps_type == T.bool_:
-            v = f"select(0u, 1u, {v})"
-        if self.atomic_element(target):
-            self.line(f"atomicStore(&{self.place(target)}, {v});", node)
-            return
-        self.line(f"{self.place(target)} = {v};", node)
-
-    def call_statement(self, call: ast.expr, node: ast.AST) -> None:
-        """A call statement: ``barrier()`` is a storage then a workgroup barrier; an unused
-        result is assigned to ``_``."""
-        kind, what = call.ps_call
-        if kind == "builtin" and what.name == "barrier":
-            self.line("storageBarrier();", node)
-            self.line("workgroupBarrier();", node)
-            return
-        text = self.expr(call)
-        if call.ps_type is not None:
-            text = f"_ = {text}"
-        self.line(f"{text};", node)
+    def discard(self, text: str, call: ast.expr) -> str:
+        """An unused result is assigned to ``_``."""
+        return f"_ = {text}" if call.ps_type is not None else text
 
     # -- expressions -------------------------------------------------------------------
-    def ex_Subscript(self, node: ast.Subscript) -> str:
-        """``a[i]``, through ``atomicLoad`` for an atomic element."""
-        s = f"{self.sub(node.value)}[{self.expr(node.slice)}]"
-        if self.atomic_element(node):
-            return f"atomicLoad(&{s})"
-        return s
-
-    def ex_Attribute(self, node: ast.Attribute) -> str:
-        """A struct field (a bool field read from u32), a vector component, or an enum's
-        ``.value``."""
-        vt = node.value.ps_type
-        if isinstance(vt, T.EnumType):       # .value
-            return self.expr(node.value)
-        s = f"{self.sub(node.value)}.{self.member(node)}"
-        if isinstance(vt, T.StructType) and node.ps_type == T.bool_:
-            return f"({s} != 0u)"
-        return s
-
     def ex_IfExp(self, node: ast.IfExp) -> str:
         """``select(...)``, refused when a side has side effects (both sides are evaluated)."""
-        for side in (node.body, node.orelse):
-            for n in ast.walk(side):
-                call = getattr(n, "ps_call", None)
-                if call and ((call[0] == "builtin" and not call[1].pure) or
-                             (call[0] == "func" and not call[1].pure)):
-                    raise self.error(node, "x if c else y becomes select() in WGSL, which "
-                                           "evaluates both sides: this side has side effects; "
-                                           "use an if statement")
+        if self.has_side_effects(node.body) or self.has_side_effects(node.orelse):
+            raise self.error(node, "x if c else y becomes select() in WGSL, which "
+                                   "evaluates both sides: this side has side effects; "
+                                   "use an if statement")
         return f"select({self.expr(node.orelse)}, {self.expr(node.body)}, {self.expr(node.test)})"
 
     def negate(self, node: ast.UnaryOp) -> str:
@@ -323,93 +269,35 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             return f"({self.type_name(t)}() - {self.sub(node.operand)})"
         return f"-{self.sub(node.operand)}"
 
-    def ex_BinOp(self, node: ast.BinOp) -> str:
-        """A binary operator: u32 shift counts, bool ``^`` as ``!=`` (``//``, ``%`` and ``**``
-        are prelude calls by now)."""
-        op = type(node.op)
+    def shift(self, node: ast.BinOp, op: type) -> str:
+        """``<<``/``>>`` with a u32 count; a constant ``<<`` clears the bits shifted out."""
         t = node.ps_type
         lt, rt = node.left.ps_type, node.right.ps_type
         a, b = self.sub(node.left), self.sub(node.right)
-        e = t.elem if isinstance(t, (T.VectorType, T.MatrixType)) else (
-            t.base if isinstance(t, T.EnumType) else t)
-        if op is ast.Add:
-            return f"{a} + {b}"
-        if op is ast.Sub:
-            return f"{a} - {b}"
-        if op in (ast.Mult, ast.MatMult):
-            return f"{a} * {b}"
-        if op is ast.Div:
-            return f"{a} / {b}"
-        if op in (ast.FloorDiv, ast.Mod, ast.Pow):
-            raise self.error(node, "internal: //, % and ** reach the emitter as prelude calls")
-        if op in (ast.LShift, ast.RShift):
-            sym = "<<" if op is ast.LShift else ">>"
-            want = T.u32 if not isinstance(lt, T.VectorType) else T.vector_of(T.u32, lt.n)
-            rt_ = rt.base if isinstance(rt, T.EnumType) else rt
-            if rt_ != want:
-                b = f"{self.type_name(want)}({self.expr(node.right)})"
-            if op is ast.LShift and _no_runtime_value(node):
-                # naga and Tint evaluate a constant `<<` at shader creation, where bits
-                # shifted out are an error, not a wrap: clear them first, in u32.
-                ones = "4294967295u" if want == T.u32 else f"{self.type_name(want)}(4294967295u)"
-                if e.kind != "uint":
-                    a = f"{self.type_name(want)}({a})"
-                s = f"({a} & ({ones} >> {b})) << {b}"
-                return s if e.kind == "uint" else f"{self.type_name(t)}({s})"
-            return f"{a} {sym} {b}"
-        if op is ast.BitXor and e == T.bool_:
-            return f"{a} != {b}"
-        sym = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}[op]
+        e = elem_type(t)
+        sym = "<<" if op is ast.LShift else ">>"
+        want = T.u32 if not isinstance(lt, T.VectorType) else T.vector_of(T.u32, lt.n)
+        rt_ = rt.base if isinstance(rt, T.EnumType) else rt
+        if rt_ != want:
+            b = f"{self.type_name(want)}({self.expr(node.right)})"
+        if op is ast.LShift and _no_runtime_value(node):
+            # naga and Tint evaluate a constant `<<` at shader creation, where bits
+            # shifted out are an error, not a wrap: clear them first, in u32.
+            ones = "4294967295u" if want == T.u32 else f"{self.type_name(want)}(4294967295u)"
+            if e.kind != "uint":
+                a = f"{self.type_name(want)}({a})"
+            s = f"({a} & ({ones} >> {b})) << {b}"
+            return s if e.kind == "uint" else f"{self.type_name(t)}({s})"
         return f"{a} {sym} {b}"
 
     # -- calls ----------------------------------------------------------------------------
-    def call_cast(self, node: ast.Call, t: T.Type) -> str:
-        """A conversion ``T(x)`` (f32 -> int is a prelude call by now)."""
-        return f"{self.type_name(t, node)}({self.expr(node.args[0])})"
-
-    def call_construct(self, node: ast.Call, t: T.Type) -> str:
-        """A vector or matrix constructor."""
-        return f"{self.type_name(t, node)}({', '.join(self.value(a) for a in node.args)})"
-
-    def call_struct(self, node: ast.Call, st: T.StructType) -> str:
-        """A struct constructor with every field (a missing one zero, bools as u32)."""
-        vals = []
-        for f, a in node.ps_fields:
-            ft = st.field_types[f]
-            if a is None:
-                vals.append(f"{self.type_name(ft, node, storage=True)}()")
-            elif ft == T.bool_:
-                vals.append(f"select(0u, 1u, {self.value(a)})")
-            else:
-                vals.append(self.value(a))
-        return f"{self.global_name(st.name)}({', '.join(vals)})"
-
-    def call_array(self, node: ast.Call, at: T.ArrayType) -> str:
-        """``ps.array(T, N)``: the zero value ``array<T, N>()``."""
-        return f"{self.type_name(at, node)}()"
-
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
-        """Fields of builtin format strings: ids, ``len``, the result type ``T``,
-        compare-exchange."""
-        extras: dict[str, Any] = {}
-        if b.name in ID_BUILTINS:
-            extras["ids"] = IdNames(self)
-        if b.name == "len":
-            t = node.args[0].ps_type
-            if not isinstance(t, T.BufferType):
-                extras["len"] = f"{t.n}u"
-            else:
-                # The element count the launch path stores: arrayLength would count the
-                # padding of small buffers (a binding is at least 16 bytes).
-                block = self.prog.param_block
-                member = block.lengths[node.args[0].ps_ref[1]]
-                extras["len"] = (f"{self.globals.name('_ps_params')}."
-                                 f"{self.field_name('_ps_Params', member, [n for n, _ in block.types])}")
-        if b.name in ("bitcast", "prelude.bits", "prelude.convert"):
-            extras["T"] = self.type_name(node.ps_type, node)
+        """The shared fields, plus the compare-exchange helper."""
+        extras = super().spell_extras(node, b, args)
         if b.name == "atomic_compare_exchange":
             extras["cas"] = self.cas(node, args)
         return extras
+
 
 def _no_runtime_value(node: ast.AST) -> bool:
     """True when ``node`` reads no variable, so that WGSL may evaluate it as a constant

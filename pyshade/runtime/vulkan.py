@@ -495,6 +495,11 @@ class VulkanDevice(Device):
             raise CompileError(f"'{compiled.entry}': the vulkan device runs SPIR-V bytes, got "
                                f"{type(binary).__name__} (target {compiled.target!r})",
                                target=compiled.target, source=compiled.source)
+        # The GLSL emitter knows the shader features and shared memory the kernel needs:
+        # without them a driver may run it wrongly (SwiftShader: f16 results of 0).
+        check = getattr(compiled.extra.get("emitter"), "check_device", None)
+        if check is not None:
+            check(self.features, self.limits, self.adapter)
         if self.denorm_preserve:
             binary = add_denorm_preserve(bytes(binary), compiled.entry)
         layout = compiled.layout

@@ -44,7 +44,8 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
     text first (WGSL: a ``WgpuDevice``, whose naga validates it), or False; a
     bare True asks for a check without naming a device, which a target whose
     toolchain lives in a device refuses. Python's binary is a code object
-    whose lines are the user's.
+    whose lines are the user's. GLSL's binary is SPIR-V from glslang (entry point: the
+    kernel's name), checked by spirv-val unless ``validate`` is false.
     """
     if target == "wgsl":
         if validate is True:
@@ -56,5 +57,9 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
         return text, ""
     if target == "python":
         return emitter.compile_code(), ""
+    if target == "glsl":
+        from .glslang import compile_glsl
+        entry = emitter.global_name(emitter.k.name)
+        return compile_glsl(text, entry=entry, validate=bool(validate)), ""
     from ..errors import BackendUnavailable
     raise BackendUnavailable(f"no toolchain for target {target!r} in this version")

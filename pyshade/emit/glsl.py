@@ -1,0 +1,451 @@
+"""GLSL emitter: GLSL 4.50 compute shaders for Vulkan (glslang -> SPIR-V).
+
+Design notes:
+- Mostly tables (``SCALARS``, ``VEC_PREFIX``, ``LITERAL_SUFFIX``, ``IDS``,
+  ``BITCASTS``, ``COMPARE_FUNCS``) over the shared brace-language code of
+  ``clike.py``; statement lowering stays in ``base.py``. Builtins are spelled by
+  their ``clike`` rows in ``lang.py`` and ``glsl`` rows only where GLSL differs
+  (``roundEven``, two-argument ``atan``, ``bitCount``, ``atomicCompSwap``...).
+- Resources follow ``runtime/vulkan.py``: every ``Buffer[T]`` is a std430
+  storage block at ``set = 0, binding = i`` (``readonly`` when not written,
+  ``coherent`` when the kernel has a barrier, so that stores before it are
+  seen by the workgroup); the parameter block keeps the offsets that
+  ``kernel.param_layout`` computed for every target, written as explicit
+  ``layout(offset = N)`` members, in a push-constant block when it fits the
+  128 bytes every Vulkan device has, else in a read-only std430 storage block.
+  ``len(buf)`` reads the hidden length member (``.length()`` would count the
+  binding's padding).
+- ``bool`` is stored as ``uint`` in buffers, parameters and struct fields.
+- GLSL locals are not zero-initialised: every default declaration gets the
+  type's zero (``ps.array(T, N)`` and structs included).
+- GLSL's ``==``/``<`` on vectors are not element-wise (``==`` compares the whole
+  vector), and ``&``/``|``/``!`` do not take bools: vector comparisons use
+  ``lessThan``/``equal``..., bool vectors go through ``uvec``, ``select`` with a
+  vector condition is ``mix``.
+- ``#line N "file.py"`` (GL_GOOGLE_cpp_style_line_directive) precedes every
+  statement whose Python line differs from the line glslang would count, so
+  glslang's own errors name the Python file and line.
+- Atomic elements are read with ``atomicAdd(x, 0)`` and stored with
+  ``atomicExchange``, as WGSL's atomicLoad/atomicStore: a plain access would
+  race with the atomics of other invocations.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import struct
+from typing import Any
+
+from .. import types as T
+from ..frontend.program import FuncInfo
+from ..frontend.source import make_error
+from .clike import CLikeEmitter, elem_type, shortest_f32
+
+PUSH_CONSTANT_LIMIT = 128          # bytes: maxPushConstantsSize is at least this everywhere
+
+SCALARS = {"bool": "bool", "i32": "int", "u32": "uint", "f32": "float", "f16": "float16_t",
+           "f64": "double", "i64": "int64_t", "u64": "uint64_t"}
+VEC_PREFIX = {"bool": "b", "i32": "i", "u32": "u", "f32": "", "f16": "f16", "f64": "d",
+              "i64": "i64", "u64": "u64"}
+LITERAL_SUFFIX = {"i32": "", "u32": "u", "f32": "", "f16": "hf", "f64": "lf", "i64": "l",
+                  "u64": "ul"}
+# Invocation ids: (GLSL type, built-in variable).
+IDS = {"global_id": ("uvec3", "gl_GlobalInvocationID"),
+       "local_id": ("uvec3", "gl_LocalInvocationID"),
+       "group_id": ("uvec3", "gl_WorkGroupID"),
+       "num_groups": ("uvec3", "gl_NumWorkGroups"),
+       "local_index": ("uint", "gl_LocalInvocationIndex")}
+# bitcast(dst, x) by (source, destination); a pair missing here is a value conversion,
+# which keeps the bits between integers of one width.
+BITCASTS = {("f32", "u32"): "floatBitsToUint", ("f32", "i32"): "floatBitsToInt",
+            ("u32", "f32"): "uintBitsToFloat", ("i32", "f32"): "intBitsToFloat",
+            ("f64", "u64"): "doubleBitsToUint64", ("f64", "i64"): "doubleBitsToInt64",
+            ("u64", "f64"): "uint64BitsToDouble", ("i64", "f64"): "int64BitsToDouble"}
+COMPARE_FUNCS = {ast.Eq: "equal", ast.NotEq: "notEqual", ast.Lt: "lessThan",
+                 ast.LtE: "lessThanEqual", ast.Gt: "greaterThan", ast.GtE: "greaterThanEqual"}
+# Scalar types -> the device feature (VulkanDevice.features) their shader code needs.
+FEATURES = {"f16": "f16", "i64": "i64", "u64": "i64", "f64": "f64"}
+# Arrays longer than this are zeroed by a loop rather than one constructor.
+ZERO_CONSTRUCTOR_MAX = 8
+
+
+def _scalars(t: Any, seen: set) -> None:
+    """Collect the scalar type names inside ``t`` (for the extension lines)."""
+    if isinstance(t, T.EnumType):
+        t = t.base
+    if isinstance(t, T.ScalarType):
+        seen.add(t.name)
+    elif isinstance(t, (T.VectorType, T.MatrixType)):
+        seen.add(t.elem.name)
+    elif isinstance(t, (T.ArrayType, T.BufferType)):
+        _scalars(t.elem, seen)
+    elif isinstance(t, T.StructType):
+        for _, ft in t.fields:
+            _scalars(ft, seen)
+
+
+class GlslEmitter(CLikeEmitter):
+    """Writes a Program as a GLSL 4.50 compute shader for Vulkan."""
+
+    target = "glsl"
+    explicit_lengths = True
+    # barrier(): stores to shared and storage memory made before it are visible after it.
+    BARRIER = ("memoryBarrierShared()", "memoryBarrierBuffer()", "barrier()")
+
+    def __init__(self, prog: Any):
+        super().__init__(prog)
+        self._glsl_line: tuple[str, int] | None = None   # what glslang counts for the next line
+        # Device feature ("f16", "i64", "f64") -> (file, node) of its first use.
+        self.needs: dict[str, tuple[str, ast.AST]] = {}
+
+    def check_device(self, features: set, limits: dict, adapter: str = "this device") -> None:
+        """Raise a TranslationError at the first Python line that needs what the device
+        lacks: a shader feature (SwiftShader runs f16 code without it, giving zeros) or
+        more shared memory than ``max_compute_shared_memory_size`` (CPU drivers run it
+        anyway). Called by the vulkan device before it makes a pipeline."""
+        for feat, (filename, node) in self.needs.items():
+            if feat not in features:
+                raise make_error(filename, node, f"{adapter} has no {feat} support in shaders "
+                                 f"(Vulkan features: {', '.join(sorted(features)) or 'none'}): "
+                                 "use another type or device", self.target)
+        limit = limits.get("max_compute_shared_memory_size")
+        total = sum(sh.type.size for sh in self.k.shared.values())
+        if limit and total > limit:
+            node = next((n for n in ast.walk(self.k.tree) if getattr(n, "ps_shared", False)),
+                        self.k.tree)
+            raise self.error(node, f"the shared arrays take {total} bytes, more than the "
+                                   f"{limit} bytes of shared memory {adapter} has")
+
+    @classmethod
+    def block_kind(cls, layout: Any) -> str:
+        """Push constants when the block fits the guaranteed 128 bytes, else a read-only
+        std430 storage block (same offsets either way)."""
+        return "push" if layout.size <= PUSH_CONSTANT_LIMIT else "storage"
+
+    # -- output: #line directives ---------------------------------------------------------
+    def line(self, text: str = "", node: ast.AST | None = None) -> None:
+        """One output line, preceded by ``#line N "file.py"`` where glslang's count would
+        differ from the statement's Python line."""
+        lineno = getattr(node, "lineno", None) if node is not None else None
+        if lineno and text:
+            where = (self.func_file().replace('"', "'"), lineno)
+            if self._glsl_line != where:
+                self.out.append(f'#line {lineno} "{where[0]}"')
+                self.line_map.append(None)
+            self._glsl_line = where
+        super().line(text, node)
+        if self._glsl_line is not None:
+            self._glsl_line = (self._glsl_line[0], self._glsl_line[1] + 1)
+
+    # -- types ----------------------------------------------------------------------------
+    def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
+        """GLSL spelling of ``t`` (bool as uint where ``storage``); arrays as ``T[N]``."""
+        if isinstance(t, T.EnumType):
+            return self.type_name(t.base)
+        if isinstance(t, T.ScalarType):
+            if t.kind == "bool" and storage:
+                return "uint"
+            return SCALARS[t.name]
+        if isinstance(t, T.VectorType):
+            elem = "u32" if t.elem == T.bool_ and storage else t.elem.name
+            return f"{VEC_PREFIX[elem]}vec{t.n}"
+        if isinstance(t, T.MatrixType):
+            return f"mat{t.n}"
+        if isinstance(t, T.ArrayType):
+            dims = []
+            while isinstance(t, T.ArrayType):      # outermost size first, as C writes it
+                dims.append(f"[{t.n}]")
+                t = t.elem
+            return self.type_name(t, node, storage) + "".join(dims)
+        if isinstance(t, T.StructType):
+            return self.global_name(t.name)
+        raise self.error(node or self.func_node(), f"internal: no GLSL type for {t}")
+
+    def literal(self, value: Any, t: T.Type) -> str:
+        """A GLSL literal with its suffix (``1u``, ``1.5``, ``1.5hf``, ``1l``); inf and NaN
+        from their bits."""
+        t = t.base if isinstance(t, T.EnumType) else t
+        if t == T.bool_ or isinstance(value, bool):
+            return "true" if value else "false"
+        suffix = LITERAL_SUFFIX[t.name]
+        if t.kind == "int":
+            v = int(value)
+            if v == t.min:           # -MIN is not representable: no literal for it
+                return f"({v + 1}{suffix} - 1{suffix})"
+            return f"{v}{suffix}"
+        if t.kind == "uint":
+            return f"{int(value)}{suffix}"
+        v = float(value)
+        if math.isnan(v) or math.isinf(v):
+            bits = struct.unpack("<I", struct.pack("<f", v))[0]
+            s = f"uintBitsToFloat({bits:#010x}u)"
+            return s if t == T.f32 else f"{SCALARS[t.name]}({s})"
+        return (shortest_f32(v) if t == T.f32 else repr(v)) + suffix
+
+    def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
+        """The zero of ``t`` in its storage form, spelled out (GLSL has no ``T()``)."""
+        if isinstance(t, T.EnumType):
+            t = t.base
+        if isinstance(t, T.ScalarType):
+            return self.literal(0, T.u32 if t == T.bool_ else t)
+        if isinstance(t, (T.VectorType, T.MatrixType)):
+            e = T.u32 if t.elem == T.bool_ else t.elem
+            return f"{self.type_name(t, node, storage=True)}({self.literal(0, e)})"
+        if isinstance(t, T.ArrayType):
+            z = self.zero_value(t.elem, node)
+            return f"{self.type_name(t, node, storage=True)}({', '.join([z] * t.n)})"
+        if isinstance(t, T.StructType):
+            zs = [self.zero_value(ft, node) for _, ft in t.fields]
+            return f"{self.global_name(t.name)}({', '.join(zs)})"
+        raise self.error(node or self.func_node(), f"internal: no GLSL zero for {t}")
+
+    def bool_to_u32(self, v: str) -> str:
+        """``uint(b)``: 1 or 0."""
+        return f"uint({v})"
+
+    # -- declarations ---------------------------------------------------------------------
+    def header(self) -> None:
+        """``#version 450``, the line-directive extension, the extensions of the types used."""
+        self.line("#version 450")
+        self.line("#extension GL_GOOGLE_cpp_style_line_directive : require")
+        used: set = set()
+        for t in self.all_types():
+            _scalars(t, used)
+        for name in used & set(FEATURES):      # buffers and parameters: the kernel's line
+            self.needs.setdefault(FEATURES[name], (self.k.src.filename, self.k.tree))
+        for f in [self.k] + self.prog.funcs:
+            for n in ast.walk(f.tree):
+                here: set = set()
+                _scalars(getattr(n, "ps_type", None), here)
+                for name in here & set(FEATURES):
+                    self.needs.setdefault(FEATURES[name], (f.src.filename, n))
+                used |= here
+        if used & {"f16", "i64", "u64"}:
+            self.line("#extension GL_EXT_shader_explicit_arithmetic_types : require")
+        if "f16" in used:
+            self.line("#extension GL_EXT_shader_16bit_storage : require")
+        super().header()
+
+    def enum_decl(self, e: T.EnumType) -> None:
+        """One ``const`` per enum member."""
+        for m, v in e.members.items():
+            self.line(f"const {self.type_name(e.base)} {self.global_name(f'{e.name}_{m}')} = "
+                      f"{self.literal(v, e.base)};")
+        self.line()
+
+    def struct_decl(self, s: T.StructType) -> None:
+        """A ``struct`` of the fields' storage types (bool fields as uint); GLSL's std430
+        layout of it is the canonical layout."""
+        self.line(f"struct {self.global_name(s.name)} {{")
+        for f, ft in s.fields:
+            fname = self.field_name(s.name, f, [n for n, _ in s.fields])
+            self.line(f"    {self.type_name(ft, storage=True)} {fname};")
+        self.line("};")
+        self.line()
+
+    def resources(self) -> None:
+        """The storage blocks, the parameter block and the shared arrays."""
+        k = self.k
+        for i, b in enumerate(k.buffers):
+            elem = self.type_name(b.type.elem, storage=True)
+            qual = "" if b.written or b.atomic else "readonly "
+            if k.uses_barrier and (b.written or b.atomic):
+                qual = "coherent "
+            block = self.globals.name(f"_ps_{b.name}_block")
+            self.line(f"layout(std430, set = 0, binding = {i}) {qual}buffer {block} "
+                      f"{{ {elem} {self.global_name(b.name)}[]; }};")
+        pb = self.prog.param_block
+        if pb.types:
+            names = [n for n, _ in pb.types]
+            if pb.kind == "push":
+                self.line(f"layout(push_constant, std430) uniform {self.globals.name('_ps_Params')} {{")
+            else:
+                self.line(f"layout(std430, set = 0, binding = {len(k.buffers)}) readonly buffer "
+                          f"{self.globals.name('_ps_Params')} {{")
+            for (name, t), (_, off, _a, _s) in zip(pb.types, pb.placed):
+                member = self.field_name("_ps_Params", name, names)
+                self.line(f"    layout(offset = {off}) {self.type_name(t, storage=True)} {member};")
+            self.line(f"}} {self.globals.name('_ps_params')};")
+        for name, sh in k.shared.items():
+            elem = self.type_name(sh.type.elem, storage=True)
+            self.line(f"shared {elem} {self.global_name(name)}[{sh.type.n}];")
+        self.line()
+
+    # -- functions ------------------------------------------------------------------------
+    def function_header(self, f: FuncInfo) -> None:
+        """The kernel is ``void main()`` after its ``local_size`` layout (glslang renames
+        it to the kernel's name); a helper gets its parameters and the ids it uses."""
+        if f.is_kernel:
+            x, y, z = f.workgroup_size
+            self.line(f"layout(local_size_x = {x}, local_size_y = {y}, local_size_z = {z}) in;")
+            self.line("void main() {", f.tree)
+            return
+        params = [f"{self.type_name(t, f.tree)} {self.local(name)}" for name, t in f.params]
+        params += [f"{IDS[w][0]} {self.id_value(w)}" for w in sorted(f.ids_used)]
+        ret = self.type_name(f.ret, f.tree) if f.ret is not None else "void"
+        self.line(f"{ret} {self.global_name(f.emit_name)}({', '.join(params)}) {{", f.tree)
+
+    def function_prologue(self, f: FuncInfo) -> None:
+        """A kernel names the ids it uses (unfolding folded groups) and copies its
+        parameters out of the parameter block; GLSL parameters are already copies."""
+        if not f.is_kernel:
+            return
+        if f.folded:
+            self.unfold_ids(f)
+        else:
+            for which in IDS:
+                if which in f.ids_used:
+                    t, builtin = IDS[which]
+                    self.line(f"{t} {self.id_value(which)} = {builtin};")
+        params = self.globals.name("_ps_params")
+        for name, t in f.values:
+            v = f"{params}.{self.field_name('_ps_Params', name)}"
+            if t == T.bool_:
+                v = f"({v} != 0u)"
+            self.line(f"{self.type_name(t)} {self.local(name)} = {v};")
+
+    def unfold_ids(self, f: FuncInfo) -> None:
+        """Groups beyond the per-dimension limit are folded into y/z by the runtime."""
+        wid, nwg, lid = "gl_WorkGroupID", "gl_NumWorkGroups", "gl_LocalInvocationID"
+        x = f.workgroup_size[0]
+        lin = self.id_value("group_id")
+        self.line(f"uvec3 {lin} = uvec3({wid}.x + {wid}.y * {nwg}.x + {wid}.z * {nwg}.x * "
+                  f"{nwg}.y, 0u, 0u);")
+        if "num_groups" in f.ids_used:
+            self.line(f"uvec3 {self.id_value('num_groups')} = uvec3({nwg}.x * {nwg}.y * "
+                      f"{nwg}.z, 1u, 1u);")
+        if "global_id" in f.ids_used:
+            self.line(f"uvec3 {self.id_value('global_id')} = uvec3({lin}.x * {x}u + {lid}.x, "
+                      f"{lid}.y, {lid}.z);")
+        if "local_id" in f.ids_used:
+            self.line(f"uvec3 {self.id_value('local_id')} = {lid};")
+        if "local_index" in f.ids_used:
+            self.line(f"uint {self.id_value('local_index')} = gl_LocalInvocationIndex;")
+
+    def function_footer(self, f: FuncInfo) -> None:
+        """``}``."""
+        self.line("}")
+
+    # -- statements -----------------------------------------------------------------------
+    def cast(self, text: str, t: T.Type) -> str:
+        """``T(text)``."""
+        return f"{self.type_name(t)}({text})"
+
+    def begin_for(self, var: str, t: T.Type, start: str, cond: str, step: str,
+                  node: ast.AST) -> None:
+        """``for (T v = start; cond; v += step) {``."""
+        self.line(f"for ({self.type_name(t)} {var} = {start}; {cond}; {var} += {step}) {{", node)
+
+    def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
+        """``T name = value;``; ``ps.array(T, N)`` is a zeroed declaration."""
+        if isinstance(t, T.ArrayType) and getattr(value, "ps_call", (None,))[0] == "array":
+            return self.declare_default(name, node)
+        self.line(f"{self.type_name(t, node)} {self.local(name)} = {self.value(value)};", node)
+
+    def declare_default(self, name: str, node: ast.AST | None = None) -> None:
+        """``T name = zero;`` (GLSL leaves locals undefined); a long array is zeroed by a loop."""
+        t = self.func.locals[name]
+        var = self.local(name)
+        if isinstance(t, T.ArrayType) and t.n > ZERO_CONSTRUCTOR_MAX:
+            self.line(f"{self.type_name(t, node)} {var};", node)
+            i = self.names.fresh("i")
+            self.line(f"for (uint {i} = 0u; {i} < {t.n}u; {i}++) {{ {var}[{i}] = "
+                      f"{self.zero_value(t.elem, node)}; }}", node)
+            return
+        self.line(f"{self.type_name(t, node)} {var} = {self.zero_value(t, node)};", node)
+
+    def declare_temp(self, name: str, t: T.Type, value: str, node: ast.AST) -> None:
+        """``T name = value;``."""
+        self.line(f"{self.type_name(t, node)} {name} = {value};", node)
+
+    def atomic_load(self, s: str, node: ast.AST) -> str:
+        """An atomic read: adding zero (GLSL has no atomicLoad without the Vulkan memory
+        model)."""
+        return f"atomicAdd({s}, {self.literal(0, node.ps_type)})"
+
+    def atomic_store(self, place: str, v: str, node: ast.AST) -> None:
+        """An atomic store: ``atomicExchange``, its old value unused."""
+        self.line(f"atomicExchange({place}, {v});", node)
+
+    def call_statement(self, call: ast.expr, node: ast.AST) -> None:
+        """``barrier()`` on one line (one ``#line`` for the three calls)."""
+        kind, what = call.ps_call
+        if kind == "builtin" and what.name == "barrier":
+            self.line(" ".join(f"{s};" for s in self.BARRIER), node)
+            return
+        super().call_statement(call, node)
+
+    # -- expressions ----------------------------------------------------------------------
+    def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
+        """Scalars: ``a OP b``; vectors: ``lessThan(a, b)``... (element-wise, a scalar side
+        broadcast)."""
+        t = node.ps_type
+        if not isinstance(t, T.VectorType):
+            return super().compare(op, a, b, node)
+        want = a.ps_type if isinstance(a.ps_type, T.VectorType) else b.ps_type
+        sa = self.broadcast(self.expr(a), a.ps_type, want)
+        sb = self.broadcast(self.expr(b), b.ps_type, want)
+        return f"{COMPARE_FUNCS[op]}({sa}, {sb})"
+
+    def ex_UnaryOp(self, node: ast.UnaryOp) -> str:
+        """``not`` of a bool vector is ``not(v)``."""
+        if isinstance(node.op, ast.Not) and isinstance(node.ps_type, T.VectorType):
+            return f"not({self.expr(node.operand)})"
+        return super().ex_UnaryOp(node)
+
+    def bool_bitop(self, node: ast.BinOp, op: type) -> str:
+        """Bool ``&``/``|``/``^``: GLSL's bit operators take no bools. Scalars use
+        ``&&``/``||`` (through uint when the right side has effects, which Python
+        evaluates), bool vectors go through uvec."""
+        t = node.ps_type
+        if isinstance(t, T.VectorType):
+            if op is ast.BitXor:
+                return f"notEqual({self.expr(node.left)}, {self.expr(node.right)})"
+            u = f"uvec{t.n}"
+            sym = "&" if op is ast.BitAnd else "|"
+            return f"bvec{t.n}({u}({self.expr(node.left)}) {sym} {u}({self.expr(node.right)}))"
+        a, b = self.sub(node.left), self.sub(node.right)
+        if op is ast.BitXor:
+            return f"{a} != {b}"
+        if self.has_side_effects(node.right):
+            sym = "&" if op is ast.BitAnd else "|"
+            return f"bool(uint({a}) {sym} uint({b}))"
+        return f"{a} {'&&' if op is ast.BitAnd else '||'} {b}"
+
+    # -- builtins with a GLSL shape (callable spellings in lang.py) ----------------------
+    def select_call(self, node: ast.Call) -> str:
+        """``select(f, t, c)``: a ternary, or ``mix`` for a bool-vector condition."""
+        f, t, c = (self.value(a) for a in node.args)
+        if isinstance(node.args[2].ps_type, T.VectorType):
+            want = node.ps_type
+            f = self.broadcast(f, node.args[0].ps_type, want)
+            t = self.broadcast(t, node.args[1].ps_type, want)
+            return f"mix({f}, {t}, {c})"
+        return f"({c} ? {t} : {f})"
+
+    def bitcast_call(self, node: ast.Call) -> str:
+        """``bitcast(T, x)`` through ``floatBitsToUint`` and kin (``BITCASTS``)."""
+        src, dst = elem_type(node.args[1].ps_type), elem_type(node.ps_type)
+        if src == dst:
+            return self.sub(node.args[1])
+        x = self.value(node.args[1])
+        fn = BITCASTS.get((src.name, dst.name))
+        if fn is None:
+            if src.kind == "float" or dst.kind == "float":
+                raise self.error(node, f"bitcast {src} -> {dst} is not supported by GLSL")
+            fn = self.type_name(dst)
+        return f"{fn}({x})"
+
+    def clz_call(self, node: ast.Call) -> str:
+        """``count_leading_zeros`` over ``findMSB`` of the unsigned value (-1 for 0)."""
+        t = node.ps_type
+        u = "uint" if t.bits == 32 else "uint64_t"
+        return f"{self.type_name(t)}({t.bits - 1} - findMSB({u}({self.value(node.args[0])})))"
+
+    def unsigned_abs(self, node: ast.Call) -> str:
+        """``abs`` of an unsigned value is the value (GLSL has no unsigned abs); of a float,
+        ``abs`` (signed integers go through the prelude)."""
+        if elem_type(node.ps_type).kind == "uint":
+            return self.sub(node.args[0])       # an operand where the call stood: parenthesised
+        return f"abs({self.value(node.args[0])})"
