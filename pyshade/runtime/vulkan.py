@@ -33,7 +33,8 @@ Design notes
 * Launches are recorded into one command buffer, submitted (with a fence) in
   chunks as on wgpu: after 32 launches (inside ``batch()`` the chunks grow to
   128, 512, ... 4096), when the outermost batch of the thread exits, at
-  ``flush()``, and when a read-back or ``synchronize()`` needs it. A memory barrier (shader/transfer write -> read/write) goes between two
+  ``flush()``, and when a read-back or ``synchronize()`` needs it.
+* A memory barrier (shader/transfer write -> read/write) goes between two
   commands only where the later one uses a buffer that an earlier one since the
   last barrier wrote, or writes one it read; every command buffer starts with
   one, for the submissions before it.
