@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# On the lent H200 (device tool; carry .gl .whl .tools): the GPU half of the test
+# suite on NVIDIA's driver through wgpu-py and through the raw Vulkan device (GLSL
+# compiled by the carried glslangValidator), the differential test with
+# $PYSHADE_DIFF_KERNELS kernels, then the launch benchmark and the vulkan probe.
+set -uo pipefail
+for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 PATH=$PWD/.tools/bin:$PATH
+OUT=${OUT:-/tmp/out}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+python3 -m pytest -q -p no:cacheprovider -k "not cpu and not tint" tests \
+    > "$OUT/h200_gpu_suite.txt" 2>&1
+tail -2 "$OUT/h200_gpu_suite.txt"
+grep -E "^(FAILED|ERROR)" "$OUT/h200_gpu_suite.txt" | head -30
+python3 bench/launch_overhead.py --sizes 65536 1048576 16777216 --reps 7 \
+    --json "$OUT/h200_launch.json" 2>&1 | grep -v XDG_RUNTIME | tail -6
+python3 bench/probes/vulkan_dispatch_probe.py --launches 2000 2>&1 | tail -5
