@@ -106,6 +106,27 @@ class CLikeEmitter(Emitter):
             return f"~{self.sub(node.operand)}"
         return self.negate(node)
 
+    def unfold_ids(self, f: Any) -> None:
+        """Groups beyond the per-dimension limit are folded into y/z by the runtime: the
+        kernel rebuilds the 1-D ids from the raw builtins (``raw_id``, per target)."""
+        wid, nwg, lid = (self.raw_id(w) for w in ("group_id", "num_groups", "local_id"))
+        v3 = self.type_name(T.uvec3)
+        x = f.workgroup_size[0]
+        lin = self.id_value("group_id")
+        self.declare_temp(lin, T.uvec3, f"{v3}({wid}.x + {wid}.y * {nwg}.x + {wid}.z * "
+                          f"{nwg}.x * {nwg}.y, 0u, 0u)", None)
+        if "num_groups" in f.ids_used:
+            self.declare_temp(self.id_value("num_groups"), T.uvec3,
+                              f"{v3}({nwg}.x * {nwg}.y * {nwg}.z, 1u, 1u)", None)
+        if "global_id" in f.ids_used:
+            self.declare_temp(self.id_value("global_id"), T.uvec3,
+                              f"{v3}({lin}.x * {x}u + {lid}.x, {lid}.y, {lid}.z)", None)
+        if "local_id" in f.ids_used:
+            self.declare_temp(self.id_value("local_id"), T.uvec3, lid, None)
+        if "local_index" in f.ids_used:
+            self.declare_temp(self.id_value("local_index"), T.u32, self.raw_id("local_index"),
+                              None)
+
     def negate(self, node: ast.UnaryOp) -> str:
         """Unary minus: ``-x``."""
         return f"-{self.sub(node.operand)}"

@@ -305,23 +305,9 @@ class GlslEmitter(CLikeEmitter):
                 v = f"({v} != 0u)"
             self.line(f"{self.type_name(t)} {self.local(name)} = {v};")
 
-    def unfold_ids(self, f: FuncInfo) -> None:
-        """Groups beyond the per-dimension limit are folded into y/z by the runtime."""
-        wid, nwg, lid = "gl_WorkGroupID", "gl_NumWorkGroups", "gl_LocalInvocationID"
-        x = f.workgroup_size[0]
-        lin = self.id_value("group_id")
-        self.line(f"uvec3 {lin} = uvec3({wid}.x + {wid}.y * {nwg}.x + {wid}.z * {nwg}.x * "
-                  f"{nwg}.y, 0u, 0u);")
-        if "num_groups" in f.ids_used:
-            self.line(f"uvec3 {self.id_value('num_groups')} = uvec3({nwg}.x * {nwg}.y * "
-                      f"{nwg}.z, 1u, 1u);")
-        if "global_id" in f.ids_used:
-            self.line(f"uvec3 {self.id_value('global_id')} = uvec3({lin}.x * {x}u + {lid}.x, "
-                      f"{lid}.y, {lid}.z);")
-        if "local_id" in f.ids_used:
-            self.line(f"uvec3 {self.id_value('local_id')} = {lid};")
-        if "local_index" in f.ids_used:
-            self.line(f"uint {self.id_value('local_index')} = gl_LocalInvocationIndex;")
+    def raw_id(self, which: str) -> str:
+        """The builtin id as the entry point receives it (a ``gl_`` variable)."""
+        return IDS[which][1]
 
     def function_footer(self, f: FuncInfo) -> None:
         """``}``."""

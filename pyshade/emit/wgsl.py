@@ -190,25 +190,9 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             if name in f.mutated:
                 self.line(f"var {self.local(name)}: {self.type_name(t)} = {self.param_names[name]};")
 
-    def unfold_ids(self, f: FuncInfo) -> None:
-        """Groups beyond the per-dimension limit are folded into y/z by the runtime."""
-        raw = lambda w: self.names.name(f"_ps_raw_{w}")  # noqa: E731
-        wid, nwg, lid = raw("group_id"), raw("num_groups"), raw("local_id")
-        x = f.workgroup_size[0]
-        lin = self.names.name("_ps_group_id")
-        self.line(f"let {lin} = vec3<u32>({wid}.x + {wid}.y * {nwg}.x + {wid}.z * {nwg}.x * "
-                  f"{nwg}.y, 0u, 0u);")
-        if "num_groups" in f.ids_used:
-            self.line(f"let {self.names.name('_ps_num_groups')} = vec3<u32>({nwg}.x * {nwg}.y * "
-                      f"{nwg}.z, 1u, 1u);")
-        if "global_id" in f.ids_used:
-            self.line(f"let {self.names.name('_ps_global_id')} = vec3<u32>({lin}.x * {x}u + "
-                      f"{lid}.x, {lid}.y, {lid}.z);")
-        if "local_id" in f.ids_used:
-            self.line(f"let {self.names.name('_ps_local_id')} = {lid};")
-        if "local_index" in f.ids_used:
-            self.line(f"let {self.names.name('_ps_local_index')} = "
-                      f"{self.names.name('_ps_raw_local_index')};")
+    def raw_id(self, which: str) -> str:
+        """The builtin id as the entry point receives it (an entry parameter)."""
+        return self.names.name(f"_ps_raw_{which}")
 
     def function_footer(self, f: FuncInfo) -> None:
         """``}``."""
