@@ -46,12 +46,10 @@ Design notes
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import operator
-import threading
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -59,6 +57,7 @@ import numpy as np
 from ..errors import BackendUnavailable, CompileError, LaunchError
 from ..launch import LRU
 from .base import Compiled, Device, DeviceArray
+from .recording import Recording
 from .vulkan_memory import LLVMPIPE_NOTE, Memory, Slot
 from .vulkan_support import add_denorm_preserve, binding, list_adapters
 
@@ -68,12 +67,8 @@ __all__ = ["VulkanArray", "VulkanDevice", "list_adapters"]
 # used first out; descriptor sets per (pipeline layout, arrays), oldest first out.
 PIPELINE_CACHE_SIZE = 256
 DESCRIPTOR_SET_CACHE_SIZE = 256
-# Recorded launches are submitted in chunks (as on wgpu): the first after FIRST_CHUNK
-# launches, then inside a batch 4 times as many each time, at most MAX_RECORDED;
-# submissions in flight before the host waits for the oldest (bounds memory when the
-# GPU lags).
-FIRST_CHUNK = 32
-MAX_RECORDED = 4096
+# Submissions in flight before the host waits for the oldest (bounds memory when the
+# GPU lags); recorded launches are submitted in chunks (``recording``).
 MAX_IN_FLIGHT = 16
 
 _array_ids = itertools.count()
@@ -142,7 +137,7 @@ class _DescriptorSet:
     __slots__ = ("handle", "pool", "ptr", "arena")
 
 
-class VulkanDevice(Device):
+class VulkanDevice(Recording, Device):
     """A Vulkan device (the ``vulkan`` package): consumes SPIR-V made from GLSL.
 
     ``index`` picks ``list_adapters()[index]`` (0: the best). Attributes:
@@ -365,38 +360,15 @@ class VulkanDevice(Device):
 
     def _init_recording(self) -> None:
         ffi = self.vk.ffi
-        self._lock = threading.RLock()
-        self._local = threading.local()
+        self._init_lock()
         self._slot: Slot | None = None      # the command buffer being recorded
         self._free: list[Slot] = []
         self._in_flight: deque[Slot] = deque()
         self._serial = 0                    # of the next submission
-        self._submit_at = FIRST_CHUNK       # recorded launches that trigger a submission
         self._pipelines = LRU(PIPELINE_CACHE_SIZE)
         self._sets: dict = {}               # FIFO-bounded; used under self._lock
         self._pools: list[Any] = []
         self._nullptr = ffi.NULL
-
-    @contextlib.contextmanager
-    def batch(self) -> Iterator[VulkanDevice]:
-        """Record the launches inside into one command buffer, submitted when the outermost
-        ``batch()`` of this thread exits.
-
-        Dispatches that depend on each other get a memory barrier between them,
-        so each launch sees the writes of those before it. ``numpy()``,
-        ``write()`` and numpy arguments inside a batch submit what was recorded
-        so far. If the block raises, the launches recorded before the exception
-        still run (as on every device), then the exception propagates.
-        """
-        local = self._local
-        local.depth = getattr(local, "depth", 0) + 1
-        try:
-            yield self
-        finally:
-            local.depth -= 1
-            if local.depth == 0:
-                with self._lock:
-                    self._submit()
 
     def _begin(self) -> Slot:
         """Start recording a command buffer (the caller holds the lock)."""
@@ -426,28 +398,13 @@ class VulkanDevice(Device):
         if self._slot.recorded >= self._submit_at:
             self._submit_chunk()
 
-    def _submit_chunk(self) -> None:
-        """Submit a chunk of recorded launches so the GPU starts while Python records the
-        rest (the wgpu device's rule): inside a batch the chunks grow (32, 128, 512, ...
-        launches), outside one they stay at 32; one submission per launch would cost
-        more host time than the dispatch."""
-        grow = getattr(self._local, "depth", 0) > 0
-        nxt = min(self._submit_at * 4, MAX_RECORDED) if grow else FIRST_CHUNK
-        self._submit()
-        self._submit_at = nxt
-
-    def flush(self) -> None:
-        """Submit the launches recorded so far, without waiting for them."""
-        with self._lock:
-            self._submit()
-
     def _submit(self) -> None:
         """Submit the command buffer being recorded, if any (the caller holds the lock)."""
         slot = self._slot
         if slot is None:
             return
         self._slot = None
-        self._submit_at = FIRST_CHUNK
+        self._chunk_reset()
         slot.submit()
         self._serial += 1
         self._in_flight.append(slot)

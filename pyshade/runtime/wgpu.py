@@ -34,11 +34,9 @@ Design notes
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import operator
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -46,6 +44,7 @@ import numpy as np
 from ..errors import BackendUnavailable, CompileError, LaunchError
 from ..launch import LRU
 from .base import Compiled, Device, DeviceArray
+from .recording import Recording
 
 __all__ = ["WgpuArray", "WgpuDevice", "adapter_label", "adapter_note", "list_adapters"]
 
@@ -66,10 +65,6 @@ _RAISED_LIMITS = (
 # until it is dropped), least recently used first out.
 PIPELINE_CACHE_SIZE = 256
 BIND_GROUP_CACHE_SIZE = 64
-# Recorded launches are submitted in chunks: the first after FIRST_CHUNK launches,
-# then (inside a batch) 4 times as many each time, at most MAX_RECORDED.
-FIRST_CHUNK = 32
-MAX_RECORDED = 4096
 
 
 def _round_up(n: int, m: int) -> int:
@@ -230,7 +225,7 @@ def adapter_note(adapter: Any) -> str:
     return ""
 
 
-class WgpuDevice(Device):
+class WgpuDevice(Recording, Device):
     """A WebGPU device (wgpu-py): consumes WGSL.
 
     ``adapter`` may be a ``wgpu.GPUAdapter`` to use; by default it is
@@ -355,7 +350,7 @@ class WgpuDevice(Device):
     def _read(self, buffer: Any, nbytes: int) -> memoryview:
         """The first ``nbytes`` (a multiple of 4) of ``buffer``, after all recorded work."""
         with self._lock:
-            self._submit_recorded()
+            self._submit()
             return self.wgpu_device.queue.read_buffer(buffer, 0, nbytes)
 
     # ---- recording, batches and synchronisation ---------------------------
@@ -364,41 +359,16 @@ class WgpuDevice(Device):
         # Launches are recorded into one command encoder and, while nothing else
         # comes between them, one compute pass. The lock serialises every thread's
         # recording, submission and read-back; batch depth is per thread.
-        self._lock = threading.RLock()
-        self._local = threading.local()
+        self._init_lock()
         self._encoder: Any = None
         self._pass: Any = None
         self._pass_pipeline: Any = None
         self._keepalive: list[Any] = []
         self._recorded = 0
-        self._submit_at = FIRST_CHUNK
         self._last_bind: tuple = (None, None, None, None)  # (prep, arena, buffers, group)
         self._arenas: dict[str, _ParamArena] = {}
         self._pipelines = LRU(PIPELINE_CACHE_SIZE)
         self._bind_groups: dict = {}          # FIFO-bounded; used under self._lock
-
-    @contextlib.contextmanager
-    def batch(self) -> Iterator[WgpuDevice]:
-        """Record the launches inside into one compute pass where possible, submitted in
-        growing chunks while recording and when the outermost ``batch()`` of this thread
-        exits.
-
-        WebGPU orders the dispatches of a pass: each launch sees the writes of the
-        launches before it. ``DeviceArray.numpy()``, ``write()`` and numpy
-        arguments inside a batch submit what was recorded so far, so results are
-        those of the Python order. If the block raises, the launches recorded
-        before the exception are still submitted and run (as on every device),
-        then the exception propagates.
-        """
-        local = self._local
-        local.depth = getattr(local, "depth", 0) + 1
-        try:
-            yield self
-        finally:
-            local.depth -= 1
-            if local.depth == 0:
-                with self._lock:
-                    self._submit_recorded()
 
     def _end_pass(self) -> None:
         if self._pass is not None:
@@ -406,7 +376,7 @@ class WgpuDevice(Device):
             self._pass = None
             self._pass_pipeline = None
 
-    def _submit_recorded(self) -> None:
+    def _submit(self) -> None:
         """Submit everything recorded so far (the caller holds the lock)."""
         encoder = self._encoder
         if encoder is None:
@@ -415,7 +385,7 @@ class WgpuDevice(Device):
         self._encoder = None
         keep, self._keepalive = self._keepalive, []
         self._recorded = 0
-        self._submit_at = FIRST_CHUNK
+        self._chunk_reset()
         last = self._last_bind
         if last[3] is not None:
             # the next encoder must hold the last bind group alive too
@@ -428,17 +398,10 @@ class WgpuDevice(Device):
             raise LaunchError(f"WebGPU rejected the recorded launches: {exc}") from None
         del keep   # staging buffers may go once the submission holds them
 
-    def flush(self) -> None:
-        """Submit the launches recorded so far, without waiting for them."""
-        with self._lock:
-            self._submit_recorded()
-
-    _flush = flush
-
     def synchronize(self) -> None:
         """Wait until all submitted work has finished (recorded launches are submitted first)."""
         with self._lock:
-            self._submit_recorded()
+            self._submit()
             # read_buffer queues a copy after all earlier work and blocks until the
             # staging buffer is mapped, i.e. until the queue has drained up to it.
             self.wgpu_device.queue.read_buffer(self._sync_buffer, 0, 4)
@@ -527,7 +490,7 @@ class WgpuDevice(Device):
                 off = -(-arena.used // arena.align) * arena.align
                 end = off + prep.pb_size
                 if end > arena.capacity:       # full: submit what uses it, start at 0
-                    self._submit_recorded()
+                    self._submit()
                     off, end = 0, prep.pb_size
                 if len(params) != prep.pb_size:    # a short block from launch_compiled
                     params = bytes(params) + bytes(prep.pb_size - len(params))
@@ -562,16 +525,6 @@ class WgpuDevice(Device):
             self._recorded += 1
             if self._recorded >= self._submit_at:
                 self._submit_chunk()
-
-    def _submit_chunk(self) -> None:
-        """Submit a chunk of recorded launches so the GPU starts while Python records the
-        rest: inside a batch the chunks grow (32, 128, 512, ... launches), so a long batch
-        costs a few submissions; outside one they stay at 32, bounding how far the GPU
-        lags behind the launches."""
-        grow = getattr(self._local, "depth", 0) > 0
-        nxt = min(self._submit_at * 4, MAX_RECORDED) if grow else FIRST_CHUNK
-        self._submit_recorded()
-        self._submit_at = nxt
 
     def _new_arena(self, kind: str) -> _ParamArena:
         arena = self._arenas[kind] = _ParamArena(self, kind)

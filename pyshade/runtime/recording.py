@@ -1,0 +1,74 @@
+"""What every recording GPU device shares: ``batch()``, ``flush()`` and chunked submission.
+
+A device that records launches (wgpu, vulkan) keeps one lock for recording,
+submission and read-back, a per-thread batch depth, and submits its recorded
+work in chunks so the GPU starts while Python records the rest: the first after
+``FIRST_CHUNK`` launches, then inside a batch 4 times as many each time, at most
+``MAX_RECORDED``; outside a batch the chunks stay at ``FIRST_CHUNK``, bounding how
+far the GPU lags behind the launches. One submission per launch would cost more
+host time than the dispatch (bench/README.md). The device supplies ``_submit()``,
+which submits what is recorded and calls ``_chunk_reset()``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+FIRST_CHUNK = 32
+MAX_RECORDED = 4096
+
+
+class Recording:
+    """Mixin of the recording devices (see the module docstring)."""
+
+    _lock: Any
+    _local: threading.local
+    _submit_at: int
+
+    def _init_lock(self) -> None:
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self._submit_at = FIRST_CHUNK
+
+    def _submit(self) -> None:  # pragma: no cover - every device defines it
+        raise NotImplementedError
+
+    def _chunk_reset(self) -> None:
+        """After any submission the next chunk starts small again."""
+        self._submit_at = FIRST_CHUNK
+
+    def _submit_chunk(self) -> None:
+        """Submit a chunk of recorded launches (the caller holds the lock)."""
+        grow = getattr(self._local, "depth", 0) > 0
+        nxt = min(self._submit_at * 4, MAX_RECORDED) if grow else FIRST_CHUNK
+        self._submit()
+        self._submit_at = nxt
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[Any]:
+        """Record the launches inside together (one compute pass or command buffer where
+        the API allows), submitted in growing chunks while recording and when the
+        outermost ``batch()`` of this thread exits.
+
+        Each launch sees the writes of the launches before it. ``numpy()``,
+        ``write()`` and numpy arguments inside a batch see what was recorded before
+        them. If the block raises, the launches recorded before the exception are
+        still submitted and run (as on every device), then the exception propagates.
+        """
+        local = self._local
+        local.depth = getattr(local, "depth", 0) + 1
+        try:
+            yield self
+        finally:
+            local.depth -= 1
+            if local.depth == 0:
+                with self._lock:
+                    self._submit()
+
+    def flush(self) -> None:
+        """Submit the launches recorded so far, without waiting for them."""
+        with self._lock:
+            self._submit()
