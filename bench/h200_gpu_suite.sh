@@ -4,13 +4,7 @@
 # compiled by the carried glslangValidator), the differential test with
 # $PYSHADE_DIFF_KERNELS kernels, then the launch benchmark and the vulkan probe.
 set -uo pipefail
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 PATH=$PWD/.tools/bin:$PATH
-OUT=${OUT:-/tmp/out}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+source "$(dirname "$0")/h200_env.sh"
 python3 -m pytest -q -p no:cacheprovider -k "not cpu and not tint" tests \
     > "$OUT/h200_gpu_suite.txt" 2>&1
 tail -2 "$OUT/h200_gpu_suite.txt"

@@ -4,13 +4,7 @@
 # glslangValidator/spirv-val copied from Debian's glslang-tools/spirv-tools into
 # .tools/bin. Runs the vulkan tests ($PYTEST_FILES) and the dispatch probe.
 set -uo pipefail
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 PATH=$PWD/.tools/bin:$PATH
-OUT=${OUT:-/tmp/out}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+source "$(dirname "$0")/h200_env.sh"
 glslangValidator --version | head -1
 python3 -m pytest -q -p no:cacheprovider -k "not cpu and not tint" \
     ${PYTEST_FILES:-tests/test_runtime_vulkan.py tests/test_toolchain_glslang.py} \
