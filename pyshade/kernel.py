@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from . import types as T
+from .cache import LRU
 from .errors import LaunchError, PyshadeError, TranslationError
-from .launch import LRU, BinderCache, bind_arguments, check_workgroup_size
+from .launch import BinderCache, bind_arguments, check_workgroup_size
 from .runtime.base import BufferSlot, Compiled, Device, Layout, ParamBlock
 
 MAX_GROUPS_PER_DIM = 65535

@@ -3,7 +3,6 @@ packed once per argument signature, values checked per call."""
 
 from .binder import (
                      BINDER_CACHE_SIZE,
-                     LRU,
                      Binder,
                      BinderCache,
                      bind_arguments,
@@ -12,5 +11,5 @@ from .binder import (
                      launch_grid,
 )
 
-__all__ = ["BINDER_CACHE_SIZE", "LRU", "Binder", "BinderCache", "bind_arguments",
+__all__ = ["BINDER_CACHE_SIZE", "Binder", "BinderCache", "bind_arguments",
            "check_device_workgroup", "check_workgroup_size", "launch_grid"]

@@ -17,14 +17,13 @@ from __future__ import annotations
 import inspect
 import itertools
 import platform
-import threading
-from collections import OrderedDict
 from itertools import repeat
 from typing import Any, Sequence
 
 import numpy as np
 
 from .. import types as T
+from ..cache import LRU
 from ..errors import LaunchError
 from . import cpu_support as S
 from .base import Compiled, Device, DeviceArray
@@ -68,8 +67,7 @@ class CpuDevice(Device):
 
     def __init__(self) -> None:
         self.adapter = f"CPython {platform.python_version()} interpreter"
-        self._namespaces: OrderedDict = OrderedDict()
-        self._ns_lock = threading.Lock()
+        self._namespaces = LRU(self.max_namespaces)
 
     def array(self, data: Any, dtype: Any = None) -> CpuArray:
         """Copy ``data`` into a new CPU array (C order, whatever the layout of ``data``)."""
@@ -86,21 +84,15 @@ class CpuDevice(Device):
         """The namespace of a compiled kernel's code, executed once and kept in an LRU
         cache of ``max_namespaces`` entries."""
         key = compiled.key or id(compiled)
-        with self._ns_lock:
-            ns = self._namespaces.get(key)
-            # The key holds object ids, which a new kernel may reuse: check the code too.
-            if ns is not None and ns["__ps_code__"] is compiled.binary:
-                self._namespaces.move_to_end(key)
-                return ns
+        ns = self._namespaces.get(key)
+        # The key holds object ids, which a new kernel may reuse: check the code too.
+        if ns is not None and ns["__ps_code__"] is compiled.binary:
+            return ns
         # The emitted code calls the support helpers by name: the device supplies them.
         ns = {**_SUPPORT, "__name__": "pyshade_kernel", "__ps_code__": compiled.binary}
         exec(compiled.binary, ns)  # noqa: S102 - our own generated code
-        with self._ns_lock:
-            self._namespaces[key] = ns
-            self._namespaces.move_to_end(key)
-            while len(self._namespaces) > max(1, self.max_namespaces):
-                self._namespaces.popitem(last=False)
-        return ns
+        self._namespaces.size = max(1, self.max_namespaces)
+        return self._namespaces.put(key, ns)
 
     def launch_compiled(self, compiled: Compiled, buffers: Sequence[DeviceArray],
                         params: bytes | None, groups: tuple[int, int, int]) -> None:

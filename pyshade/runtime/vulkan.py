@@ -54,8 +54,8 @@ from typing import Any
 
 import numpy as np
 
+from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
-from ..launch import LRU
 from .base import Compiled, Device, DeviceArray
 from .recording import Recording
 from .vulkan_memory import LLVMPIPE_NOTE, Memory, Slot

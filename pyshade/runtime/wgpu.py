@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
-from ..launch import LRU
 from .base import Compiled, Device, DeviceArray
 from .recording import Recording
 
