@@ -45,6 +45,7 @@ I = TypeVar("I")        # noqa: E741 - an integer scalar or vector type
 # The bits of an f32 (vector). Its own TypeVar: a helper's call inherits its caller's
 # bindings, and ps_float_to_int's I may be u32 where the bits are i32.
 B = TypeVar("B")
+U = TypeVar("U")        # the unsigned integer (vector) type of an integer's width
 
 tdiv = lang._tdiv
 bits = lang._bits
@@ -112,6 +113,20 @@ def ps_pow(x: T, n: u32) -> T:
     for _i in range(1, n):
         r = r * x
     return r
+
+
+def ps_pow_signed(x: T, n: u32, unsigned_zero: U) -> T:
+    """Signed ``x ** n`` computed in the unsigned type of the same width (``unsigned_zero``
+    names it), which wraps to the same bits. Signed overflow is undefined in SPIR-V's
+    consumers: NVIDIA's Vulkan driver folded ``-(2147483647 ** 3)`` as if it could not
+    overflow (bench/probes/nvidia_vulkan_pow_probe.py); unsigned overflow is defined."""
+    if n == 0:
+        return T(1)
+    b = convert(U, x)
+    r = b
+    for _i in range(1, n):      # ps_pow's loop: a call would bind its T to this T
+        r = r * b
+    return convert(T, r)
 
 
 # -- min, max, clamp, abs -----------------------------------------------------------------

@@ -44,10 +44,10 @@ def by_prelude(a: ps.Buffer[i32], b: ps.Buffer[i32], out: ps.Buffer[i32]):
         out[j + 2] = prelude.ps_min_signed(x, y)
         out[j + 3] = prelude.ps_max_signed(x, y)
         out[j + 4] = prelude.ps_abs_signed(x)
-        out[j + 5] = prelude.ps_pow(x, u32(3))
+        out[j + 5] = prelude.ps_pow_signed(x, u32(3), u32(0))
         lo = prelude.ps_min_signed(y, 7)
         out[j + 6] = prelude.ps_clamp_signed(x, lo, prelude.ps_max_signed(y, 7))
-        out[j + 7] = prelude.ps_pow(x, u32(0))
+        out[j + 7] = prelude.ps_pow_signed(x, u32(0), u32(0))
 
 
 @ps.kernel(workgroup_size=64)
@@ -249,11 +249,30 @@ def test_f16_plain_versions_match_python():
         assert fl == int(math.isnan(x)) | int(math.isinf(x)) << 1
 
 
+@ps.kernel(workgroup_size=64)
+def folded_pow(a: ps.Buffer[u32], out: ps.Buffer[u32]):
+    if ps.global_id().x == 0:
+        out[0] = -u32(abs(i32(2147483647)) ** 3)
+        out[1] = -u32(abs(i32(a[0])) ** 3)
+        out[2] = u32(i32(-46341) ** 2)
+
+
+def test_signed_power_that_overflows_a_constant(dev):
+    """A constant signed power that overflows, negated: NVIDIA's Vulkan driver folded it as
+    if signed overflow could not happen (bench/probes/nvidia_vulkan_pow_probe.py), so signed
+    powers are computed in unsigned arithmetic."""
+    out = dev.zeros(3, np.uint32)
+    folded_pow.launch(dev.array(np.array([2147483647], np.uint32)), out, threads=1, device=dev)
+    cube = 2147483647 ** 3
+    want = [(-cube) & 0xFFFFFFFF, (-cube) & 0xFFFFFFFF, (46341 ** 2) & 0xFFFFFFFF]
+    assert out.numpy().tolist() == want
+
+
 def test_gpu_targets_route_to_the_prelude():
     """On a GPU target the operators become prelude calls; the python target keeps them."""
     wgsl = ps.translate(by_operators, "wgsl")
     for name in ("ps_floordiv_signed_i32", "ps_mod_signed_i32", "ps_min_signed_i32",
-                 "ps_abs_signed_i32", "ps_pow_i32_u32", "ps_clamp_signed_i32"):
+                 "ps_abs_signed_i32", "ps_pow_signed_i32_u32", "ps_clamp_signed_i32"):
         assert f"fn {name}(" in wgsl
     assert "// prelude.py:" in wgsl
     py = ps.translate(by_operators, "python")

@@ -8,8 +8,9 @@ only through GLSL/glslang on NVIDIA's Vulkan driver (580.159.04): the negation o
 constant signed power that overflows gives 2147483647; the same with a run-time base,
 without the negation, or through WGSL/naga is right, and writing the negation as
 ``uint(0) - x`` did not help. Suspected: the driver folds the constant loop assuming
-signed multiplication does not overflow. A candidate workaround (not done): integer
-powers of signed ints computed in unsigned arithmetic in the prelude."""
+signed multiplication does not overflow. Workaround (prelude.ps_pow_signed): powers of
+signed integers are computed in the unsigned type of their width, which wraps by
+definition; tests/test_prelude.py::test_signed_power_that_overflows_a_constant."""
 
 from __future__ import annotations
 

@@ -84,7 +84,12 @@ class PreludeMixin:
             self.not_in_prelude(node, "//, % or **")
             return node
         t = node.ps_type
-        if op is ast.Pow:
+        if op is ast.Pow and _kind(_elem(t)) == "signed":
+            ue = T.u64 if _elem(t).bits == 64 else T.u32
+            zero = self.splat(self.const(node, 0, ue), t if not isinstance(t, T.VectorType)
+                              else T.vector_of(ue, t.n))
+            call = self.prelude_call(node, "ps_pow_signed", [node.left, node.right, zero])
+        elif op is ast.Pow:
             call = self.prelude_call(node, "ps_pow", [node.left, node.right])
         else:
             args = [self.splat(node.left, t), self.splat(node.right, t)]

@@ -58,7 +58,7 @@ from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
 from .base import Compiled, Device, DeviceArray
 from .recording import Recording
-from .vulkan_memory import LLVMPIPE_NOTE, Memory, Slot
+from .vulkan_memory import BARRIER_STAGES, LLVMPIPE_NOTE, Memory, Slot
 from .vulkan_support import add_denorm_preserve, binding, list_adapters
 
 __all__ = ["VulkanArray", "VulkanDevice", "list_adapters"]
@@ -134,7 +134,10 @@ class _Prepared:
 
 
 class _DescriptorSet:
-    __slots__ = ("handle", "pool", "ptr", "arena")
+    """A descriptor set of one (kernel, buffers) and what the launch reads and writes
+    (buffer uids), for the barrier check."""
+
+    __slots__ = ("handle", "pool", "ptr", "arena", "reads", "writes", "touched")
 
 
 class VulkanDevice(Recording, Device):
@@ -369,6 +372,7 @@ class VulkanDevice(Recording, Device):
         self._sets: dict = {}               # FIFO-bounded; used under self._lock
         self._pools: list[Any] = []
         self._nullptr = ffi.NULL
+        self._lib = self.vk.lib
 
     def _begin(self) -> Slot:
         """Start recording a command buffer (the caller holds the lock)."""
@@ -378,6 +382,7 @@ class VulkanDevice(Recording, Device):
         self._slot = slot
         self._bound_pipeline = None
         self._bound_set = None
+        self._pushed: bytes | None = None   # the push-constant bytes recorded last
         self._writes: set[int] = set()      # buffers written since the last barrier
         self._reads: set[int] = set()
         return slot
@@ -502,6 +507,10 @@ class VulkanDevice(Recording, Device):
         ds.handle, ds.pool = make_descriptor_set(self, prep, buffers,
                                                  slot.arena(prep.dyn) if prep.dyn else None)
         ds.ptr = self.vk.ffi.new("VkDescriptorSet[1]", [ds.handle])
+        uids = [arr.uid for arr in buffers]
+        ds.writes = frozenset(u for u, wr in zip(uids, prep.written) if wr)
+        ds.reads = frozenset(uids) - ds.writes
+        ds.touched = frozenset(uids)
         cache = self._sets
         cache[key] = ds
         while len(cache) > DESCRIPTOR_SET_CACHE_SIZE:
@@ -512,54 +521,69 @@ class VulkanDevice(Recording, Device):
     def run_prepared(self, prep: _Prepared, buffers: Sequence[DeviceArray],
                      params: bytes | None, groups: tuple[int, int, int]) -> None:
         """Record one dispatch (arguments already checked by the launch path); submitted
-        in chunks (``_submit_chunk``), at batch end and when the host needs results."""
+        in chunks (``_submit_chunk``), at batch end and when the host needs results.
+
+        This is the per-launch hot path (bench/probes/vulkan_dispatch_probe.py): state the
+        command buffer already has (pipeline, descriptor set, push-constant bytes) is not
+        recorded again, and a barrier is recorded only before a dependent dispatch."""
         with self._lock:
             slot = self._slot or self._begin()
-            lib = self.vk.lib
             uids = tuple(map(_UID, buffers))
-            offsets = None
-            if prep.dyn is not None:
-                arena = slot.arena(prep.dyn)
-                off = arena.put(params)
-                if off is None:                      # full: start another command buffer
-                    self._submit()
-                    slot = self._begin()
-                    arena = slot.arena(prep.dyn)
-                    off = arena.put(params)
-                key = (prep.uid, arena.uid, *uids)
-                offsets = arena.offset_ptr(off)
+            if prep.dyn is None:
+                ds = self._sets.get((prep.uid, uids))
+                if ds is None:
+                    ds = self._descriptor_set(prep, buffers, (prep.uid, uids), slot)
+                offsets = None
             else:
-                key = (prep.uid, *uids)
-            ds = self._sets.get(key)
-            if ds is None:
-                ds = self._descriptor_set(prep, buffers, key, slot)  # type: ignore[arg-type]
+                ds, offsets = self._dynamic_set(prep, buffers, uids, params)
+                slot = self._slot
             # Dependencies: a barrier when a buffer written since the last one is used
-            # again, or a buffer read since then is written.
+            # again, or a buffer read since then is written (set operations: this runs
+            # once per launch).
             w, r = self._writes, self._reads
-            if w or r:
-                for u, wr in zip(uids, prep.written):
-                    if u in w or (wr and u in r):
-                        slot.barrier()
-                        w.clear()
-                        r.clear()
-                        break
-            for u, wr in zip(uids, prep.written):
-                (w if wr else r).add(u)
             cmd = slot.cmd
+            lib = self._lib
+            if (w and not w.isdisjoint(ds.touched)) or (r and not r.isdisjoint(ds.writes)):
+                lib.vkCmdPipelineBarrier(cmd, BARRIER_STAGES, BARRIER_STAGES, 0, 1,
+                                         slot.full, 0, self._nullptr, 0, self._nullptr)
+                w.clear()
+                r.clear()
+            w.update(ds.writes)
+            r.update(ds.reads)
             if self._bound_pipeline is not prep.pipeline:
                 lib.vkCmdBindPipeline(cmd, 1, prep.pipeline)   # VK_PIPELINE_BIND_POINT_COMPUTE
                 self._bound_pipeline = prep.pipeline
                 self._bound_set = None      # another layout may disturb the bound set
+                self._pushed = None         # and the push constants
             if offsets is not None or self._bound_set is not ds:
                 lib.vkCmdBindDescriptorSets(cmd, 1, prep.playout, 0, 1, ds.ptr,
                                             0 if offsets is None else 1,
                                             offsets if offsets is not None else self._nullptr)
                 self._bound_set = ds
-            if prep.push_size:
+            if prep.push_size and params != self._pushed:
                 lib.vkCmdPushConstants(cmd, prep.playout, 0x20, 0, prep.push_size,
                                        params)                 # VK_SHADER_STAGE_COMPUTE_BIT
+                self._pushed = params
             lib.vkCmdDispatch(cmd, groups[0], groups[1], groups[2])
             slot.recorded += 1
             if slot.recorded >= self._submit_at:
                 self._submit_chunk()
 
+    def _dynamic_set(self, prep: _Prepared, buffers: Sequence[DeviceArray], uids: tuple,
+                     params: bytes | None) -> tuple[_DescriptorSet, Any]:
+        """The descriptor set and dynamic offset of a launch whose parameters travel in the
+        command buffer's arena (a uniform or storage block); a full arena starts another
+        command buffer."""
+        slot = self._slot
+        arena = slot.arena(prep.dyn)
+        off = arena.put(params)
+        if off is None:                      # full: start another command buffer
+            self._submit()
+            slot = self._begin()
+            arena = slot.arena(prep.dyn)
+            off = arena.put(params)
+        key = (prep.uid, arena.uid, uids)
+        ds = self._sets.get(key)
+        if ds is None:
+            ds = self._descriptor_set(prep, buffers, key, slot)  # type: ignore[arg-type]
+        return ds, arena.offset_ptr(off)

@@ -7,38 +7,38 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_out;
 } ps_params;
 
-#line 89 "prelude.py"
-float ps_floordiv_float_f32(float a_, float b) {  // prelude.py:89
-#line 92 "prelude.py"
-    float zero = 0.0;  // prelude.py:92
-    float one = 1.0;  // prelude.py:93
-    float q = floor(a_ / b);  // prelude.py:94
-    float r = a_ - (q * b);  // prelude.py:95
-    bool pos = b > zero;  // prelude.py:96
-    bool dec = (pos ? r < zero : r > zero);  // prelude.py:97
-    bool inc = (pos ? r >= b : (b < zero) && (r <= b));  // prelude.py:98
-    return (dec ? q - one : (inc ? q + one : q));  // prelude.py:99
+#line 90 "prelude.py"
+float ps_floordiv_float_f32(float a_, float b) {  // prelude.py:90
+#line 93 "prelude.py"
+    float zero = 0.0;  // prelude.py:93
+    float one = 1.0;  // prelude.py:94
+    float q = floor(a_ / b);  // prelude.py:95
+    float r = a_ - (q * b);  // prelude.py:96
+    bool pos = b > zero;  // prelude.py:97
+    bool dec = (pos ? r < zero : r > zero);  // prelude.py:98
+    bool inc = (pos ? r >= b : (b < zero) && (r <= b));  // prelude.py:99
+    return (dec ? q - one : (inc ? q + one : q));  // prelude.py:100
 }
 
-float ps_mod_float_f32(float a_, float b) {  // prelude.py:102
-#line 104 "prelude.py"
-    return a_ - (b * ps_floordiv_float_f32(a_, b));  // prelude.py:104
+float ps_mod_float_f32(float a_, float b) {  // prelude.py:103
+#line 105 "prelude.py"
+    return a_ - (b * ps_floordiv_float_f32(a_, b));  // prelude.py:105
 }
 
-float ps_pow_f32_u32(float x, uint n) {  // prelude.py:107
+float ps_pow_f32_u32(float x, uint n) {  // prelude.py:108
     uint i = 0u;
-    if (n == 0u) {  // prelude.py:109
-        return 1.0;  // prelude.py:110
+    if (n == 0u) {  // prelude.py:110
+        return 1.0;  // prelude.py:111
     }
-#line 111 "prelude.py"
-    float r = x;  // prelude.py:111
-    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
 #line 112 "prelude.py"
-        i = i_1;  // prelude.py:112
-        r = r * x;  // prelude.py:113
+    float r = x;  // prelude.py:112
+    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:113
+#line 113 "prelude.py"
+        i = i_1;  // prelude.py:113
+        r = r * x;  // prelude.py:114
     }
-#line 114 "prelude.py"
-    return r;  // prelude.py:114
+#line 115 "prelude.py"
+    return r;  // prelude.py:115
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

@@ -8,45 +8,47 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_out;
 } ps_params;
 
-#line 55 "prelude.py"
-int ps_trunc_div_i32(int a_, int b_) {  // prelude.py:55
-#line 58 "prelude.py"
-    int one = 1;  // prelude.py:58
-    bool neg = b_ == (-one);  // prelude.py:59
-    int q = (a_ / ((b_ == 0) || neg ? one : b_));  // prelude.py:60
-    return (neg ? 0 - q : q);  // prelude.py:61
+#line 56 "prelude.py"
+int ps_trunc_div_i32(int a_, int b_) {  // prelude.py:56
+#line 59 "prelude.py"
+    int one = 1;  // prelude.py:59
+    bool neg = b_ == (-one);  // prelude.py:60
+    int q = (a_ / ((b_ == 0) || neg ? one : b_));  // prelude.py:61
+    return (neg ? 0 - q : q);  // prelude.py:62
 }
 
-int ps_floordiv_signed_i32(int a_, int b_) {  // prelude.py:64
-#line 66 "prelude.py"
-    int q = ps_trunc_div_i32(a_, b_);  // prelude.py:66
-    int r = a_ - (q * b_);  // prelude.py:67
-    int zero = 0;  // prelude.py:68
-    return ((r != zero) && ((r < zero) != (b_ < zero)) ? q - 1 : q);  // prelude.py:69
+int ps_floordiv_signed_i32(int a_, int b_) {  // prelude.py:65
+#line 67 "prelude.py"
+    int q = ps_trunc_div_i32(a_, b_);  // prelude.py:67
+    int r = a_ - (q * b_);  // prelude.py:68
+    int zero = 0;  // prelude.py:69
+    return ((r != zero) && ((r < zero) != (b_ < zero)) ? q - 1 : q);  // prelude.py:70
 }
 
-int ps_mod_signed_i32(int a_, int b_) {  // prelude.py:72
-#line 74 "prelude.py"
-    int r = a_ - (ps_trunc_div_i32(a_, b_) * b_);  // prelude.py:74
-    int zero = 0;  // prelude.py:75
-    return ((r != zero) && ((r < zero) != (b_ < zero)) ? r + b_ : r);  // prelude.py:76
+int ps_mod_signed_i32(int a_, int b_) {  // prelude.py:73
+#line 75 "prelude.py"
+    int r = a_ - (ps_trunc_div_i32(a_, b_) * b_);  // prelude.py:75
+    int zero = 0;  // prelude.py:76
+    return ((r != zero) && ((r < zero) != (b_ < zero)) ? r + b_ : r);  // prelude.py:77
 }
 
-#line 107 "prelude.py"
-int ps_pow_i32_u32(int x, uint n) {  // prelude.py:107
+#line 118 "prelude.py"
+int ps_pow_signed_i32_u32(int x, uint n, uint unsigned_zero) {  // prelude.py:118
     uint i = 0u;
-    if (n == 0u) {  // prelude.py:109
-        return 1;  // prelude.py:110
+#line 123 "prelude.py"
+    if (n == 0u) {  // prelude.py:123
+        return 1;  // prelude.py:124
     }
-#line 111 "prelude.py"
-    int r = x;  // prelude.py:111
-    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
-#line 112 "prelude.py"
-        i = i_1;  // prelude.py:112
-        r = r * x;  // prelude.py:113
+#line 125 "prelude.py"
+    uint b_ = uint(x);  // prelude.py:125
+    uint r = b_;  // prelude.py:126
+    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:127
+#line 127 "prelude.py"
+        i = i_1;  // prelude.py:127
+        r = r * b_;  // prelude.py:128
     }
-#line 114 "prelude.py"
-    return r;  // prelude.py:114
+#line 129 "prelude.py"
+    return int(r);  // prelude.py:129
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
@@ -68,6 +70,6 @@ void main() {  // int_semantics.py:9
     int wrapped = (x * 65536) + 2147483647;  // int_semantics.py:19
     int sh = (x >> 3u) + (y << 2u);  // int_semantics.py:20
     int bits = (x & 255) | (y ^ (~x));  // int_semantics.py:21
-    int cube = ps_pow_i32_u32(x, 3u);  // int_semantics.py:22
+    int cube = ps_pow_signed_i32_u32(x, 3u, 0u);  // int_semantics.py:22
     out_[i] = (((((((q + r) + r2) + q2) + wrapped) + sh) + bits) + cube) + (-y);  // int_semantics.py:23
 }

@@ -8,32 +8,32 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 4) uint ps_len_out;
 } ps_params;
 
-#line 107 "prelude.py"
-uint ps_pow_u32(uint x, uint n) {  // prelude.py:107
+#line 108 "prelude.py"
+uint ps_pow_u32(uint x, uint n) {  // prelude.py:108
     uint i = 0u;
-    if (n == 0u) {  // prelude.py:109
-        return 1u;  // prelude.py:110
+    if (n == 0u) {  // prelude.py:110
+        return 1u;  // prelude.py:111
     }
-#line 111 "prelude.py"
-    uint r = x;  // prelude.py:111
-    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
 #line 112 "prelude.py"
-        i = i_1;  // prelude.py:112
-        r = r * x;  // prelude.py:113
+    uint r = x;  // prelude.py:112
+    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:113
+#line 113 "prelude.py"
+        i = i_1;  // prelude.py:113
+        r = r * x;  // prelude.py:114
     }
-#line 114 "prelude.py"
-    return r;  // prelude.py:114
+#line 115 "prelude.py"
+    return r;  // prelude.py:115
 }
 
-#line 79 "prelude.py"
-uint ps_floordiv_unsigned_u32(uint a_, uint b) {  // prelude.py:79
-#line 81 "prelude.py"
-    return (a_ / (b == 0u ? 1u : b));  // prelude.py:81
+#line 80 "prelude.py"
+uint ps_floordiv_unsigned_u32(uint a_, uint b) {  // prelude.py:80
+#line 82 "prelude.py"
+    return (a_ / (b == 0u ? 1u : b));  // prelude.py:82
 }
 
-uint ps_mod_unsigned_u32(uint a_, uint b) {  // prelude.py:84
-#line 86 "prelude.py"
-    return a_ - (ps_floordiv_unsigned_u32(a_, b) * b);  // prelude.py:86
+uint ps_mod_unsigned_u32(uint a_, uint b) {  // prelude.py:85
+#line 87 "prelude.py"
+    return a_ - (ps_floordiv_unsigned_u32(a_, b) * b);  // prelude.py:87
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

@@ -22,26 +22,26 @@ uint twice(uint n) {  // match_enums.py:93
     }
 }
 
-#line 143 "prelude.py"
-bool ps_key_before_i32(int x, int y) {  // prelude.py:143
-#line 147 "prelude.py"
-    int mag = 2147483647;  // prelude.py:147
-    int inf = 2139095040;  // prelude.py:148
-    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:149
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:150
-    bool ordered = (((x & mag) <= inf) && ((y & mag) <= inf)) && (((x | y) & mag) != 0);  // prelude.py:151
-    return (kx < ky) && ordered;  // prelude.py:152
+#line 158 "prelude.py"
+bool ps_key_before_i32(int x, int y) {  // prelude.py:158
+#line 162 "prelude.py"
+    int mag = 2147483647;  // prelude.py:162
+    int inf = 2139095040;  // prelude.py:163
+    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:164
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:165
+    bool ordered = (((x & mag) <= inf) && ((y & mag) <= inf)) && (((x | y) & mag) != 0);  // prelude.py:166
+    return (kx < ky) && ordered;  // prelude.py:167
 }
 
-#line 159 "prelude.py"
-float ps_min_float_f32(float a_, float b) {  // prelude.py:159
-#line 161 "prelude.py"
-    return (ps_key_before_i32(floatBitsToInt(b), floatBitsToInt(a_)) ? b : a_);  // prelude.py:161
+#line 174 "prelude.py"
+float ps_min_float_f32(float a_, float b) {  // prelude.py:174
+#line 176 "prelude.py"
+    return (ps_key_before_i32(floatBitsToInt(b), floatBitsToInt(a_)) ? b : a_);  // prelude.py:176
 }
 
-float ps_max_float_f32(float a_, float b) {  // prelude.py:164
-#line 166 "prelude.py"
-    return (ps_key_before_i32(floatBitsToInt(a_), floatBitsToInt(b)) ? b : a_);  // prelude.py:166
+float ps_max_float_f32(float a_, float b) {  // prelude.py:179
+#line 181 "prelude.py"
+    return (ps_key_before_i32(floatBitsToInt(a_), floatBitsToInt(b)) ? b : a_);  // prelude.py:181
 }
 
 #line 81 "match_enums.py"

@@ -7,60 +7,61 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-fn ps_trunc_div_i32(a: i32, b: i32) -> i32 {  // prelude.py:55
-    let one: i32 = 1i;  // prelude.py:58
-    let neg: bool = b == (-one);  // prelude.py:59
-    let q: i32 = (a / select(b, one, (b == 0i) | neg));  // prelude.py:60
-    return select(q, 0i - q, neg);  // prelude.py:61
+fn ps_trunc_div_i32(a: i32, b: i32) -> i32 {  // prelude.py:56
+    let one: i32 = 1i;  // prelude.py:59
+    let neg: bool = b == (-one);  // prelude.py:60
+    let q: i32 = (a / select(b, one, (b == 0i) | neg));  // prelude.py:61
+    return select(q, 0i - q, neg);  // prelude.py:62
 }
 
-fn ps_floordiv_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:64
-    let q: i32 = ps_trunc_div_i32(a, b);  // prelude.py:66
-    let r: i32 = a - (q * b);  // prelude.py:67
-    let zero: i32 = 0i;  // prelude.py:68
-    return select(q, q - 1i, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:69
+fn ps_floordiv_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:65
+    let q: i32 = ps_trunc_div_i32(a, b);  // prelude.py:67
+    let r: i32 = a - (q * b);  // prelude.py:68
+    let zero: i32 = 0i;  // prelude.py:69
+    return select(q, q - 1i, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:70
 }
 
-fn ps_mod_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:72
-    let r: i32 = a - (ps_trunc_div_i32(a, b) * b);  // prelude.py:74
-    let zero: i32 = 0i;  // prelude.py:75
-    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:76
+fn ps_mod_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:73
+    let r: i32 = a - (ps_trunc_div_i32(a, b) * b);  // prelude.py:75
+    let zero: i32 = 0i;  // prelude.py:76
+    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:77
 }
 
-fn ps_pow_i32_u32(x: i32, n: u32) -> i32 {  // prelude.py:107
+fn ps_pow_signed_i32_u32(x: i32, n: u32, unsigned_zero: u32) -> i32 {  // prelude.py:118
     var i: u32;
-    if (n == 0u) {  // prelude.py:109
-        return 1i;  // prelude.py:110
+    if (n == 0u) {  // prelude.py:123
+        return 1i;  // prelude.py:124
     }
-    var r: i32 = x;  // prelude.py:111
-    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
-        i = i_1;  // prelude.py:112
-        r = r * x;  // prelude.py:113
+    let b: u32 = u32(x);  // prelude.py:125
+    var r: u32 = b;  // prelude.py:126
+    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:127
+        i = i_1;  // prelude.py:127
+        r = r * b;  // prelude.py:128
     }
-    return r;  // prelude.py:114
+    return i32(r);  // prelude.py:129
 }
 
-fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:79
-    return (a / select(b, 1u, b == 0u));  // prelude.py:81
+fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:80
+    return (a / select(b, 1u, b == 0u));  // prelude.py:82
 }
 
-fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:84
-    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:86
+fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:85
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:87
 }
 
-fn ps_floordiv_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:89
-    let zero: f32 = 0.0f;  // prelude.py:92
-    let one: f32 = 1.0f;  // prelude.py:93
-    let q: f32 = floor(a / b);  // prelude.py:94
-    let r: f32 = a - (q * b);  // prelude.py:95
-    let pos: bool = b > zero;  // prelude.py:96
-    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:97
-    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:98
-    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:99
+fn ps_floordiv_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:90
+    let zero: f32 = 0.0f;  // prelude.py:93
+    let one: f32 = 1.0f;  // prelude.py:94
+    let q: f32 = floor(a / b);  // prelude.py:95
+    let r: f32 = a - (q * b);  // prelude.py:96
+    let pos: bool = b > zero;  // prelude.py:97
+    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:98
+    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:99
+    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:100
 }
 
-fn ps_mod_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:102
-    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:104
+fn ps_mod_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:103
+    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:105
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -80,7 +81,7 @@ fn augmented(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // assig
     x = x & 32767i;  // assignments.py:33
     x = x | 1i;  // assignments.py:34
     x = x ^ 85i;  // assignments.py:35
-    x = ps_pow_i32_u32(x, 2u);  // assignments.py:36
+    x = ps_pow_signed_i32_u32(x, 2u, 0u);  // assignments.py:36
     ints[i] = x;  // assignments.py:37
     var u: u32 = uints[i];  // assignments.py:38
     u = u - 10u;  // assignments.py:39

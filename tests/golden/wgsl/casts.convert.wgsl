@@ -10,16 +10,16 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:190
-    return (i & 2147483647i) > 2139095040i;  // prelude.py:192
+fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:205
+    return (i & 2147483647i) > 2139095040i;  // prelude.py:207
 }
 
-fn ps_float_to_int_f32_i32(x: f32, bottom: i32, top: i32) -> i32 {  // prelude.py:200
-    let lo: f32 = f32(bottom);  // prelude.py:205
-    let hi: f32 = f32(top);  // prelude.py:206
-    var v: i32 = i32(select(0.0f, x, (x > lo) & (x < hi)));  // prelude.py:207
-    v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:208
-    return select(v, 0i, ps_nan_bits_i32(bitcast<i32>(x)));  // prelude.py:209
+fn ps_float_to_int_f32_i32(x: f32, bottom: i32, top: i32) -> i32 {  // prelude.py:215
+    let lo: f32 = f32(bottom);  // prelude.py:220
+    let hi: f32 = f32(top);  // prelude.py:221
+    var v: i32 = i32(select(0.0f, x, (x > lo) & (x < hi)));  // prelude.py:222
+    v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:223
+    return select(v, 0i, ps_nan_bits_i32(bitcast<i32>(x)));  // prelude.py:224
 }
 
 @compute @workgroup_size(64, 1, 1)

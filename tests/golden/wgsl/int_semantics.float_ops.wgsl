@@ -6,32 +6,32 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-fn ps_floordiv_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:89
-    let zero: f32 = 0.0f;  // prelude.py:92
-    let one: f32 = 1.0f;  // prelude.py:93
-    let q: f32 = floor(a_ / b);  // prelude.py:94
-    let r: f32 = a_ - (q * b);  // prelude.py:95
-    let pos: bool = b > zero;  // prelude.py:96
-    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:97
-    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:98
-    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:99
+fn ps_floordiv_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:90
+    let zero: f32 = 0.0f;  // prelude.py:93
+    let one: f32 = 1.0f;  // prelude.py:94
+    let q: f32 = floor(a_ / b);  // prelude.py:95
+    let r: f32 = a_ - (q * b);  // prelude.py:96
+    let pos: bool = b > zero;  // prelude.py:97
+    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:98
+    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:99
+    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:100
 }
 
-fn ps_mod_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:102
-    return a_ - (b * ps_floordiv_float_f32(a_, b));  // prelude.py:104
+fn ps_mod_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:103
+    return a_ - (b * ps_floordiv_float_f32(a_, b));  // prelude.py:105
 }
 
-fn ps_pow_f32_u32(x: f32, n: u32) -> f32 {  // prelude.py:107
+fn ps_pow_f32_u32(x: f32, n: u32) -> f32 {  // prelude.py:108
     var i: u32;
-    if (n == 0u) {  // prelude.py:109
-        return 1.0f;  // prelude.py:110
+    if (n == 0u) {  // prelude.py:110
+        return 1.0f;  // prelude.py:111
     }
-    var r: f32 = x;  // prelude.py:111
-    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
-        i = i_1;  // prelude.py:112
-        r = r * x;  // prelude.py:113
+    var r: f32 = x;  // prelude.py:112
+    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:113
+        i = i_1;  // prelude.py:113
+        r = r * x;  // prelude.py:114
     }
-    return r;  // prelude.py:114
+    return r;  // prelude.py:115
 }
 
 @compute @workgroup_size(64, 1, 1)

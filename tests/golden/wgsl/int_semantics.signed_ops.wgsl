@@ -7,37 +7,38 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-fn ps_trunc_div_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:55
-    let one: i32 = 1i;  // prelude.py:58
-    let neg: bool = b_ == (-one);  // prelude.py:59
-    let q: i32 = (a_ / select(b_, one, (b_ == 0i) | neg));  // prelude.py:60
-    return select(q, 0i - q, neg);  // prelude.py:61
+fn ps_trunc_div_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:56
+    let one: i32 = 1i;  // prelude.py:59
+    let neg: bool = b_ == (-one);  // prelude.py:60
+    let q: i32 = (a_ / select(b_, one, (b_ == 0i) | neg));  // prelude.py:61
+    return select(q, 0i - q, neg);  // prelude.py:62
 }
 
-fn ps_floordiv_signed_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:64
-    let q: i32 = ps_trunc_div_i32(a_, b_);  // prelude.py:66
-    let r: i32 = a_ - (q * b_);  // prelude.py:67
-    let zero: i32 = 0i;  // prelude.py:68
-    return select(q, q - 1i, (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:69
+fn ps_floordiv_signed_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:65
+    let q: i32 = ps_trunc_div_i32(a_, b_);  // prelude.py:67
+    let r: i32 = a_ - (q * b_);  // prelude.py:68
+    let zero: i32 = 0i;  // prelude.py:69
+    return select(q, q - 1i, (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:70
 }
 
-fn ps_mod_signed_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:72
-    let r: i32 = a_ - (ps_trunc_div_i32(a_, b_) * b_);  // prelude.py:74
-    let zero: i32 = 0i;  // prelude.py:75
-    return select(r, r + b_, (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:76
+fn ps_mod_signed_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:73
+    let r: i32 = a_ - (ps_trunc_div_i32(a_, b_) * b_);  // prelude.py:75
+    let zero: i32 = 0i;  // prelude.py:76
+    return select(r, r + b_, (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:77
 }
 
-fn ps_pow_i32_u32(x: i32, n: u32) -> i32 {  // prelude.py:107
+fn ps_pow_signed_i32_u32(x: i32, n: u32, unsigned_zero: u32) -> i32 {  // prelude.py:118
     var i: u32;
-    if (n == 0u) {  // prelude.py:109
-        return 1i;  // prelude.py:110
+    if (n == 0u) {  // prelude.py:123
+        return 1i;  // prelude.py:124
     }
-    var r: i32 = x;  // prelude.py:111
-    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
-        i = i_1;  // prelude.py:112
-        r = r * x;  // prelude.py:113
+    let b_: u32 = u32(x);  // prelude.py:125
+    var r: u32 = b_;  // prelude.py:126
+    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:127
+        i = i_1;  // prelude.py:127
+        r = r * b_;  // prelude.py:128
     }
-    return r;  // prelude.py:114
+    return i32(r);  // prelude.py:129
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -55,6 +56,6 @@ fn signed_ops(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // int_
     let wrapped: i32 = (x * 65536i) + 2147483647i;  // int_semantics.py:19
     let sh: i32 = (x >> 3u) + (y << 2u);  // int_semantics.py:20
     let bits: i32 = (x & 255i) | (y ^ (~x));  // int_semantics.py:21
-    let cube: i32 = ps_pow_i32_u32(x, 3u);  // int_semantics.py:22
+    let cube: i32 = ps_pow_signed_i32_u32(x, 3u, 0u);  // int_semantics.py:22
     out_[i] = (((((((q + r) + r2) + q2) + wrapped) + sh) + bits) + cube) + (-y);  // int_semantics.py:23
 }

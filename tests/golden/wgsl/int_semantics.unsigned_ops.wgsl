@@ -7,25 +7,25 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-fn ps_pow_u32(x: u32, n: u32) -> u32 {  // prelude.py:107
+fn ps_pow_u32(x: u32, n: u32) -> u32 {  // prelude.py:108
     var i: u32;
-    if (n == 0u) {  // prelude.py:109
-        return 1u;  // prelude.py:110
+    if (n == 0u) {  // prelude.py:110
+        return 1u;  // prelude.py:111
     }
-    var r: u32 = x;  // prelude.py:111
-    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
-        i = i_1;  // prelude.py:112
-        r = r * x;  // prelude.py:113
+    var r: u32 = x;  // prelude.py:112
+    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:113
+        i = i_1;  // prelude.py:113
+        r = r * x;  // prelude.py:114
     }
-    return r;  // prelude.py:114
+    return r;  // prelude.py:115
 }
 
-fn ps_floordiv_unsigned_u32(a_: u32, b: u32) -> u32 {  // prelude.py:79
-    return (a_ / select(b, 1u, b == 0u));  // prelude.py:81
+fn ps_floordiv_unsigned_u32(a_: u32, b: u32) -> u32 {  // prelude.py:80
+    return (a_ / select(b, 1u, b == 0u));  // prelude.py:82
 }
 
-fn ps_mod_unsigned_u32(a_: u32, b: u32) -> u32 {  // prelude.py:84
-    return a_ - (ps_floordiv_unsigned_u32(a_, b) * b);  // prelude.py:86
+fn ps_mod_unsigned_u32(a_: u32, b: u32) -> u32 {  // prelude.py:85
+    return a_ - (ps_floordiv_unsigned_u32(a_, b) * b);  // prelude.py:87
 }
 
 @compute @workgroup_size(64, 1, 1)

@@ -14,21 +14,21 @@ struct ps_Params {
 }
 @group(0) @binding(4) var<uniform> ps_params: ps_Params;
 
-fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:143
-    let mag: i32 = 2147483647i;  // prelude.py:147
-    let inf: i32 = 2139095040i;  // prelude.py:148
-    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:149
-    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:150
-    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:151
-    return (kx < ky) & ordered;  // prelude.py:152
+fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:158
+    let mag: i32 = 2147483647i;  // prelude.py:162
+    let inf: i32 = 2139095040i;  // prelude.py:163
+    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:164
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:165
+    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:166
+    return (kx < ky) & ordered;  // prelude.py:167
 }
 
-fn ps_min_float_f32(a_: f32, b_: f32) -> f32 {  // prelude.py:159
-    return select(a_, b_, ps_key_before_i32(bitcast<i32>(b_), bitcast<i32>(a_)));  // prelude.py:161
+fn ps_min_float_f32(a_: f32, b_: f32) -> f32 {  // prelude.py:174
+    return select(a_, b_, ps_key_before_i32(bitcast<i32>(b_), bitcast<i32>(a_)));  // prelude.py:176
 }
 
-fn ps_max_float_f32(a_: f32, b_: f32) -> f32 {  // prelude.py:164
-    return select(a_, b_, ps_key_before_i32(bitcast<i32>(a_), bitcast<i32>(b_)));  // prelude.py:166
+fn ps_max_float_f32(a_: f32, b_: f32) -> f32 {  // prelude.py:179
+    return select(a_, b_, ps_key_before_i32(bitcast<i32>(a_), bitcast<i32>(b_)));  // prelude.py:181
 }
 
 @compute @workgroup_size(64, 1, 1)

@@ -7,33 +7,33 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:190
-    return (i & 2147483647i) > 2139095040i;  // prelude.py:192
+fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:205
+    return (i & 2147483647i) > 2139095040i;  // prelude.py:207
 }
 
-fn ps_float_to_int_f32_i32(x_: f32, bottom: i32, top: i32) -> i32 {  // prelude.py:200
-    let lo: f32 = f32(bottom);  // prelude.py:205
-    let hi: f32 = f32(top);  // prelude.py:206
-    var v: i32 = i32(select(0.0f, x_, (x_ > lo) & (x_ < hi)));  // prelude.py:207
-    v = select(select(v, top, x_ >= hi), bottom, x_ <= lo);  // prelude.py:208
-    return select(v, 0i, ps_nan_bits_i32(bitcast<i32>(x_)));  // prelude.py:209
+fn ps_float_to_int_f32_i32(x_: f32, bottom: i32, top: i32) -> i32 {  // prelude.py:215
+    let lo: f32 = f32(bottom);  // prelude.py:220
+    let hi: f32 = f32(top);  // prelude.py:221
+    var v: i32 = i32(select(0.0f, x_, (x_ > lo) & (x_ < hi)));  // prelude.py:222
+    v = select(select(v, top, x_ >= hi), bottom, x_ <= lo);  // prelude.py:223
+    return select(v, 0i, ps_nan_bits_i32(bitcast<i32>(x_)));  // prelude.py:224
 }
 
-fn ps_min_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:121
-    return select(b, a, a < b);  // prelude.py:123
+fn ps_min_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:136
+    return select(b, a, a < b);  // prelude.py:138
 }
 
-fn ps_key_before_i32(x_: i32, y: i32) -> bool {  // prelude.py:143
-    let mag: i32 = 2147483647i;  // prelude.py:147
-    let inf: i32 = 2139095040i;  // prelude.py:148
-    let kx: i32 = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:149
-    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:150
-    let ordered: bool = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0i);  // prelude.py:151
-    return (kx < ky) & ordered;  // prelude.py:152
+fn ps_key_before_i32(x_: i32, y: i32) -> bool {  // prelude.py:158
+    let mag: i32 = 2147483647i;  // prelude.py:162
+    let inf: i32 = 2139095040i;  // prelude.py:163
+    let kx: i32 = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:164
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:165
+    let ordered: bool = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0i);  // prelude.py:166
+    return (kx < ky) & ordered;  // prelude.py:167
 }
 
-fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:164
-    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:166
+fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:179
+    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:181
 }
 
 @compute @workgroup_size(64, 1, 1)

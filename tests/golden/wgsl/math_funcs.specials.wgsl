@@ -12,66 +12,66 @@ fn ps_f32_from_bits(b: u32) -> f32 {
     return bitcast<f32>(b);
 }
 
-fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:190
-    return (i & 2147483647i) > 2139095040i;  // prelude.py:192
+fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:205
+    return (i & 2147483647i) > 2139095040i;  // prelude.py:207
 }
 
-fn ps_isnan_f32(x_: f32) -> bool {  // prelude.py:212
-    return ps_nan_bits_i32(bitcast<i32>(x_));  // prelude.py:214
+fn ps_isnan_f32(x_: f32) -> bool {  // prelude.py:227
+    return ps_nan_bits_i32(bitcast<i32>(x_));  // prelude.py:229
 }
 
-fn ps_inf_bits_i32(i: i32) -> bool {  // prelude.py:195
-    return (i & 2147483647i) == 2139095040i;  // prelude.py:197
+fn ps_inf_bits_i32(i: i32) -> bool {  // prelude.py:210
+    return (i & 2147483647i) == 2139095040i;  // prelude.py:212
 }
 
-fn ps_isinf_f32(x_: f32) -> bool {  // prelude.py:217
-    return ps_inf_bits_i32(bitcast<i32>(x_));  // prelude.py:219
+fn ps_isinf_f32(x_: f32) -> bool {  // prelude.py:232
+    return ps_inf_bits_i32(bitcast<i32>(x_));  // prelude.py:234
 }
 
-fn ps_key_before_i32(x_: i32, y: i32) -> bool {  // prelude.py:143
-    let mag: i32 = 2147483647i;  // prelude.py:147
-    let inf: i32 = 2139095040i;  // prelude.py:148
-    let kx: i32 = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:149
-    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:150
-    let ordered: bool = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0i);  // prelude.py:151
-    return (kx < ky) & ordered;  // prelude.py:152
+fn ps_key_before_i32(x_: i32, y: i32) -> bool {  // prelude.py:158
+    let mag: i32 = 2147483647i;  // prelude.py:162
+    let inf: i32 = 2139095040i;  // prelude.py:163
+    let kx: i32 = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:164
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:165
+    let ordered: bool = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0i);  // prelude.py:166
+    return (kx < ky) & ordered;  // prelude.py:167
 }
 
-fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:164
-    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:166
+fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:179
+    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:181
 }
 
-fn ps_min_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:159
-    return select(a, b, ps_key_before_i32(bitcast<i32>(b), bitcast<i32>(a)));  // prelude.py:161
+fn ps_min_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:174
+    return select(a, b, ps_key_before_i32(bitcast<i32>(b), bitcast<i32>(a)));  // prelude.py:176
 }
 
-fn ps_nan_bits_ivec3(i: vec3<i32>) -> vec3<bool> {  // prelude.py:190
-    return (i & vec3<i32>(2147483647i)) > vec3<i32>(2139095040i);  // prelude.py:192
+fn ps_nan_bits_ivec3(i: vec3<i32>) -> vec3<bool> {  // prelude.py:205
+    return (i & vec3<i32>(2147483647i)) > vec3<i32>(2139095040i);  // prelude.py:207
 }
 
-fn ps_isnan_vec3(x_: vec3<f32>) -> vec3<bool> {  // prelude.py:212
-    return ps_nan_bits_ivec3(bitcast<vec3<i32>>(x_));  // prelude.py:214
+fn ps_isnan_vec3(x_: vec3<f32>) -> vec3<bool> {  // prelude.py:227
+    return ps_nan_bits_ivec3(bitcast<vec3<i32>>(x_));  // prelude.py:229
 }
 
-fn ps_inf_bits_ivec3(i: vec3<i32>) -> vec3<bool> {  // prelude.py:195
-    return (i & vec3<i32>(2147483647i)) == vec3<i32>(2139095040i);  // prelude.py:197
+fn ps_inf_bits_ivec3(i: vec3<i32>) -> vec3<bool> {  // prelude.py:210
+    return (i & vec3<i32>(2147483647i)) == vec3<i32>(2139095040i);  // prelude.py:212
 }
 
-fn ps_isinf_vec3(x_: vec3<f32>) -> vec3<bool> {  // prelude.py:217
-    return ps_inf_bits_ivec3(bitcast<vec3<i32>>(x_));  // prelude.py:219
+fn ps_isinf_vec3(x_: vec3<f32>) -> vec3<bool> {  // prelude.py:232
+    return ps_inf_bits_ivec3(bitcast<vec3<i32>>(x_));  // prelude.py:234
 }
 
-fn ps_key_before_ivec3(x_: vec3<i32>, y: vec3<i32>) -> vec3<bool> {  // prelude.py:143
-    let mag: vec3<i32> = vec3<i32>(2147483647i);  // prelude.py:147
-    let inf: vec3<i32> = vec3<i32>(2139095040i);  // prelude.py:148
-    let kx: vec3<i32> = x_ ^ ((x_ >> vec3<u32>(31u)) & mag);  // prelude.py:149
-    let ky: vec3<i32> = y ^ ((y >> vec3<u32>(31u)) & mag);  // prelude.py:150
-    let ordered: vec3<bool> = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != vec3<i32>(0i));  // prelude.py:151
-    return (kx < ky) & ordered;  // prelude.py:152
+fn ps_key_before_ivec3(x_: vec3<i32>, y: vec3<i32>) -> vec3<bool> {  // prelude.py:158
+    let mag: vec3<i32> = vec3<i32>(2147483647i);  // prelude.py:162
+    let inf: vec3<i32> = vec3<i32>(2139095040i);  // prelude.py:163
+    let kx: vec3<i32> = x_ ^ ((x_ >> vec3<u32>(31u)) & mag);  // prelude.py:164
+    let ky: vec3<i32> = y ^ ((y >> vec3<u32>(31u)) & mag);  // prelude.py:165
+    let ordered: vec3<bool> = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != vec3<i32>(0i));  // prelude.py:166
+    return (kx < ky) & ordered;  // prelude.py:167
 }
 
-fn ps_max_float_vec3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {  // prelude.py:164
-    return select(a, b, ps_key_before_ivec3(bitcast<vec3<i32>>(a), bitcast<vec3<i32>>(b)));  // prelude.py:166
+fn ps_max_float_vec3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {  // prelude.py:179
+    return select(a, b, ps_key_before_ivec3(bitcast<vec3<i32>>(a), bitcast<vec3<i32>>(b)));  // prelude.py:181
 }
 
 @compute @workgroup_size(64, 1, 1)

@@ -7,36 +7,36 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-fn ps_trunc_div_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:55
-    let one: vec2<i32> = vec2<i32>(1i);  // prelude.py:58
-    let neg: vec2<bool> = b == (-one);  // prelude.py:59
-    let q: vec2<i32> = (a / select(b, one, (b == vec2<i32>(0i)) | neg));  // prelude.py:60
-    return select(q, vec2<i32>(0i) - q, neg);  // prelude.py:61
+fn ps_trunc_div_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:56
+    let one: vec2<i32> = vec2<i32>(1i);  // prelude.py:59
+    let neg: vec2<bool> = b == (-one);  // prelude.py:60
+    let q: vec2<i32> = (a / select(b, one, (b == vec2<i32>(0i)) | neg));  // prelude.py:61
+    return select(q, vec2<i32>(0i) - q, neg);  // prelude.py:62
 }
 
-fn ps_mod_signed_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:72
-    let r: vec2<i32> = a - (ps_trunc_div_ivec2(a, b) * b);  // prelude.py:74
-    let zero: vec2<i32> = vec2<i32>(0i);  // prelude.py:75
-    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:76
+fn ps_mod_signed_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:73
+    let r: vec2<i32> = a - (ps_trunc_div_ivec2(a, b) * b);  // prelude.py:75
+    let zero: vec2<i32> = vec2<i32>(0i);  // prelude.py:76
+    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:77
 }
 
-fn ps_floordiv_signed_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:64
-    let q: vec2<i32> = ps_trunc_div_ivec2(a, b);  // prelude.py:66
-    let r: vec2<i32> = a - (q * b);  // prelude.py:67
-    let zero: vec2<i32> = vec2<i32>(0i);  // prelude.py:68
-    return select(q, q - vec2<i32>(1i), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:69
+fn ps_floordiv_signed_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:65
+    let q: vec2<i32> = ps_trunc_div_ivec2(a, b);  // prelude.py:67
+    let r: vec2<i32> = a - (q * b);  // prelude.py:68
+    let zero: vec2<i32> = vec2<i32>(0i);  // prelude.py:69
+    return select(q, q - vec2<i32>(1i), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:70
 }
 
-fn ps_nan_bits_ivec2(i: vec2<i32>) -> vec2<bool> {  // prelude.py:190
-    return (i & vec2<i32>(2147483647i)) > vec2<i32>(2139095040i);  // prelude.py:192
+fn ps_nan_bits_ivec2(i: vec2<i32>) -> vec2<bool> {  // prelude.py:205
+    return (i & vec2<i32>(2147483647i)) > vec2<i32>(2139095040i);  // prelude.py:207
 }
 
-fn ps_float_to_int_vec2_ivec2(x: vec2<f32>, bottom: vec2<i32>, top: vec2<i32>) -> vec2<i32> {  // prelude.py:200
-    let lo: vec2<f32> = vec2<f32>(bottom);  // prelude.py:205
-    let hi: vec2<f32> = vec2<f32>(top);  // prelude.py:206
-    var v: vec2<i32> = vec2<i32>(select(vec2<f32>(0.0f), x, (x > lo) & (x < hi)));  // prelude.py:207
-    v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:208
-    return select(v, vec2<i32>(0i), ps_nan_bits_ivec2(bitcast<vec2<i32>>(x)));  // prelude.py:209
+fn ps_float_to_int_vec2_ivec2(x: vec2<f32>, bottom: vec2<i32>, top: vec2<i32>) -> vec2<i32> {  // prelude.py:215
+    let lo: vec2<f32> = vec2<f32>(bottom);  // prelude.py:220
+    let hi: vec2<f32> = vec2<f32>(top);  // prelude.py:221
+    var v: vec2<i32> = vec2<i32>(select(vec2<f32>(0.0f), x, (x > lo) & (x < hi)));  // prelude.py:222
+    v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:223
+    return select(v, vec2<i32>(0i), ps_nan_bits_ivec2(bitcast<vec2<i32>>(x)));  // prelude.py:224
 }
 
 @compute @workgroup_size(64, 1, 1)
