@@ -106,7 +106,8 @@ def ps_mod_float(a: F, b: F) -> F:
 
 
 def ps_pow(x: T, n: u32) -> T:
-    """``x ** n`` for a constant ``n``: n - 1 multiplications, left to right."""
+    """Float ``x ** n`` for a constant ``n``: n - 1 multiplications, left to right (integers
+    use ps_pow_unsigned and ps_pow_signed)."""
     if n == 0:
         return T(1)
     r = x
@@ -115,17 +116,35 @@ def ps_pow(x: T, n: u32) -> T:
     return r
 
 
+def ps_pow_unsigned(x: T, n: u32) -> T:
+    """``x ** n`` of unsigned integers (scalar or vector) by squaring, which wraps to the
+    same bits as n - 1 multiplications. Not ps_pow's counted loop: NVIDIA's Vulkan driver
+    (580) unrolled and folded that loop for a constant ``x`` and then negated the result
+    wrongly (-(2147483647 ** 3) gave 2147483647; the same with a loop over a fixed bit
+    count; bench/probes/nvidia_vulkan_fold_probe.py); this loop's shape it folds right."""
+    r = T(1)
+    b = x
+    e = n
+    while e != u32(0):
+        if (e & u32(1)) != u32(0):
+            r = r * b
+        b = b * b
+        e = e >> u32(1)
+    return r
+
+
 def ps_pow_signed(x: T, n: u32, unsigned_zero: U) -> T:
-    """Signed ``x ** n`` computed in the unsigned type of the same width (``unsigned_zero``
-    names it), which wraps to the same bits. Signed overflow is undefined in SPIR-V's
-    consumers: NVIDIA's Vulkan driver folded ``-(2147483647 ** 3)`` as if it could not
-    overflow (bench/probes/nvidia_vulkan_pow_probe.py); unsigned overflow is defined."""
-    if n == 0:
-        return T(1)
+    """Signed ``x ** n``: computed in the unsigned type of the same width (``unsigned_zero``
+    names it), which wraps to the same bits without signed overflow, which SPIR-V's
+    consumers may treat as undefined."""
     b = convert(U, x)
-    r = b
-    for _i in range(1, n):      # ps_pow's loop: a call would bind its T to this T
-        r = r * b
+    r = U(1)
+    e = n
+    while e != u32(0):          # ps_pow_unsigned's loop: a call would bind its T to this T
+        if (e & u32(1)) != u32(0):
+            r = r * b
+        b = b * b
+        e = e >> u32(1)
     return convert(T, r)
 
 

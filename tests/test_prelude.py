@@ -65,7 +65,7 @@ def u_prelude(a: ps.Buffer[u32], b: ps.Buffer[u32], out: ps.Buffer[u32]):
     if i < len(a):
         out[i * 3] = prelude.ps_floordiv_unsigned(a[i], b[i])
         out[i * 3 + 1] = prelude.ps_mod_unsigned(a[i], b[i])
-        out[i * 3 + 2] = prelude.ps_pow(a[i], u32(2))
+        out[i * 3 + 2] = prelude.ps_pow_unsigned(a[i], u32(2))
 
 
 @ps.kernel(workgroup_size=64)

@@ -90,7 +90,8 @@ class PreludeMixin:
                               else T.vector_of(ue, t.n))
             call = self.prelude_call(node, "ps_pow_signed", [node.left, node.right, zero])
         elif op is ast.Pow:
-            call = self.prelude_call(node, "ps_pow", [node.left, node.right])
+            fn = "ps_pow_unsigned" if _kind(_elem(t)) == "unsigned" else "ps_pow"
+            call = self.prelude_call(node, fn, [node.left, node.right])
         else:
             args = [self.splat(node.left, t), self.splat(node.right, t)]
             call = self.prelude_call(node, f"ps_{_DIV[op]}_{_kind(_elem(t))}", args)

@@ -32,23 +32,22 @@ int ps_mod_signed_i32(int a, int b) {  // prelude.py:73
     return ((r != zero) && ((r < zero) != (b < zero)) ? r + b : r);  // prelude.py:77
 }
 
-#line 118 "prelude.py"
-int ps_pow_signed_i32_u32(int x, uint n, uint unsigned_zero) {  // prelude.py:118
-    uint i = 0u;
-#line 123 "prelude.py"
-    if (n == 0u) {  // prelude.py:123
-        return 1;  // prelude.py:124
+#line 136 "prelude.py"
+int ps_pow_signed_i32_u32(int x, uint n, uint unsigned_zero) {  // prelude.py:136
+#line 140 "prelude.py"
+    uint b = uint(x);  // prelude.py:140
+    uint r = 1u;  // prelude.py:141
+    uint e = n;  // prelude.py:142
+    while (e != 0u) {  // prelude.py:143
+        if ((e & 1u) != 0u) {  // prelude.py:144
+            r = r * b;  // prelude.py:145
+        }
+#line 146 "prelude.py"
+        b = b * b;  // prelude.py:146
+        e = e >> 1u;  // prelude.py:147
     }
-#line 125 "prelude.py"
-    uint b = uint(x);  // prelude.py:125
-    uint r = b;  // prelude.py:126
-    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:127
-#line 127 "prelude.py"
-        i = i_1;  // prelude.py:127
-        r = r * b;  // prelude.py:128
-    }
-#line 129 "prelude.py"
-    return int(r);  // prelude.py:129
+#line 148 "prelude.py"
+    return int(r);  // prelude.py:148
 }
 
 #line 80 "prelude.py"

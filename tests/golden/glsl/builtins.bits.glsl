@@ -9,67 +9,67 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_x;
 } ps_params;
 
-#line 141 "prelude.py"
-int ps_max_signed_i32(int a, int b) {  // prelude.py:141
-#line 143 "prelude.py"
-    return (a > b ? a : b);  // prelude.py:143
-}
-
-#line 136 "prelude.py"
-int ps_min_signed_i32(int a, int b) {  // prelude.py:136
-#line 138 "prelude.py"
-    return (a < b ? a : b);  // prelude.py:138
-}
-
-#line 146 "prelude.py"
-int ps_clamp_signed_i32(int x_, int lo, int hi) {  // prelude.py:146
-#line 148 "prelude.py"
-    return ps_min_signed_i32(ps_max_signed_i32(x_, lo), hi);  // prelude.py:148
-}
-
-#line 205 "prelude.py"
-bool ps_nan_bits_i32(int i) {  // prelude.py:205
-#line 207 "prelude.py"
-    return (i & 2147483647) > 2139095040;  // prelude.py:207
-}
-
-#line 215 "prelude.py"
-int ps_float_to_int_f32_i32(float x_, int bottom, int top) {  // prelude.py:215
-#line 220 "prelude.py"
-    float lo = float(bottom);  // prelude.py:220
-    float hi = float(top);  // prelude.py:221
-    int v = int(((x_ > lo) && (x_ < hi) ? x_ : 0.0));  // prelude.py:222
-    v = (x_ <= lo ? bottom : (x_ >= hi ? top : v));  // prelude.py:223
-    return (ps_nan_bits_i32(floatBitsToInt(x_)) ? 0 : v);  // prelude.py:224
-}
-
-#line 158 "prelude.py"
-bool ps_key_before_i32(int x_, int y) {  // prelude.py:158
+#line 160 "prelude.py"
+int ps_max_signed_i32(int a, int b) {  // prelude.py:160
 #line 162 "prelude.py"
-    int mag = 2147483647;  // prelude.py:162
-    int inf = 2139095040;  // prelude.py:163
-    int kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:164
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:165
-    bool ordered = (((x_ & mag) <= inf) && ((y & mag) <= inf)) && (((x_ | y) & mag) != 0);  // prelude.py:166
-    return (kx < ky) && ordered;  // prelude.py:167
+    return (a > b ? a : b);  // prelude.py:162
 }
 
-#line 179 "prelude.py"
-float ps_max_float_f32(float a, float b) {  // prelude.py:179
+#line 155 "prelude.py"
+int ps_min_signed_i32(int a, int b) {  // prelude.py:155
+#line 157 "prelude.py"
+    return (a < b ? a : b);  // prelude.py:157
+}
+
+#line 165 "prelude.py"
+int ps_clamp_signed_i32(int x_, int lo, int hi) {  // prelude.py:165
+#line 167 "prelude.py"
+    return ps_min_signed_i32(ps_max_signed_i32(x_, lo), hi);  // prelude.py:167
+}
+
+#line 224 "prelude.py"
+bool ps_nan_bits_i32(int i) {  // prelude.py:224
+#line 226 "prelude.py"
+    return (i & 2147483647) > 2139095040;  // prelude.py:226
+}
+
+#line 234 "prelude.py"
+int ps_float_to_int_f32_i32(float x_, int bottom, int top) {  // prelude.py:234
+#line 239 "prelude.py"
+    float lo = float(bottom);  // prelude.py:239
+    float hi = float(top);  // prelude.py:240
+    int v = int(((x_ > lo) && (x_ < hi) ? x_ : 0.0));  // prelude.py:241
+    v = (x_ <= lo ? bottom : (x_ >= hi ? top : v));  // prelude.py:242
+    return (ps_nan_bits_i32(floatBitsToInt(x_)) ? 0 : v);  // prelude.py:243
+}
+
+#line 177 "prelude.py"
+bool ps_key_before_i32(int x_, int y) {  // prelude.py:177
 #line 181 "prelude.py"
-    return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:181
+    int mag = 2147483647;  // prelude.py:181
+    int inf = 2139095040;  // prelude.py:182
+    int kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:183
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
+    bool ordered = (((x_ & mag) <= inf) && ((y & mag) <= inf)) && (((x_ | y) & mag) != 0);  // prelude.py:185
+    return (kx < ky) && ordered;  // prelude.py:186
 }
 
-#line 174 "prelude.py"
-float ps_min_float_f32(float a, float b) {  // prelude.py:174
-#line 176 "prelude.py"
-    return (ps_key_before_i32(floatBitsToInt(b), floatBitsToInt(a)) ? b : a);  // prelude.py:176
+#line 198 "prelude.py"
+float ps_max_float_f32(float a, float b) {  // prelude.py:198
+#line 200 "prelude.py"
+    return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:200
 }
 
-#line 184 "prelude.py"
-float ps_clamp_float_f32(float x_, float lo, float hi) {  // prelude.py:184
-#line 186 "prelude.py"
-    return ps_min_float_f32(ps_max_float_f32(x_, lo), hi);  // prelude.py:186
+#line 193 "prelude.py"
+float ps_min_float_f32(float a, float b) {  // prelude.py:193
+#line 195 "prelude.py"
+    return (ps_key_before_i32(floatBitsToInt(b), floatBitsToInt(a)) ? b : a);  // prelude.py:195
+}
+
+#line 203 "prelude.py"
+float ps_clamp_float_f32(float x_, float lo, float hi) {  // prelude.py:203
+#line 205 "prelude.py"
+    return ps_min_float_f32(ps_max_float_f32(x_, lo), hi);  // prelude.py:205
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

@@ -11,20 +11,20 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_f;
 } ps_params;
 
-#line 205 "prelude.py"
-bool ps_nan_bits_i32(int i) {  // prelude.py:205
-#line 207 "prelude.py"
-    return (i & 2147483647) > 2139095040;  // prelude.py:207
+#line 224 "prelude.py"
+bool ps_nan_bits_i32(int i) {  // prelude.py:224
+#line 226 "prelude.py"
+    return (i & 2147483647) > 2139095040;  // prelude.py:226
 }
 
-#line 215 "prelude.py"
-int ps_float_to_int_f32_i32(float x, int bottom, int top) {  // prelude.py:215
-#line 220 "prelude.py"
-    float lo = float(bottom);  // prelude.py:220
-    float hi = float(top);  // prelude.py:221
-    int v = int(((x > lo) && (x < hi) ? x : 0.0));  // prelude.py:222
-    v = (x <= lo ? bottom : (x >= hi ? top : v));  // prelude.py:223
-    return (ps_nan_bits_i32(floatBitsToInt(x)) ? 0 : v);  // prelude.py:224
+#line 234 "prelude.py"
+int ps_float_to_int_f32_i32(float x, int bottom, int top) {  // prelude.py:234
+#line 239 "prelude.py"
+    float lo = float(bottom);  // prelude.py:239
+    float hi = float(top);  // prelude.py:240
+    int v = int(((x > lo) && (x < hi) ? x : 0.0));  // prelude.py:241
+    v = (x <= lo ? bottom : (x >= hi ? top : v));  // prelude.py:242
+    return (ps_nan_bits_i32(floatBitsToInt(x)) ? 0 : v);  // prelude.py:243
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

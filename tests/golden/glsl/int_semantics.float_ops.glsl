@@ -27,18 +27,19 @@ float ps_mod_float_f32(float a_, float b) {  // prelude.py:103
 
 float ps_pow_f32_u32(float x, uint n) {  // prelude.py:108
     uint i = 0u;
-    if (n == 0u) {  // prelude.py:110
-        return 1.0;  // prelude.py:111
+#line 111 "prelude.py"
+    if (n == 0u) {  // prelude.py:111
+        return 1.0;  // prelude.py:112
     }
-#line 112 "prelude.py"
-    float r = x;  // prelude.py:112
-    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:113
 #line 113 "prelude.py"
-        i = i_1;  // prelude.py:113
-        r = r * x;  // prelude.py:114
+    float r = x;  // prelude.py:113
+    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:114
+#line 114 "prelude.py"
+        i = i_1;  // prelude.py:114
+        r = r * x;  // prelude.py:115
     }
-#line 115 "prelude.py"
-    return r;  // prelude.py:115
+#line 116 "prelude.py"
+    return r;  // prelude.py:116
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

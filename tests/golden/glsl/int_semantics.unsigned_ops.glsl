@@ -8,21 +8,22 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 4) uint ps_len_out;
 } ps_params;
 
-#line 108 "prelude.py"
-uint ps_pow_u32(uint x, uint n) {  // prelude.py:108
-    uint i = 0u;
-    if (n == 0u) {  // prelude.py:110
-        return 1u;  // prelude.py:111
+#line 119 "prelude.py"
+uint ps_pow_unsigned_u32(uint x, uint n) {  // prelude.py:119
+#line 125 "prelude.py"
+    uint r = 1u;  // prelude.py:125
+    uint b = x;  // prelude.py:126
+    uint e = n;  // prelude.py:127
+    while (e != 0u) {  // prelude.py:128
+        if ((e & 1u) != 0u) {  // prelude.py:129
+            r = r * b;  // prelude.py:130
+        }
+#line 131 "prelude.py"
+        b = b * b;  // prelude.py:131
+        e = e >> 1u;  // prelude.py:132
     }
-#line 112 "prelude.py"
-    uint r = x;  // prelude.py:112
-    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:113
-#line 113 "prelude.py"
-        i = i_1;  // prelude.py:113
-        r = r * x;  // prelude.py:114
-    }
-#line 115 "prelude.py"
-    return r;  // prelude.py:115
+#line 133 "prelude.py"
+    return r;  // prelude.py:133
 }
 
 #line 80 "prelude.py"
@@ -53,7 +54,7 @@ void main() {  // int_semantics.py:27
     h = (h << 5u) | (h >> 27u);  // int_semantics.py:34
     uint neg = -x;  // int_semantics.py:35
     uint inv = ~x;  // int_semantics.py:36
-    uint sq = ps_pow_u32(x, 2u);  // int_semantics.py:37
-    uint one = ps_pow_u32(x, 0u);  // int_semantics.py:38
+    uint sq = ps_pow_unsigned_u32(x, 2u);  // int_semantics.py:37
+    uint one = ps_pow_unsigned_u32(x, 0u);  // int_semantics.py:38
     out_[i] = (((((((h + ps_floordiv_unsigned_u32(x, k)) + ps_mod_unsigned_u32(x, k)) + neg) + inv) + sq) + one) + (x >> k)) + (1u << (k & 31u));  // int_semantics.py:39
 }

@@ -22,26 +22,26 @@ uint twice(uint n) {  // match_enums.py:93
     }
 }
 
-#line 158 "prelude.py"
-bool ps_key_before_i32(int x, int y) {  // prelude.py:158
-#line 162 "prelude.py"
-    int mag = 2147483647;  // prelude.py:162
-    int inf = 2139095040;  // prelude.py:163
-    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:164
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:165
-    bool ordered = (((x & mag) <= inf) && ((y & mag) <= inf)) && (((x | y) & mag) != 0);  // prelude.py:166
-    return (kx < ky) && ordered;  // prelude.py:167
-}
-
-#line 174 "prelude.py"
-float ps_min_float_f32(float a_, float b) {  // prelude.py:174
-#line 176 "prelude.py"
-    return (ps_key_before_i32(floatBitsToInt(b), floatBitsToInt(a_)) ? b : a_);  // prelude.py:176
-}
-
-float ps_max_float_f32(float a_, float b) {  // prelude.py:179
+#line 177 "prelude.py"
+bool ps_key_before_i32(int x, int y) {  // prelude.py:177
 #line 181 "prelude.py"
-    return (ps_key_before_i32(floatBitsToInt(a_), floatBitsToInt(b)) ? b : a_);  // prelude.py:181
+    int mag = 2147483647;  // prelude.py:181
+    int inf = 2139095040;  // prelude.py:182
+    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
+    bool ordered = (((x & mag) <= inf) && ((y & mag) <= inf)) && (((x | y) & mag) != 0);  // prelude.py:185
+    return (kx < ky) && ordered;  // prelude.py:186
+}
+
+#line 193 "prelude.py"
+float ps_min_float_f32(float a_, float b) {  // prelude.py:193
+#line 195 "prelude.py"
+    return (ps_key_before_i32(floatBitsToInt(b), floatBitsToInt(a_)) ? b : a_);  // prelude.py:195
+}
+
+float ps_max_float_f32(float a_, float b) {  // prelude.py:198
+#line 200 "prelude.py"
+    return (ps_key_before_i32(floatBitsToInt(a_), floatBitsToInt(b)) ? b : a_);  // prelude.py:200
 }
 
 #line 81 "match_enums.py"

@@ -34,20 +34,20 @@ ivec2 ps_floordiv_signed_ivec2(ivec2 a, ivec2 b) {  // prelude.py:65
     return mix(q, q - ivec2(1), bvec2(uvec2(notEqual(r, zero)) & uvec2(notEqual(lessThan(r, zero), lessThan(b, zero)))));  // prelude.py:70
 }
 
-#line 205 "prelude.py"
-bvec2 ps_nan_bits_ivec2(ivec2 i) {  // prelude.py:205
-#line 207 "prelude.py"
-    return greaterThan(i & ivec2(2147483647), ivec2(2139095040));  // prelude.py:207
+#line 224 "prelude.py"
+bvec2 ps_nan_bits_ivec2(ivec2 i) {  // prelude.py:224
+#line 226 "prelude.py"
+    return greaterThan(i & ivec2(2147483647), ivec2(2139095040));  // prelude.py:226
 }
 
-#line 215 "prelude.py"
-ivec2 ps_float_to_int_vec2_ivec2(vec2 x, ivec2 bottom, ivec2 top) {  // prelude.py:215
-#line 220 "prelude.py"
-    vec2 lo = vec2(bottom);  // prelude.py:220
-    vec2 hi = vec2(top);  // prelude.py:221
-    ivec2 v = ivec2(mix(vec2(0.0), x, bvec2(uvec2(greaterThan(x, lo)) & uvec2(lessThan(x, hi)))));  // prelude.py:222
-    v = mix(mix(v, top, greaterThanEqual(x, hi)), bottom, lessThanEqual(x, lo));  // prelude.py:223
-    return mix(v, ivec2(0), ps_nan_bits_ivec2(floatBitsToInt(x)));  // prelude.py:224
+#line 234 "prelude.py"
+ivec2 ps_float_to_int_vec2_ivec2(vec2 x, ivec2 bottom, ivec2 top) {  // prelude.py:234
+#line 239 "prelude.py"
+    vec2 lo = vec2(bottom);  // prelude.py:239
+    vec2 hi = vec2(top);  // prelude.py:240
+    ivec2 v = ivec2(mix(vec2(0.0), x, bvec2(uvec2(greaterThan(x, lo)) & uvec2(lessThan(x, hi)))));  // prelude.py:241
+    v = mix(mix(v, top, greaterThanEqual(x, hi)), bottom, lessThanEqual(x, lo));  // prelude.py:242
+    return mix(v, ivec2(0), ps_nan_bits_ivec2(floatBitsToInt(x)));  // prelude.py:243
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

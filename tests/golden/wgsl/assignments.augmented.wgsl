@@ -27,18 +27,18 @@ fn ps_mod_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:73
     return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:77
 }
 
-fn ps_pow_signed_i32_u32(x: i32, n: u32, unsigned_zero: u32) -> i32 {  // prelude.py:118
-    var i: u32;
-    if (n == 0u) {  // prelude.py:123
-        return 1i;  // prelude.py:124
+fn ps_pow_signed_i32_u32(x: i32, n: u32, unsigned_zero: u32) -> i32 {  // prelude.py:136
+    var b: u32 = u32(x);  // prelude.py:140
+    var r: u32 = 1u;  // prelude.py:141
+    var e: u32 = n;  // prelude.py:142
+    while (e != 0u) {  // prelude.py:143
+        if ((e & 1u) != 0u) {  // prelude.py:144
+            r = r * b;  // prelude.py:145
+        }
+        b = b * b;  // prelude.py:146
+        e = e >> 1u;  // prelude.py:147
     }
-    let b: u32 = u32(x);  // prelude.py:125
-    var r: u32 = b;  // prelude.py:126
-    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:127
-        i = i_1;  // prelude.py:127
-        r = r * b;  // prelude.py:128
-    }
-    return i32(r);  // prelude.py:129
+    return i32(r);  // prelude.py:148
 }
 
 fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:80

@@ -23,15 +23,15 @@ fn ps_mod_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:103
 
 fn ps_pow_f32_u32(x: f32, n: u32) -> f32 {  // prelude.py:108
     var i: u32;
-    if (n == 0u) {  // prelude.py:110
-        return 1.0f;  // prelude.py:111
+    if (n == 0u) {  // prelude.py:111
+        return 1.0f;  // prelude.py:112
     }
-    var r: f32 = x;  // prelude.py:112
-    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:113
-        i = i_1;  // prelude.py:113
-        r = r * x;  // prelude.py:114
+    var r: f32 = x;  // prelude.py:113
+    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:114
+        i = i_1;  // prelude.py:114
+        r = r * x;  // prelude.py:115
     }
-    return r;  // prelude.py:115
+    return r;  // prelude.py:116
 }
 
 @compute @workgroup_size(64, 1, 1)

@@ -7,17 +7,18 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-fn ps_pow_u32(x: u32, n: u32) -> u32 {  // prelude.py:108
-    var i: u32;
-    if (n == 0u) {  // prelude.py:110
-        return 1u;  // prelude.py:111
+fn ps_pow_unsigned_u32(x: u32, n: u32) -> u32 {  // prelude.py:119
+    var r: u32 = 1u;  // prelude.py:125
+    var b: u32 = x;  // prelude.py:126
+    var e: u32 = n;  // prelude.py:127
+    while (e != 0u) {  // prelude.py:128
+        if ((e & 1u) != 0u) {  // prelude.py:129
+            r = r * b;  // prelude.py:130
+        }
+        b = b * b;  // prelude.py:131
+        e = e >> 1u;  // prelude.py:132
     }
-    var r: u32 = x;  // prelude.py:112
-    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:113
-        i = i_1;  // prelude.py:113
-        r = r * x;  // prelude.py:114
-    }
-    return r;  // prelude.py:115
+    return r;  // prelude.py:133
 }
 
 fn ps_floordiv_unsigned_u32(a_: u32, b: u32) -> u32 {  // prelude.py:80
@@ -41,7 +42,7 @@ fn unsigned_ops(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // in
     h = (h << 5u) | (h >> 27u);  // int_semantics.py:34
     let neg: u32 = (u32() - x);  // int_semantics.py:35
     let inv: u32 = ~x;  // int_semantics.py:36
-    let sq: u32 = ps_pow_u32(x, 2u);  // int_semantics.py:37
-    let one: u32 = ps_pow_u32(x, 0u);  // int_semantics.py:38
+    let sq: u32 = ps_pow_unsigned_u32(x, 2u);  // int_semantics.py:37
+    let one: u32 = ps_pow_unsigned_u32(x, 0u);  // int_semantics.py:38
     out_[i] = (((((((h + ps_floordiv_unsigned_u32(x, k)) + ps_mod_unsigned_u32(x, k)) + neg) + inv) + sq) + one) + (x >> k)) + (1u << (k & 31u));  // int_semantics.py:39
 }

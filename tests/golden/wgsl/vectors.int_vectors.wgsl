@@ -27,16 +27,16 @@ fn ps_floordiv_signed_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelu
     return select(q, q - vec2<i32>(1i), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:70
 }
 
-fn ps_nan_bits_ivec2(i: vec2<i32>) -> vec2<bool> {  // prelude.py:205
-    return (i & vec2<i32>(2147483647i)) > vec2<i32>(2139095040i);  // prelude.py:207
+fn ps_nan_bits_ivec2(i: vec2<i32>) -> vec2<bool> {  // prelude.py:224
+    return (i & vec2<i32>(2147483647i)) > vec2<i32>(2139095040i);  // prelude.py:226
 }
 
-fn ps_float_to_int_vec2_ivec2(x: vec2<f32>, bottom: vec2<i32>, top: vec2<i32>) -> vec2<i32> {  // prelude.py:215
-    let lo: vec2<f32> = vec2<f32>(bottom);  // prelude.py:220
-    let hi: vec2<f32> = vec2<f32>(top);  // prelude.py:221
-    var v: vec2<i32> = vec2<i32>(select(vec2<f32>(0.0f), x, (x > lo) & (x < hi)));  // prelude.py:222
-    v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:223
-    return select(v, vec2<i32>(0i), ps_nan_bits_ivec2(bitcast<vec2<i32>>(x)));  // prelude.py:224
+fn ps_float_to_int_vec2_ivec2(x: vec2<f32>, bottom: vec2<i32>, top: vec2<i32>) -> vec2<i32> {  // prelude.py:234
+    let lo: vec2<f32> = vec2<f32>(bottom);  // prelude.py:239
+    let hi: vec2<f32> = vec2<f32>(top);  // prelude.py:240
+    var v: vec2<i32> = vec2<i32>(select(vec2<f32>(0.0f), x, (x > lo) & (x < hi)));  // prelude.py:241
+    v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:242
+    return select(v, vec2<i32>(0i), ps_nan_bits_ivec2(bitcast<vec2<i32>>(x)));  // prelude.py:243
 }
 
 @compute @workgroup_size(64, 1, 1)
