@@ -118,8 +118,21 @@ def _vulkan_params() -> list[GpuParam]:
     return params or [GpuParam("vulkan", backend="vulkan")]
 
 
+def _cuda_params() -> list[GpuParam]:
+    """One parameter per CUDA GPU that CuPy sees; none without CuPy or a GPU (CI compiles
+    CUDA with NVRTC but has no GPU to run it: tests/test_toolchain_nvrtc.py)."""
+    try:
+        from pyshade.runtime.cuda import device_count
+        n = device_count()
+    except ps.BackendUnavailable:
+        return []
+    return [GpuParam("cuda" if i == 0 else f"cuda-{i}", device_name="cuda" if i == 0
+                     else f"cuda:{i}", backend="cuda") for i in range(n)]
+
+
 GPU_PARAMS = _gpu_params()
 VULKAN_PARAMS = _vulkan_params()
+CUDA_PARAMS = _cuda_params()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -159,6 +172,8 @@ def gpu_device(param: GpuParam) -> ps.Device:
     """The device of a GPU parameter, or skip/fail with the reason it is unavailable."""
     if param.backend == "vulkan":
         return vulkan_device(param)
+    if param.backend == "cuda":
+        return get_device(param.device_name)
     if param.device_name:
         return get_device(param.device_name)
     if not param.driver:
@@ -204,13 +219,13 @@ def vulkan_device(param: GpuParam) -> ps.Device:
     raise AssertionError("unreachable")
 
 
-ALL_GPU_PARAMS = [*GPU_PARAMS, *VULKAN_PARAMS]
+ALL_GPU_PARAMS = [*GPU_PARAMS, *VULKAN_PARAMS, *CUDA_PARAMS]
 
 
 @pytest.fixture(params=["cpu", *ALL_GPU_PARAMS], ids=["cpu", *(p.id for p in ALL_GPU_PARAMS)])
 def dev(request: pytest.FixtureRequest) -> ps.Device:
-    """Each execution test runs on the CPU interpreter, on every WebGPU adapter and on
-    every Vulkan adapter (the ``vulkan`` device, GLSL)."""
+    """Each execution test runs on the CPU interpreter, on every WebGPU adapter, on
+    every Vulkan adapter (the ``vulkan`` device, GLSL) and on every CUDA GPU."""
     if request.param == "cpu":
         return get_device("cpu")
     return gpu_device(request.param)

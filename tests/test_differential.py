@@ -1,9 +1,12 @@
 """Differential test: random integer expression kernels run on "cpu", on
-"wgpu" and on every "vulkan" adapter (GLSL) must agree bit for bit with each other and with a plain-Python
-evaluation of the same expressions with explicit wrapping (DESIGN.md 1.1).
+"wgpu", on every "vulkan" adapter (GLSL) and on every CUDA GPU must agree bit
+for bit with each other and with a plain-Python evaluation of the same
+expressions with explicit wrapping (DESIGN.md 1.1).
 
 Each run draws fresh kernels. A failure prints the seed and the kernel source;
-rerun with PYSHADE_DIFF_SEED=<seed> (and PYSHADE_DIFF_KERNELS=<count>)."""
+rerun with PYSHADE_DIFF_SEED=<seed> (and PYSHADE_DIFF_KERNELS=<count>).
+PYSHADE_DIFF_DEVICES=cpu,cuda limits the run to those backends (the Python
+reference is always evaluated)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import traceback
 from pathlib import Path
 
 import numpy as np
-from conftest import VULKAN_PARAMS, get_device, vulkan_device
+from conftest import CUDA_PARAMS, VULKAN_PARAMS, get_device, gpu_device, vulkan_device
 
 import pyshade as ps
 
@@ -278,7 +281,12 @@ def check_one(j: int, rng: np.random.Generator, tmp_path: Path, devs: list) -> s
 
 
 def test_random_integer_kernels(tmp_path: Path) -> None:
-    devs = [ps.device("cpu"), get_device("wgpu"), *map(vulkan_device, VULKAN_PARAMS)]
+    only = os.environ.get("PYSHADE_DIFF_DEVICES")   # e.g. "cpu,cuda": those backends only
+    want = set(only.split(",")) if only else {"cpu", "wgpu", "vulkan", "cuda"}
+    devs = [*([ps.device("cpu")] if "cpu" in want else []),
+            *([get_device("wgpu")] if "wgpu" in want else []),
+            *(map(vulkan_device, VULKAN_PARAMS) if "vulkan" in want else []),
+            *(map(gpu_device, CUDA_PARAMS) if "cuda" in want else [])]
     seed = int(os.environ.get("PYSHADE_DIFF_SEED") or np.random.SeedSequence().entropy % 2**63)
     rng = np.random.default_rng(seed)
     failures = []

@@ -100,7 +100,18 @@ def array_signature(v: Any) -> Any:
         return (v.__class__, v.dtype, v.shape[1:])
     if isinstance(v, np.ndarray):
         return (np.ndarray, v.dtype, v.shape[1:])
+    if is_foreign_array(v):
+        # A CuPy array or torch tensor: its own dtype object (numpy's or torch's) and
+        # trailing shape, so that the binder's type checks hold for every call.
+        return (v.__class__, v.dtype, tuple(v.shape[1:]))
     return v.__class__
+
+
+def is_foreign_array(v: Any) -> bool:
+    """A GPU array of another library (CuPy, torch, numba...): a device with ``adopt``
+    uses it in place."""
+    return not isinstance(v, (DeviceArray, np.ndarray)) and (
+        hasattr(v, "__cuda_array_interface__") or hasattr(v, "__dlpack__"))
 
 
 def check_array_type(v: Any, slot: BufferSlot, kname: str) -> None:
@@ -170,8 +181,12 @@ class Binder:
         compiled = self.variant(False)[0]
         index = {p[0]: i for i, p in enumerate(params)}
         self.slots = [(index[s.name], s) for s in compiled.layout.buffers]
+        adopt = getattr(dev, "adopt", None)
         for i, slot in self.slots:
-            check_array_type(args[i], slot, kname)
+            v = args[i]
+            if adopt is not None and is_foreign_array(v):
+                v = self._adopt(v, slot)
+            check_array_type(v, slot, kname)
         self.written = [s.writable for _, s in self.slots]
         self.check_alias = len(self.slots) > 1
         self.plain = self.variant(False)
@@ -194,7 +209,7 @@ class Binder:
         from ..kernel import Spec
         k = self.kernel
         spec = Spec(self.typevars, self.consts, folded)
-        compiled = k.compile_spec(self.dev.target, spec, validate=False)
+        compiled = k.compile_spec(self.dev.target, spec, validate=self.dev.compile_with)
         handle = self.dev.prepare(compiled)
         pb = compiled.layout.params
         packer = None
@@ -234,6 +249,9 @@ class Binder:
                     back.append((v, arr))
                 bufs.append(arr)
                 continue
+            if v.__class__ is not np.ndarray and not isinstance(v, DeviceArray) \
+                    and is_foreign_array(v) and hasattr(dev, "adopt"):
+                v = self._adopt(v, slot)
             if v.device is not dev:
                 raise LaunchError(f"{self.kname}(): parameter '{slot.name}' is an array on "
                                   f"{v.device.name}, the launch is on {dev.name}: copy it with "
@@ -248,12 +266,20 @@ class Binder:
             for host, arr in back:
                 host[...] = arr.numpy().reshape(host.shape)
 
+    def _adopt(self, v: Any, slot: BufferSlot) -> DeviceArray:
+        """A foreign GPU array as this device's array, in place (the device checks it)."""
+        try:
+            return self.dev.adopt(v)
+        except LaunchError as e:
+            raise LaunchError(f"{self.kname}(): parameter '{slot.name}': {e}") from None
+
     def _fast_call(self, args: tuple) -> Callable:
         """``self.__call__`` specialised for this binder when every buffer argument is a
         device array (the key guarantees it for every call that reaches this binder):
         one generated function, no loops; anything unusual (another device, an aliased
         array, a grid that folds or is not a plain int) goes the general way."""
-        if any(args[i].__class__ is np.ndarray for i, _ in self.slots):
+        if any(args[i].__class__ is np.ndarray or not isinstance(args[i], DeviceArray)
+               for i, _ in self.slots):
             return self.__call__
         _, handle, packer = self.plain
         names = [f"a{i}" for i, _ in self.slots]
@@ -282,14 +308,16 @@ class Binder:
     def _check_aliasing(self, args: tuple, bufs: list) -> None:
         ids = [id(b) for b in bufs]
         hosts = [args[i] for i, _ in self.slots]
-        if len(set(ids)) == len(ids) and sum(h.__class__ is np.ndarray for h in hosts) < 2:
+        if len(set(ids)) == len(ids) and sum(h.__class__ is np.ndarray for h in hosts) < 2 \
+                and not any(map(is_foreign_array, hosts)):
             return
         for a in range(len(bufs)):
             for b in range(a + 1, len(bufs)):
                 if not (self.written[a] or self.written[b]):
                     continue
                 ha, hb = hosts[a], hosts[b]
-                same = bufs[a] is bufs[b] or (
+                pa, pb = getattr(bufs[a], "ptr", None), getattr(bufs[b], "ptr", None)
+                same = bufs[a] is bufs[b] or (pa is not None and pa == pb) or (
                     ha.__class__ is np.ndarray and hb.__class__ is np.ndarray
                     and np.shares_memory(ha, hb))
                 if same:

@@ -61,9 +61,12 @@ def _make(name: str) -> Device:
     if backend == "vulkan":
         from .vulkan import VulkanDevice
         return VulkanDevice(index=index)
+    if backend == "cuda":
+        from .cuda import CudaDevice
+        return CudaDevice(index=index)
     if backend in BACKENDS:
         raise BackendUnavailable(f"the {backend!r} device is not implemented yet in this "
-                                 "version of pyshade (available: cpu, wgpu, vulkan)")
+                                 "version of pyshade (available: cpu, wgpu, vulkan, cuda)")
     raise BackendUnavailable(f"unknown device {name!r}: choose one of {', '.join(BACKENDS)}")
 
 
@@ -112,6 +115,12 @@ def _adapter_count(backend: str) -> int:
         from .wgpu import list_adapters
     elif backend == "vulkan":
         from .vulkan_support import list_adapters  # type: ignore[assignment]
+    elif backend == "cuda":
+        from .cuda import device_count
+        try:
+            return max(1, device_count())
+        except BackendUnavailable:
+            return 1
     else:
         return 1
     try:

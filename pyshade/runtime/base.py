@@ -108,6 +108,9 @@ class Device:
     max_groups_per_dim: int = 65535
     max_workgroup_size: tuple[int, int, int] = (1024, 1024, 64)
     max_workgroup_invocations: int = 1024
+    # What the launch path gives the toolchain for this device's kernels (compile_source's
+    # ``validate``): False, or what the code is built for (the cuda device: "sm_90").
+    compile_with: Any = False
 
     def array(self, data: Any, dtype: Any = None) -> DeviceArray:
         """Upload ``data`` (array-like) and return a device array."""
