@@ -77,6 +77,30 @@ def test_sort_accepts_device_array_and_leaves_input(dev: ps.Device,
     np.testing.assert_array_equal(arr.numpy(), data)
 
 
+@pytest.mark.parametrize("dtype,n", [(np.uint32, 1024), (np.int32, 1000), (np.float32, 777),
+                                     (np.float32, 512)])
+def test_sort_in_place_on_the_device(dev: ps.Device, rng: np.random.Generator, dtype: type,
+                                     n: int) -> None:
+    """in_place=True sorts the device array itself (padded scratch when n is not 2^k, and
+    for float keys) and returns it; descending is the exact reverse."""
+    if dtype is np.float32:
+        data = (rng.standard_normal(n) * 1e3).astype(np.float32)
+        data[:3] = [np.inf, -0.0, np.nan]
+    else:
+        info = np.iinfo(dtype)
+        data = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    arr = dev.array(data)
+    assert sort(arr, in_place=True) is arr
+    assert arr.numpy().tobytes() == np.sort(data).tobytes()
+    sort(arr, descending=True, in_place=True)
+    assert arr.numpy().tobytes() == np.sort(data)[::-1].tobytes()
+
+
+def test_sort_in_place_needs_a_device_array() -> None:
+    with pytest.raises(TypeError, match=r"in_place=True\) needs a device array"):
+        sort(np.zeros(4, np.uint32), in_place=True)
+
+
 def test_sort_rejects_other_dtypes(dev: ps.Device) -> None:
     with pytest.raises(TypeError, match="uint32, int32 or float32"):
         sort(np.zeros(4, np.float64), device=dev)

@@ -4,6 +4,8 @@ The kernel below is the canonical example (with docstrings added): a NewType, an
 with ``match``, a portable struct, a TypeVar generic and a ``Const`` trait
 class. ``sort`` pads the data to a power of two with a value that sorts last,
 records every step in one ``dev.batch()`` submission, and drops the padding.
+With ``in_place=True`` a device array, CuPy array or torch CUDA tensor is sorted
+where it lives, without a copy to the host.
 """
 
 from __future__ import annotations
@@ -141,8 +143,33 @@ def sort_steps(n: int) -> list[tuple[int, int]]:
     return [(s, p) for s in range(k) for p in range(s + 1)]
 
 
-def sort(array: Any, descending: bool = False, device: Any = None) -> np.ndarray:
+@ps.kernel(workgroup_size=256)
+def _pad_copy(src: ps.Buffer[T], dst: ps.Buffer[T], n: u32, pad: T):
+    """dst[i] = src[i] for i < n, else the padding value (dst is 2^k long)."""
+    i = ps.global_id().x
+    if i < len(dst):
+        if i < n:
+            dst[i] = src[i]
+        else:
+            dst[i] = pad
+
+
+@ps.kernel(workgroup_size=256)
+def _copy_prefix(src: ps.Buffer[T], dst: ps.Buffer[T]):
+    """dst[i] = src[i] for every i of dst (src may be longer)."""
+    i = ps.global_id().x
+    if i < len(dst):
+        dst[i] = src[i]
+
+
+def sort(array: Any, descending: bool = False, device: Any = None, *,
+         in_place: bool = False) -> Any:
     """Sort a 1-D u32/i32/f32 array on ``device`` (default: the best available).
+
+    With ``in_place=True``, ``array`` is a device array (``dev.array``), a CuPy array
+    or a torch CUDA tensor: it is sorted on its device, with no copy to the host, and
+    returned (the cuda device uses CuPy and torch memory in place; a padded scratch
+    buffer is used when the length is not a power of two, or for float32 keys).
 
     Returns a new numpy array equal to ``numpy.sort(array)`` (reversed when
     ``descending``), bit for bit: float32 subnormals and infinities sort by
@@ -153,8 +180,26 @@ def sort(array: Any, descending: bool = False, device: Any = None) -> np.ndarray
     negative NaNs moved to the end). Any length works: the data are padded to
     a power of two with a value that sorts last.
     """
+    from ..launch.binder import is_foreign_array
+    if in_place:
+        if isinstance(array, ps.DeviceArray):
+            return _sort_in_place(array.device, array, descending, array)
+        if not is_foreign_array(array):
+            raise TypeError(f"sort(in_place=True) needs a device array, a CuPy array or a "
+                            f"torch CUDA tensor, got {type(array).__name__}")
+        dev = ps.device(device or "cuda") if not isinstance(device, ps.Device) else device
+        adopt = getattr(dev, "adopt", None)
+        if adopt is None:
+            raise TypeError(f"sort(): a {type(array).__name__} lives on a GPU that "
+                            f"{dev.name} cannot use in place: pass device='cuda'")
+        return _sort_in_place(dev, adopt(array), descending, array)
     dev = ps.device(device) if not isinstance(device, ps.Device) else device
-    host = array.numpy() if isinstance(array, ps.DeviceArray) else np.asarray(array)
+    if isinstance(array, ps.DeviceArray):
+        host = array.numpy()
+    elif is_foreign_array(array) and hasattr(dev, "adopt"):
+        host = dev.adopt(array).numpy()
+    else:
+        host = np.asarray(array)
     if host.ndim != 1 or host.dtype not in _DTYPES:
         raise TypeError(f"sort() needs a 1-D uint32, int32 or float32 array, got "
                         f"{host.dtype} with shape {host.shape}")
@@ -171,6 +216,36 @@ def sort(array: Any, descending: bool = False, device: Any = None) -> np.ndarray
     with dev.batch():
         _network(dev, buf, n2, order)
     return buf.numpy()[:n]
+
+
+def _sort_in_place(dev: ps.Device, arr: Any, descending: bool, result: Any) -> Any:
+    """Sort the device array ``arr`` in place; returns ``result`` (what the caller gave)."""
+    if len(arr.shape) != 1 or arr.dtype not in _DTYPES:
+        raise TypeError(f"sort() needs a 1-D uint32, int32 or float32 array, got "
+                        f"{arr.dtype} with shape {arr.shape}")
+    n = arr.size
+    if n < 2:
+        return result
+    n2 = 1 << (n - 1).bit_length()
+    order = SortOrder.DESCENDING if descending else SortOrder.ASCENDING
+    with dev.batch():
+        if arr.dtype.kind == "f":
+            # keys in a padded scratch buffer, mapped back into the array itself
+            bits = arr.view(np.uint32)
+            keys = dev.empty(n2, np.uint32)
+            _pad_copy.launch(bits, keys, n, u32(_PAD_BITS), threads=n2, device=dev)
+            float_keys.launch(keys, threads=n2, device=dev)
+            _network(dev, keys, n2, SortOrder.ASCENDING)
+            float_from_keys.launch(keys, bits, n, order, threads=n, device=dev)
+        elif n2 == n:
+            _network(dev, arr, n, order)
+        else:
+            pad = arr.dtype.type(_pad_value(arr.dtype, descending))
+            work = dev.empty(n2, arr.dtype)
+            _pad_copy.launch(arr, work, n, pad, threads=n2, device=dev)
+            _network(dev, work, n2, order)
+            _copy_prefix.launch(work, arr, threads=n, device=dev)
+    return result
 
 
 def _network(dev: ps.Device, buf: ps.DeviceArray, n2: int, order: SortOrder) -> None:

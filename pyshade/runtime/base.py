@@ -9,6 +9,7 @@ binding order, the packed parameter block and the group counts.
 from __future__ import annotations
 
 import contextlib
+import copy
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
@@ -91,6 +92,17 @@ class DeviceArray:
     def write(self, data: np.ndarray) -> None:
         """Overwrite the array's contents with ``data`` (same dtype and size)."""
         raise NotImplementedError
+
+    def view(self, dtype: Any) -> "DeviceArray":
+        """The same memory read as elements of another dtype of the same size (no copy):
+        ``keys = arr.view(np.uint32)`` for the bits of a float32 array."""
+        dt = np.dtype(dtype)
+        if dt.itemsize != self.dtype.itemsize:
+            raise ValueError(f"view: {dt} has {dt.itemsize}-byte elements, the array's "
+                             f"{self.dtype} has {self.dtype.itemsize}")
+        out = copy.copy(self)
+        out.dtype = dt
+        return out
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.device.name} shape={self.shape} dtype={self.dtype}>"

@@ -46,6 +46,11 @@ class CpuArray(DeviceArray):
         self.dtype = data.dtype
         self.shape = data.shape
 
+    def view(self, dtype: Any) -> CpuArray:
+        """The same memory as another dtype of the same size (no copy)."""
+        super().view(dtype)                 # the size check
+        return CpuArray(self.device, self.data.view(dtype))
+
     def numpy(self) -> np.ndarray:
         """A copy of the data."""
         return self.data.copy()
