@@ -289,6 +289,8 @@ class CudaOps:
             return spell(self, node)
         if self.has_vector(node):
             return self.elementwise(node, b)
+        if b.name == "fma" and node.ps_type == T.f16:     # one rounding, as in f32
+            return f"__hfma({', '.join(self.value(a) for a in node.args)})"
         if spell is not None and self.half_math(node, b):
             vals = [self.value(a) for a in node.args]
             text = spell.format(*(C.FROM_HALF["f32"].format(v) for v in vals))
