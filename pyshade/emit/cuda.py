@@ -64,7 +64,9 @@ from .cuda_ops import CudaOps
 
 def _walk_types(t: Any, out: list) -> None:
     """Collect ``t`` and every type inside it (fields, elements, columns)."""
-    if t is None or not isinstance(t, T.Type) or t in out:
+    # By identity: a shared array equals a local one of the same shape, but only local
+    # arrays need ps_array.
+    if t is None or not isinstance(t, T.Type) or any(t is u for u in out):
         return
     out.append(t)
     if isinstance(t, T.EnumType):
@@ -217,7 +219,7 @@ class CudaEmitter(CudaOps, CLikeEmitter):
         slots = sorted({self.type_name(t.elem, storage=True) for t in used
                         if isinstance(t, (T.ArrayType, T.BufferType)) and is_vec3(t.elem)}
                        | ({"float3"} if T.mat3 in used else set()))
-        arrays = any(isinstance(t, T.ArrayType) for t in used)
+        arrays = any(isinstance(t, T.ArrayType) and not t.shared for t in used)
         slot = self.global_name("_ps_slot")
         if arrays or slots:
             self.line(C.SLOT.format(slot=slot))
