@@ -49,6 +49,15 @@ def test_compile_gives_ptx_without_fused_multiply_add() -> None:
     assert b".target sm_80" in compile_cuda(GOOD, arch="compute_80")
 
 
+def test_empty_log_leaves_python_objects_alone() -> None:
+    """NVRTC writes its log into the buffer it is given: never into a shared bytes object
+    (CPython's one-byte b" " once came back as a NUL, and print() separated by NULs)."""
+    log: list = []
+    compile_cuda(GOOD, log=log)
+    assert log == [""]
+    assert b" " == bytes([32]) and b" " * 1 == b"\x20"
+
+
 def test_compile_gives_cubin() -> None:
     cubin = compile_cuda(GOOD, arch="sm_90", cubin=True)
     assert cubin[:4] == b"\x7fELF"

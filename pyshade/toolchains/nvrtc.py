@@ -147,10 +147,12 @@ def compile_cuda(source: str, *, arch: str = "compute_90", cubin: bool = False,
     (prog,) = _check(nvrtc, nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []))
     try:
         result = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
+        # NVRTC writes into the buffer: a bytearray, never bytes (``b" " * 1`` is CPython's
+        # shared one-byte object, and an empty log would overwrite it with a NUL).
         (size,) = _check(nvrtc, nvrtc.nvrtcGetProgramLogSize(prog))
-        buf = b" " * size
+        buf = bytearray(max(size, 1))
         _check(nvrtc, nvrtc.nvrtcGetProgramLog(prog, buf))
-        text = buf.rstrip(b"\0").decode(errors="replace")
+        text = bytes(buf).rstrip(b"\0").decode(errors="replace")
         if log is not None:
             log.append(text)
         if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
@@ -158,8 +160,8 @@ def compile_cuda(source: str, *, arch: str = "compute_90", cubin: bool = False,
         get_size, get = ((nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN) if cubin else
                          (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX))
         (size,) = _check(nvrtc, get_size(prog))
-        out = b" " * size
+        out = bytearray(max(size, 1))
         _check(nvrtc, get(prog, out))
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
-    return out.rstrip(b"\0") if not cubin else out
+    return bytes(out).rstrip(b"\0") if not cubin else bytes(out)
