@@ -24,9 +24,11 @@ line is mapped through the ``// file.py:LINE`` comments (``map_line``).
 
 PTX or CUBIN: a ``compute_XX`` target gives PTX, which the driver compiles at
 load time, but only a driver at least as new as this NVRTC reads its PTX ISA
-version (NVRTC 13.5 writes ISA 9.5; the H200's 580 driver is CUDA 13.0). An
-``sm_XX`` CUBIN loads on any driver of the same major version: a runtime
-should prefer ``cubin=True`` for the device's own architecture.
+version: NVRTC 13.5 writes ISA 9.5, and the H200's 580 driver (CUDA 13.0)
+refuses it ("the provided PTX was compiled with an unsupported toolchain"),
+while the ``sm_90`` CUBIN of the same source loads and runs
+(``bench/probes/cuda_launch_probe.py``). A runtime should load ``cubin=True``
+for the device's own architecture.
 """
 
 from __future__ import annotations
