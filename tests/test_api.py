@@ -45,7 +45,8 @@ def test_translate_all_names_missing_emitters():
     assert set(out) == {"wgsl", "glsl", "hlsl", "msl", "cuda"}
     assert isinstance(out["wgsl"], str) and isinstance(out["glsl"], str)
     assert out["glsl"].startswith("#version 450\n")
-    for t in ("hlsl", "msl", "cuda"):
+    assert isinstance(out["cuda"], str) and 'extern "C" __global__' in out["cuda"]
+    for t in ("hlsl", "msl"):
         assert isinstance(out[t], ps.BackendUnavailable) and t in str(out[t])
 
 
@@ -82,7 +83,8 @@ def test_check_reports_each_target():
     get_device("wgpu")
     rep = ps.check(saxpy)
     assert rep.ok and rep.results["wgsl"] == "ok" and rep.results["python"] == "ok"
-    assert rep.results["cuda"].startswith("skipped")
+    # NVRTC is a pip extra: "ok" where it is installed (in CI), else skipped with the reason.
+    assert rep.results["cuda"] == "ok" or rep.results["cuda"].startswith("skipped")
     bad = ps.check(broken)
     assert not bad.ok and bad.results["wgsl"].startswith("FAILED")
     assert isinstance(bad.errors["python"], ps.TranslationError)

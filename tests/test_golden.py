@@ -10,8 +10,9 @@ A case module may define ``SPECS = {"kernel_name": {"T": ps.u32, "n": 4}}``:
 the TypeVar and Const bindings of its generic or ``Const`` kernels.
 
 Every stored WGSL file is also validated by naga (wgpu-py), every stored GLSL
-file is compiled by glslangValidator and validated by spirv-val, and every
-stored Python file is compiled with ``compile()``.
+file is compiled by glslangValidator and validated by spirv-val, every stored
+CUDA file is compiled by NVRTC to PTX, and every stored Python file is compiled
+with ``compile()``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from conftest import require
 import pyshade as ps
 
 GOLDEN = Path(__file__).parent / "golden"
-TARGETS = {"wgsl": "wgsl", "glsl": "glsl", "python": "py"}      # target -> file extension
+TARGETS = {"wgsl": "wgsl", "glsl": "glsl", "cuda": "cu", "python": "py"}   # target -> extension
 
 
 def _case_names() -> list[str]:
@@ -170,3 +171,39 @@ def test_glslang_error_names_the_python_line() -> None:
         assert "no_such_name" in str(e)
     else:
         raise AssertionError("glslang accepted an undefined name")
+
+
+@pytest.mark.parametrize(("case", "kernel"), KERNELS, ids=IDS)
+def test_cuda_golden_compiles(case: str, kernel: str) -> None:
+    from pyshade.toolchains.nvrtc import compile_cuda
+
+    path = golden_path(case, kernel, "cuda")
+    assert path.exists(), f"{path} is missing: run pytest --update-golden"
+    try:
+        ptx = compile_cuda(path.read_text(), name=path.name)
+    except ps.BackendUnavailable as e:
+        require(False, f"NVRTC missing: {e}")
+    assert b".entry " + kernel.encode() in ptx or b".entry " + kernel.encode() + b"_" in ptx
+
+
+def test_nvrtc_error_names_the_python_line() -> None:
+    """An error NVRTC reports inside a generated statement names the kernel's file and
+    the statement's Python line (through the #line directives)."""
+    from pyshade.toolchains.nvrtc import compile_cuda
+
+    text = translate("saxpy", "saxpy", "cuda")
+    lines = text.splitlines()
+    i = next(n for n, ln in enumerate(lines) if "saxpy.py:" in ln and " = " in ln
+             and not ln.lstrip().startswith("#") and "ps_global_id" not in ln)
+    pyline = int(lines[i].rsplit(":", 1)[1])
+    lines[i] = lines[i].replace(" = ", " = no_such_name + ", 1)
+    try:
+        compile_cuda("\n".join(lines) + "\n", name="saxpy.cu")
+    except ps.BackendUnavailable as e:
+        require(False, f"NVRTC missing: {e}")
+    except ps.CompileError as e:
+        assert e.filename is not None and e.filename.endswith("saxpy.py")
+        assert e.lineno == pyline, (e.lineno, pyline, str(e))
+        assert "no_such_name" in str(e)
+    else:
+        raise AssertionError("NVRTC accepted an undefined name")

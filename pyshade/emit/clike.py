@@ -27,6 +27,28 @@ class CLikeEmitter(Emitter):
     bool_ops = {ast.And: "&&", ast.Or: "||"}
     families = ("clike",)
     BARRIER: tuple[str, ...] = ()
+    # True where the target's compiler reads C preprocessor ``#line`` directives (GLSL with
+    # GL_GOOGLE_cpp_style_line_directive, CUDA, HLSL, MSL): its own errors then name the
+    # Python file and line.
+    line_directives = False
+
+    # -- output: #line directives ---------------------------------------------------------
+    def line(self, text: str = "", node: ast.AST | None = None) -> None:
+        """One output line; with ``line_directives``, preceded by ``#line N "file.py"``
+        where the compiler's own count would differ from the statement's Python line."""
+        if not self.line_directives:
+            return super().line(text, node)
+        counted = self.__dict__.get("_counted_line")    # what the compiler counts next
+        lineno = getattr(node, "lineno", None) if node is not None else None
+        if lineno and text:
+            where = (self.func_file().replace('"', "'"), lineno)
+            if counted != where:
+                self.out.append(f'#line {lineno} "{where[0]}"')
+                self.line_map.append(None)
+            counted = where
+        super().line(text, node)
+        if counted is not None:
+            self._counted_line = (counted[0], counted[1] + 1)
 
     def func_node(self) -> ast.AST:
         """The tree of the function being emitted (else the kernel's), to place errors."""
@@ -110,22 +132,26 @@ class CLikeEmitter(Emitter):
         """Groups beyond the per-dimension limit are folded into y/z by the runtime: the
         kernel rebuilds the 1-D ids from the raw builtins (``raw_id``, per target)."""
         wid, nwg, lid = (self.raw_id(w) for w in ("group_id", "num_groups", "local_id"))
-        v3 = self.type_name(T.uvec3)
+        v3 = lambda *parts: self.vector_text(T.uvec3, parts)  # noqa: E731
         x = f.workgroup_size[0]
         lin = self.id_value("group_id")
-        self.declare_temp(lin, T.uvec3, f"{v3}({wid}.x + {wid}.y * {nwg}.x + {wid}.z * "
-                          f"{nwg}.x * {nwg}.y, 0u, 0u)", None)
+        self.declare_temp(lin, T.uvec3, v3(f"{wid}.x + {wid}.y * {nwg}.x + {wid}.z * "
+                                           f"{nwg}.x * {nwg}.y", "0u", "0u"), None)
         if "num_groups" in f.ids_used:
             self.declare_temp(self.id_value("num_groups"), T.uvec3,
-                              f"{v3}({nwg}.x * {nwg}.y * {nwg}.z, 1u, 1u)", None)
+                              v3(f"{nwg}.x * {nwg}.y * {nwg}.z", "1u", "1u"), None)
         if "global_id" in f.ids_used:
             self.declare_temp(self.id_value("global_id"), T.uvec3,
-                              f"{v3}({lin}.x * {x}u + {lid}.x, {lid}.y, {lid}.z)", None)
+                              v3(f"{lin}.x * {x}u + {lid}.x", f"{lid}.y", f"{lid}.z"), None)
         if "local_id" in f.ids_used:
             self.declare_temp(self.id_value("local_id"), T.uvec3, lid, None)
         if "local_index" in f.ids_used:
             self.declare_temp(self.id_value("local_index"), T.u32, self.raw_id("local_index"),
                               None)
+
+    def vector_text(self, t: T.Type, parts: Any) -> str:
+        """The vector ``t`` built from one text per component: ``T(a, b, c)``."""
+        return f"{self.type_name(t)}({', '.join(parts)})"
 
     def negate(self, node: ast.UnaryOp) -> str:
         """Unary minus: ``-x``."""

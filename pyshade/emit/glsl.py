@@ -93,9 +93,10 @@ class GlslEmitter(CLikeEmitter):
     # barrier(): stores to shared and storage memory made before it are visible after it.
     BARRIER = ("memoryBarrierShared()", "memoryBarrierBuffer()", "barrier()")
 
+    line_directives = True
+
     def __init__(self, prog: Any):
         super().__init__(prog)
-        self._glsl_line: tuple[str, int] | None = None   # what glslang counts for the next line
         # Device feature ("f16", "i64", "f64") -> (file, node) of its first use.
         self.needs: dict[str, tuple[str, ast.AST]] = {}
 
@@ -122,21 +123,6 @@ class GlslEmitter(CLikeEmitter):
         """Push constants when the block fits the guaranteed 128 bytes, else a read-only
         std430 storage block (same offsets either way)."""
         return "push" if layout.size <= PUSH_CONSTANT_LIMIT else "storage"
-
-    # -- output: #line directives ---------------------------------------------------------
-    def line(self, text: str = "", node: ast.AST | None = None) -> None:
-        """One output line, preceded by ``#line N "file.py"`` where glslang's count would
-        differ from the statement's Python line."""
-        lineno = getattr(node, "lineno", None) if node is not None else None
-        if lineno and text:
-            where = (self.func_file().replace('"', "'"), lineno)
-            if self._glsl_line != where:
-                self.out.append(f'#line {lineno} "{where[0]}"')
-                self.line_map.append(None)
-            self._glsl_line = where
-        super().line(text, node)
-        if self._glsl_line is not None:
-            self._glsl_line = (self._glsl_line[0], self._glsl_line[1] + 1)
 
     # -- types ----------------------------------------------------------------------------
     def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:

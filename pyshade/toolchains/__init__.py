@@ -9,6 +9,7 @@ Python ``(file, line)`` it was generated from.
 
 from __future__ import annotations
 
+import os
 import re
 
 __all__ = ["map_line"]
@@ -45,7 +46,9 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
     bare True asks for a check without naming a device, which a target whose
     toolchain lives in a device refuses. Python's binary is a code object
     whose lines are the user's. GLSL's binary is SPIR-V from glslang (entry point: the
-    kernel's name), checked by spirv-val unless ``validate`` is false.
+    kernel's name), checked by spirv-val unless ``validate`` is false. CUDA's binary is
+    PTX for compute_90 from NVRTC (``toolchains/nvrtc.py``; ``validate`` has no effect:
+    NVRTC checks as it compiles).
     """
     if target == "wgsl":
         if validate is True:
@@ -61,5 +64,13 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
         from .glslang import compile_glsl
         entry = emitter.global_name(emitter.k.name)
         return compile_glsl(text, entry=entry, validate=bool(validate)), ""
+    if target == "cuda":
+        from .nvrtc import compile_cuda
+        entry = emitter.global_name(emitter.k.name)
+        # #line directives name files by base name: the full paths, for the caret.
+        files = {os.path.basename(f.src.filename): f.src.filename
+                 for f in [emitter.k, *emitter.prog.funcs]}
+        log: list[str] = []
+        return compile_cuda(text, name=f"{entry}.cu", files=files, log=log), "".join(log)
     from ..errors import BackendUnavailable
     raise BackendUnavailable(f"no toolchain for target {target!r} in this version")
