@@ -1,11 +1,13 @@
 """The ``cuda`` device: CUDA C from ``emit/cuda.py``, compiled by NVRTC to a CUBIN for
 the present GPU (``toolchains/nvrtc.py``), loaded and launched through CuPy.
 
-- ``ps.device("cuda")`` / ``"cuda:N"``: the N-th CUDA device in CuPy's order. Each
-  device has one non-blocking stream; every launch, copy and read-back of the device
-  goes through it, so launches are asynchronous (as CUDA's are) and a read-back
-  (``numpy()``, a numpy argument copied back, ``synchronize()``) waits for what was
-  launched before it. ``batch()`` and ``flush()`` have nothing to hold back.
+- ``ps.device("cuda")`` / ``"cuda:N"``: the N-th CUDA device in CuPy's order. Every
+  launch, copy and read-back of a device goes through its default (legacy) stream, so
+  launches are asynchronous (as CUDA's are), a read-back (``numpy()``, a numpy argument
+  copied back, ``synchronize()``) waits for what was launched before it, and work that
+  CuPy and torch queue on their default streams is ordered with ours without events
+  (a non-blocking stream of our own would race with them on shared arrays).
+  ``batch()`` and ``flush()`` have nothing to hold back.
 - Arrays: ``dev.array``/``zeros``/``empty`` allocate from CuPy's memory pool. A CuPy
   array, or any object with ``__cuda_array_interface__`` or ``__dlpack__`` (torch
   tensors), passed as a ``Buffer`` argument is used in place, without a copy
@@ -76,7 +78,7 @@ class CudaArray(DeviceArray):
         return {"shape": self.shape, "typestr": self.dtype.str if not self.dtype.fields
                 else f"|V{self.dtype.itemsize}", "descr": descr,
                 "data": (self.ptr, False), "version": 3,
-                "strides": None, "stream": self.device.stream.ptr or None}
+                "strides": None, "stream": 1}     # the legacy default stream
 
     def numpy(self) -> np.ndarray:
         """Copy the array to the host (after the launches before it)."""
@@ -133,16 +135,16 @@ class CudaDevice(Device):
         self.adapter = (f"{name} (sm_{major}{minor}, CUDA driver "
                         f"{drv // 1000}.{drv % 1000 // 10})")
         self.cuda_arch = f"sm_{major}{minor}"
+        self.compile_with = self.cuda_arch      # the launch path compiles CUBINs for it
         self.max_workgroup_size = (props["maxThreadsDim"][0], props["maxThreadsDim"][1],
                                    props["maxThreadsDim"][2])
         self.max_workgroup_invocations = props["maxThreadsPerBlock"]
         self.limits = {"max_compute_shared_memory_size": props["sharedMemPerBlock"]}
         self.unified_memory = False
-        with self._cp_device:
-            self.stream = cp.cuda.Stream(non_blocking=True)
+        self.stream = cp.cuda.Stream.null      # see the module docstring
         self._modules = LRU(MODULE_CACHE_SIZE)
         self._lock = threading.Lock()
-        self._pdtypes: dict[int, np.dtype] = {}
+        self._driver_launch = False    # True once CuPy refused the parameter-block scalar
 
     # ---- arrays ----------------------------------------------------------------------
 
@@ -248,14 +250,49 @@ class CudaDevice(Device):
     def run_prepared(self, prep: _Prepared, buffers: Sequence[DeviceArray],
                      params: bytes | None, groups: tuple[int, int, int]) -> None:
         """Launch on the device's stream (arguments already checked and packed)."""
+        if self._driver_launch:
+            return self._launch_driver(prep, buffers, params, groups)
         args = [b.raw for b in buffers]     # type: ignore[attr-defined]
         if prep.pdtype is not None:
             args.append(np.frombuffer(params, prep.pdtype)[0])
         try:
-            prep.fn(groups, prep.block, args, stream=self.stream)
+            if self.index:       # the current device must be the module's
+                with self._cp_device:
+                    prep.fn(groups, prep.block, tuple(args), stream=self.stream)
+            else:
+                prep.fn(groups, prep.block, tuple(args), stream=self.stream)
+        except (TypeError, ValueError, NotImplementedError):
+            # This CuPy does not pass a structured scalar by value: launch through the
+            # driver API with our own kernelParams from now on.
+            self._driver_launch = True
+            self._launch_driver(prep, buffers, params, groups)
         except Exception as e:   # CUDADriverError: too many resources requested...
             raise LaunchError(f"'{prep.entry}': the CUDA launch failed on {self.adapter}: "
                               f"{e}") from None
+
+    def _launch_driver(self, prep: _Prepared, buffers: Sequence[DeviceArray],
+                       params: bytes | None, groups: tuple[int, int, int]) -> None:
+        """cuLaunchKernel with kernelParams pointing at each buffer address and at the
+        parameter block's bytes (the signature of emit/cuda.py)."""
+        import ctypes
+        n = len(buffers)
+        ptrs = (ctypes.c_void_p * max(n, 1))(*[b.ptr for b in buffers])  # type: ignore[attr-defined]
+        slots = [ctypes.addressof(ptrs) + i * ctypes.sizeof(ctypes.c_void_p) for i in range(n)]
+        block = None
+        if prep.pdtype is not None:
+            block = ctypes.create_string_buffer(bytes(params or b""), prep.pdtype.itemsize)
+            slots.append(ctypes.addressof(block))
+        kp = (ctypes.c_void_p * max(len(slots), 1))(*slots)
+        bx, by, bz = prep.block
+        try:
+            with self._cp_device:
+                self.cp.cuda.driver.launchKernel(prep.fn.ptr, groups[0], groups[1], groups[2],
+                                                 bx, by, bz, 0, self.stream.ptr,
+                                                 ctypes.addressof(kp), 0)
+        except Exception as e:
+            raise LaunchError(f"'{prep.entry}': the CUDA launch failed on {self.adapter}: "
+                              f"{e}") from None
+        del block
 
     def synchronize(self) -> None:
         """Wait for every launch and copy on the device's stream."""

@@ -47,8 +47,8 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
     toolchain lives in a device refuses. Python's binary is a code object
     whose lines are the user's. GLSL's binary is SPIR-V from glslang (entry point: the
     kernel's name), checked by spirv-val unless ``validate`` is false. CUDA's binary is
-    PTX for compute_90 from NVRTC (``toolchains/nvrtc.py``; ``validate`` has no effect:
-    NVRTC checks as it compiles).
+    PTX for compute_90 from NVRTC, or a CUBIN when ``validate`` names an architecture
+    (``"sm_90"``: what the cuda device passes); NVRTC checks as it compiles.
     """
     if target == "wgsl":
         if validate is True:
@@ -71,6 +71,10 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
         files = {os.path.basename(f.src.filename): f.src.filename
                  for f in [emitter.k, *emitter.prog.funcs]}
         log: list[str] = []
-        return compile_cuda(text, name=f"{entry}.cu", files=files, log=log), "".join(log)
+        # validate "sm_90" (a cuda device's compile_with): a CUBIN for that GPU, which a
+        # driver older than this NVRTC loads (it refuses newer PTX); else PTX.
+        arch = validate if isinstance(validate, str) else "compute_90"
+        return compile_cuda(text, name=f"{entry}.cu", files=files, log=log, arch=arch,
+                            cubin=arch.startswith("sm_")), "".join(log)
     from ..errors import BackendUnavailable
     raise BackendUnavailable(f"no toolchain for target {target!r} in this version")

@@ -7,73 +7,74 @@ struct alignas(16) ps_Params {
 static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(__builtin_offsetof(ps_Params, ps_len_ints) == 0, "offset of ps_Params.ps_len_ints");
 
-#line 55 "prelude.py"
-__device__ __forceinline__ int ps_trunc_div_i32(int a, int b) {  // prelude.py:55
-#line 58 "prelude.py"
-    int one = 1;  // prelude.py:58
-    bool neg = b == (int(uint(0) - uint(one)));  // prelude.py:59
-    int q = (a / ((b == 0) | neg ? one : b));  // prelude.py:60
-    return (neg ? int(0u - uint(q)) : q);  // prelude.py:61
+#line 56 "prelude.py"
+__device__ __forceinline__ int ps_trunc_div_i32(int a, int b) {  // prelude.py:56
+#line 59 "prelude.py"
+    int one = 1;  // prelude.py:59
+    bool neg = b == (int(uint(0) - uint(one)));  // prelude.py:60
+    int q = (a / ((b == 0) | neg ? one : b));  // prelude.py:61
+    return (neg ? int(0u - uint(q)) : q);  // prelude.py:62
 }
 
-__device__ __forceinline__ int ps_floordiv_signed_i32(int a, int b) {  // prelude.py:64
-#line 66 "prelude.py"
-    int q = ps_trunc_div_i32(a, b);  // prelude.py:66
-    int r = int(uint(a) - (uint(q) * uint(b)));  // prelude.py:67
-    int zero = 0;  // prelude.py:68
-    return ((r != zero) & ((r < zero) != (b < zero)) ? int(uint(q) - 1u) : q);  // prelude.py:69
+__device__ __forceinline__ int ps_floordiv_signed_i32(int a, int b) {  // prelude.py:65
+#line 67 "prelude.py"
+    int q = ps_trunc_div_i32(a, b);  // prelude.py:67
+    int r = int(uint(a) - (uint(q) * uint(b)));  // prelude.py:68
+    int zero = 0;  // prelude.py:69
+    return ((r != zero) & ((r < zero) != (b < zero)) ? int(uint(q) - 1u) : q);  // prelude.py:70
 }
 
-__device__ __forceinline__ int ps_mod_signed_i32(int a, int b) {  // prelude.py:72
-#line 74 "prelude.py"
-    int r = int(uint(a) - (uint(ps_trunc_div_i32(a, b)) * uint(b)));  // prelude.py:74
-    int zero = 0;  // prelude.py:75
-    return ((r != zero) & ((r < zero) != (b < zero)) ? int(uint(r) + uint(b)) : r);  // prelude.py:76
+__device__ __forceinline__ int ps_mod_signed_i32(int a, int b) {  // prelude.py:73
+#line 75 "prelude.py"
+    int r = int(uint(a) - (uint(ps_trunc_div_i32(a, b)) * uint(b)));  // prelude.py:75
+    int zero = 0;  // prelude.py:76
+    return ((r != zero) & ((r < zero) != (b < zero)) ? int(uint(r) + uint(b)) : r);  // prelude.py:77
 }
 
-#line 107 "prelude.py"
-__device__ __forceinline__ int ps_pow_i32_u32(int x, uint n) {  // prelude.py:107
-    uint i = 0u;
-    if (n == 0u) {  // prelude.py:109
-        return 1;  // prelude.py:110
+#line 136 "prelude.py"
+__device__ __forceinline__ int ps_pow_signed_i32_u32(int x, uint n, uint unsigned_zero) {  // prelude.py:136
+#line 140 "prelude.py"
+    uint b = uint(x);  // prelude.py:140
+    uint r = 1u;  // prelude.py:141
+    uint e = n;  // prelude.py:142
+    while (e != 0u) {  // prelude.py:143
+        if ((e & 1u) != 0u) {  // prelude.py:144
+            r = r * b;  // prelude.py:145
+        }
+#line 146 "prelude.py"
+        b = b * b;  // prelude.py:146
+        e = e >> 1u;  // prelude.py:147
     }
-#line 111 "prelude.py"
-    int r = x;  // prelude.py:111
-    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
-#line 112 "prelude.py"
-        i = i_1;  // prelude.py:112
-        r = int(uint(r) * uint(x));  // prelude.py:113
-    }
-#line 114 "prelude.py"
-    return r;  // prelude.py:114
+#line 148 "prelude.py"
+    return int(r);  // prelude.py:148
 }
 
-#line 79 "prelude.py"
-__device__ __forceinline__ uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:79
-#line 81 "prelude.py"
-    return (a / (b == 0u ? 1u : b));  // prelude.py:81
+#line 80 "prelude.py"
+__device__ __forceinline__ uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:80
+#line 82 "prelude.py"
+    return (a / (b == 0u ? 1u : b));  // prelude.py:82
 }
 
-__device__ __forceinline__ uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:84
-#line 86 "prelude.py"
-    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:86
+__device__ __forceinline__ uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:85
+#line 87 "prelude.py"
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:87
 }
 
-__device__ __forceinline__ float ps_floordiv_float_f32(float a, float b) {  // prelude.py:89
-#line 92 "prelude.py"
-    float zero = 0.0f;  // prelude.py:92
-    float one = 1.0f;  // prelude.py:93
-    float q = floor(a / b);  // prelude.py:94
-    float r = a - (q * b);  // prelude.py:95
-    bool pos = b > zero;  // prelude.py:96
-    bool dec = (pos ? r < zero : r > zero);  // prelude.py:97
-    bool inc = (pos ? r >= b : (b < zero) & (r <= b));  // prelude.py:98
-    return (dec ? q - one : (inc ? q + one : q));  // prelude.py:99
+__device__ __forceinline__ float ps_floordiv_float_f32(float a, float b) {  // prelude.py:90
+#line 93 "prelude.py"
+    float zero = 0.0f;  // prelude.py:93
+    float one = 1.0f;  // prelude.py:94
+    float q = floor(a / b);  // prelude.py:95
+    float r = a - (q * b);  // prelude.py:96
+    bool pos = b > zero;  // prelude.py:97
+    bool dec = (pos ? r < zero : r > zero);  // prelude.py:98
+    bool inc = (pos ? r >= b : (b < zero) & (r <= b));  // prelude.py:99
+    return (dec ? q - one : (inc ? q + one : q));  // prelude.py:100
 }
 
-__device__ __forceinline__ float ps_mod_float_f32(float a, float b) {  // prelude.py:102
-#line 104 "prelude.py"
-    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:104
+__device__ __forceinline__ float ps_mod_float_f32(float a, float b) {  // prelude.py:103
+#line 105 "prelude.py"
+    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:105
 }
 
 #line 21 "assignments.py"
@@ -96,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(64) augmented(int* __restrict__ int
     x = x & 32767;  // assignments.py:33
     x = x | 1;  // assignments.py:34
     x = x ^ 85;  // assignments.py:35
-    x = ps_pow_i32_u32(x, 2u);  // assignments.py:36
+    x = ps_pow_signed_i32_u32(x, 2u, 0u);  // assignments.py:36
     ints[i] = x;  // assignments.py:37
     uint u = uints[i];  // assignments.py:38
     u = u - 10u;  // assignments.py:39

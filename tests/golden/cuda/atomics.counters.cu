@@ -7,15 +7,15 @@ struct alignas(16) ps_Params {
 static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(__builtin_offsetof(ps_Params, ps_len_values) == 0, "offset of ps_Params.ps_len_values");
 
-#line 79 "prelude.py"
-__device__ __forceinline__ uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:79
-#line 81 "prelude.py"
-    return (a / (b == 0u ? 1u : b));  // prelude.py:81
+#line 80 "prelude.py"
+__device__ __forceinline__ uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:80
+#line 82 "prelude.py"
+    return (a / (b == 0u ? 1u : b));  // prelude.py:82
 }
 
-__device__ __forceinline__ uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:84
-#line 86 "prelude.py"
-    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:86
+__device__ __forceinline__ uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:85
+#line 87 "prelude.py"
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:87
 }
 
 #line 9 "atomics.py"

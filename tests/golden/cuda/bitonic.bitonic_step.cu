@@ -24,36 +24,36 @@ struct alignas(16) ps_Params {
 static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(__builtin_offsetof(ps_Params, p) == 0, "offset of ps_Params.p");
 
-#line 45 "sort.py"
-__device__ bool before(float a, float b) {  // sort.py:45
 #line 47 "sort.py"
-    return a < b;  // sort.py:47
+__device__ bool before(float a, float b) {  // sort.py:47
+#line 49 "sort.py"
+    return a < b;  // sort.py:49
 }
 
-#line 51 "sort.py"
-extern "C" __global__ void __launch_bounds__(256) bitonic_step(float* __restrict__ data, const ps_Params ps_params) {  // sort.py:51
+#line 53 "sort.py"
+extern "C" __global__ void __launch_bounds__(256) bitonic_step(float* __restrict__ data, const ps_Params ps_params) {  // sort.py:53
     uint3 ps_global_id = make_uint3(blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, blockIdx.z * blockDim.z + threadIdx.z);
     BitonicParams p = ps_params.p;
-    uint i = ps_global_id.x;  // sort.py:54
-    uint partner = i ^ (1u << (p.stage - p.pass_of_stage));  // sort.py:55
-    if ((partner > i) && (partner < p.n)) {  // sort.py:56
-        bool up = ((i >> (p.stage + 1u)) & 1u) == 0u;  // sort.py:57
-#line 59 "sort.py"
-        if (p.order == SortOrder_ASCENDING) {  // sort.py:59
+    uint i = ps_global_id.x;  // sort.py:56
+    uint partner = i ^ (1u << (p.stage - p.pass_of_stage));  // sort.py:57
+    if ((partner > i) && (partner < p.n)) {  // sort.py:58
+        bool up = ((i >> (p.stage + 1u)) & 1u) == 0u;  // sort.py:59
 #line 61 "sort.py"
-        } else {  // sort.py:61
+        if (p.order == SortOrder_ASCENDING) {  // sort.py:61
+#line 63 "sort.py"
+        } else {  // sort.py:63
             // case SortOrder.DESCENDING: the members left
-#line 62 "sort.py"
-            up = !up;  // sort.py:62
+#line 64 "sort.py"
+            up = !up;  // sort.py:64
         }
-#line 63 "sort.py"
-        float a = data[i];  // sort.py:63
-#line 63 "sort.py"
-        float b = data[partner];  // sort.py:63
-        if (before(b, a) == up) {  // sort.py:64
-            data[i] = b;  // sort.py:65
 #line 65 "sort.py"
-            data[partner] = a;  // sort.py:65
+        float a = data[i];  // sort.py:65
+#line 65 "sort.py"
+        float b = data[partner];  // sort.py:65
+        if (before(b, a) == up) {  // sort.py:66
+            data[i] = b;  // sort.py:67
+#line 67 "sort.py"
+            data[partner] = a;  // sort.py:67
         }
     }
 }

@@ -11,21 +11,21 @@ static_assert(__builtin_offsetof(ps_Params, n) == 0, "offset of ps_Params.n");
 static_assert(__builtin_offsetof(ps_Params, step_) == 4, "offset of ps_Params.step_");
 static_assert(__builtin_offsetof(ps_Params, ps_len_data) == 8, "offset of ps_Params.ps_len_data");
 
-#line 55 "prelude.py"
-__device__ __forceinline__ int ps_trunc_div_i32(int a, int b) {  // prelude.py:55
-#line 58 "prelude.py"
-    int one = 1;  // prelude.py:58
-    bool neg = b == (int(uint(0) - uint(one)));  // prelude.py:59
-    int q = (a / ((b == 0) | neg ? one : b));  // prelude.py:60
-    return (neg ? int(0u - uint(q)) : q);  // prelude.py:61
+#line 56 "prelude.py"
+__device__ __forceinline__ int ps_trunc_div_i32(int a, int b) {  // prelude.py:56
+#line 59 "prelude.py"
+    int one = 1;  // prelude.py:59
+    bool neg = b == (int(uint(0) - uint(one)));  // prelude.py:60
+    int q = (a / ((b == 0) | neg ? one : b));  // prelude.py:61
+    return (neg ? int(0u - uint(q)) : q);  // prelude.py:62
 }
 
-#line 72 "prelude.py"
-__device__ __forceinline__ int ps_mod_signed_i32(int a, int b) {  // prelude.py:72
-#line 74 "prelude.py"
-    int r = int(uint(a) - (uint(ps_trunc_div_i32(a, b)) * uint(b)));  // prelude.py:74
-    int zero = 0;  // prelude.py:75
-    return ((r != zero) & ((r < zero) != (b < zero)) ? int(uint(r) + uint(b)) : r);  // prelude.py:76
+#line 73 "prelude.py"
+__device__ __forceinline__ int ps_mod_signed_i32(int a, int b) {  // prelude.py:73
+#line 75 "prelude.py"
+    int r = int(uint(a) - (uint(ps_trunc_div_i32(a, b)) * uint(b)));  // prelude.py:75
+    int zero = 0;  // prelude.py:76
+    return ((r != zero) & ((r < zero) != (b < zero)) ? int(uint(r) + uint(b)) : r);  // prelude.py:77
 }
 
 #line 27 "control_flow.py"

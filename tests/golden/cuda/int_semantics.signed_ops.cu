@@ -7,45 +7,46 @@ struct alignas(16) ps_Params {
 static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(__builtin_offsetof(ps_Params, ps_len_out) == 0, "offset of ps_Params.ps_len_out");
 
-#line 55 "prelude.py"
-__device__ __forceinline__ int ps_trunc_div_i32(int a_, int b_) {  // prelude.py:55
-#line 58 "prelude.py"
-    int one = 1;  // prelude.py:58
-    bool neg = b_ == (int(uint(0) - uint(one)));  // prelude.py:59
-    int q = (a_ / ((b_ == 0) | neg ? one : b_));  // prelude.py:60
-    return (neg ? int(0u - uint(q)) : q);  // prelude.py:61
+#line 56 "prelude.py"
+__device__ __forceinline__ int ps_trunc_div_i32(int a_, int b_) {  // prelude.py:56
+#line 59 "prelude.py"
+    int one = 1;  // prelude.py:59
+    bool neg = b_ == (int(uint(0) - uint(one)));  // prelude.py:60
+    int q = (a_ / ((b_ == 0) | neg ? one : b_));  // prelude.py:61
+    return (neg ? int(0u - uint(q)) : q);  // prelude.py:62
 }
 
-__device__ __forceinline__ int ps_floordiv_signed_i32(int a_, int b_) {  // prelude.py:64
-#line 66 "prelude.py"
-    int q = ps_trunc_div_i32(a_, b_);  // prelude.py:66
-    int r = int(uint(a_) - (uint(q) * uint(b_)));  // prelude.py:67
-    int zero = 0;  // prelude.py:68
-    return ((r != zero) & ((r < zero) != (b_ < zero)) ? int(uint(q) - 1u) : q);  // prelude.py:69
+__device__ __forceinline__ int ps_floordiv_signed_i32(int a_, int b_) {  // prelude.py:65
+#line 67 "prelude.py"
+    int q = ps_trunc_div_i32(a_, b_);  // prelude.py:67
+    int r = int(uint(a_) - (uint(q) * uint(b_)));  // prelude.py:68
+    int zero = 0;  // prelude.py:69
+    return ((r != zero) & ((r < zero) != (b_ < zero)) ? int(uint(q) - 1u) : q);  // prelude.py:70
 }
 
-__device__ __forceinline__ int ps_mod_signed_i32(int a_, int b_) {  // prelude.py:72
-#line 74 "prelude.py"
-    int r = int(uint(a_) - (uint(ps_trunc_div_i32(a_, b_)) * uint(b_)));  // prelude.py:74
-    int zero = 0;  // prelude.py:75
-    return ((r != zero) & ((r < zero) != (b_ < zero)) ? int(uint(r) + uint(b_)) : r);  // prelude.py:76
+__device__ __forceinline__ int ps_mod_signed_i32(int a_, int b_) {  // prelude.py:73
+#line 75 "prelude.py"
+    int r = int(uint(a_) - (uint(ps_trunc_div_i32(a_, b_)) * uint(b_)));  // prelude.py:75
+    int zero = 0;  // prelude.py:76
+    return ((r != zero) & ((r < zero) != (b_ < zero)) ? int(uint(r) + uint(b_)) : r);  // prelude.py:77
 }
 
-#line 107 "prelude.py"
-__device__ __forceinline__ int ps_pow_i32_u32(int x, uint n) {  // prelude.py:107
-    uint i = 0u;
-    if (n == 0u) {  // prelude.py:109
-        return 1;  // prelude.py:110
+#line 136 "prelude.py"
+__device__ __forceinline__ int ps_pow_signed_i32_u32(int x, uint n, uint unsigned_zero) {  // prelude.py:136
+#line 140 "prelude.py"
+    uint b_ = uint(x);  // prelude.py:140
+    uint r = 1u;  // prelude.py:141
+    uint e = n;  // prelude.py:142
+    while (e != 0u) {  // prelude.py:143
+        if ((e & 1u) != 0u) {  // prelude.py:144
+            r = r * b_;  // prelude.py:145
+        }
+#line 146 "prelude.py"
+        b_ = b_ * b_;  // prelude.py:146
+        e = e >> 1u;  // prelude.py:147
     }
-#line 111 "prelude.py"
-    int r = x;  // prelude.py:111
-    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
-#line 112 "prelude.py"
-        i = i_1;  // prelude.py:112
-        r = int(uint(r) * uint(x));  // prelude.py:113
-    }
-#line 114 "prelude.py"
-    return r;  // prelude.py:114
+#line 148 "prelude.py"
+    return int(r);  // prelude.py:148
 }
 
 #line 9 "int_semantics.py"
@@ -66,6 +67,6 @@ extern "C" __global__ void __launch_bounds__(64) signed_ops(const int* __restric
     int wrapped = int((uint(x) * 65536u) + 2147483647u);  // int_semantics.py:19
     int sh = int(uint(x >> 3u) + (uint(y) << 2u));  // int_semantics.py:20
     int bits = (x & 255) | (y ^ (~x));  // int_semantics.py:21
-    int cube = ps_pow_i32_u32(x, 3u);  // int_semantics.py:22
+    int cube = ps_pow_signed_i32_u32(x, 3u, 0u);  // int_semantics.py:22
     out_[i] = int((((((((uint(q) + uint(r)) + uint(r2)) + uint(q2)) + uint(wrapped)) + uint(sh)) + uint(bits)) + uint(cube)) + (uint(0) - uint(y)));  // int_semantics.py:23
 }

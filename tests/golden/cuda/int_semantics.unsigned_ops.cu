@@ -9,32 +9,33 @@ static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(__builtin_offsetof(ps_Params, k) == 0, "offset of ps_Params.k");
 static_assert(__builtin_offsetof(ps_Params, ps_len_out) == 4, "offset of ps_Params.ps_len_out");
 
-#line 107 "prelude.py"
-__device__ __forceinline__ uint ps_pow_u32(uint x, uint n) {  // prelude.py:107
-    uint i = 0u;
-    if (n == 0u) {  // prelude.py:109
-        return 1u;  // prelude.py:110
+#line 119 "prelude.py"
+__device__ __forceinline__ uint ps_pow_unsigned_u32(uint x, uint n) {  // prelude.py:119
+#line 125 "prelude.py"
+    uint r = 1u;  // prelude.py:125
+    uint b = x;  // prelude.py:126
+    uint e = n;  // prelude.py:127
+    while (e != 0u) {  // prelude.py:128
+        if ((e & 1u) != 0u) {  // prelude.py:129
+            r = r * b;  // prelude.py:130
+        }
+#line 131 "prelude.py"
+        b = b * b;  // prelude.py:131
+        e = e >> 1u;  // prelude.py:132
     }
-#line 111 "prelude.py"
-    uint r = x;  // prelude.py:111
-    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:112
-#line 112 "prelude.py"
-        i = i_1;  // prelude.py:112
-        r = r * x;  // prelude.py:113
-    }
-#line 114 "prelude.py"
-    return r;  // prelude.py:114
+#line 133 "prelude.py"
+    return r;  // prelude.py:133
 }
 
-#line 79 "prelude.py"
-__device__ __forceinline__ uint ps_floordiv_unsigned_u32(uint a_, uint b) {  // prelude.py:79
-#line 81 "prelude.py"
-    return (a_ / (b == 0u ? 1u : b));  // prelude.py:81
+#line 80 "prelude.py"
+__device__ __forceinline__ uint ps_floordiv_unsigned_u32(uint a_, uint b) {  // prelude.py:80
+#line 82 "prelude.py"
+    return (a_ / (b == 0u ? 1u : b));  // prelude.py:82
 }
 
-__device__ __forceinline__ uint ps_mod_unsigned_u32(uint a_, uint b) {  // prelude.py:84
-#line 86 "prelude.py"
-    return a_ - (ps_floordiv_unsigned_u32(a_, b) * b);  // prelude.py:86
+__device__ __forceinline__ uint ps_mod_unsigned_u32(uint a_, uint b) {  // prelude.py:85
+#line 87 "prelude.py"
+    return a_ - (ps_floordiv_unsigned_u32(a_, b) * b);  // prelude.py:87
 }
 
 #line 27 "int_semantics.py"
@@ -53,7 +54,7 @@ extern "C" __global__ void __launch_bounds__(64) unsigned_ops(const uint* __rest
     h = (h << 5u) | (h >> 27u);  // int_semantics.py:34
     uint neg = -x;  // int_semantics.py:35
     uint inv = ~x;  // int_semantics.py:36
-    uint sq = ps_pow_u32(x, 2u);  // int_semantics.py:37
-    uint one = ps_pow_u32(x, 0u);  // int_semantics.py:38
+    uint sq = ps_pow_unsigned_u32(x, 2u);  // int_semantics.py:37
+    uint one = ps_pow_unsigned_u32(x, 0u);  // int_semantics.py:38
     out_[i] = (((((((h + ps_floordiv_unsigned_u32(x, k)) + ps_mod_unsigned_u32(x, k)) + neg) + inv) + sq) + one) + (x >> k)) + (1u << (k & 31u));  // int_semantics.py:39
 }

@@ -21,26 +21,26 @@ __device__ uint twice(uint n) {  // match_enums.py:93
     }
 }
 
-#line 143 "prelude.py"
-__device__ __forceinline__ bool ps_key_before_i32(int x, int y) {  // prelude.py:143
-#line 147 "prelude.py"
-    int mag = 2147483647;  // prelude.py:147
-    int inf = 2139095040;  // prelude.py:148
-    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:149
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:150
-    bool ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0);  // prelude.py:151
-    return (kx < ky) & ordered;  // prelude.py:152
+#line 177 "prelude.py"
+__device__ __forceinline__ bool ps_key_before_i32(int x, int y) {  // prelude.py:177
+#line 181 "prelude.py"
+    int mag = 2147483647;  // prelude.py:181
+    int inf = 2139095040;  // prelude.py:182
+    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
+    bool ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0);  // prelude.py:185
+    return (kx < ky) & ordered;  // prelude.py:186
 }
 
-#line 159 "prelude.py"
-__device__ __forceinline__ float ps_min_float_f32(float a_, float b) {  // prelude.py:159
-#line 161 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(b), __float_as_int(a_)) ? b : a_);  // prelude.py:161
+#line 193 "prelude.py"
+__device__ __forceinline__ float ps_min_float_f32(float a_, float b) {  // prelude.py:193
+#line 195 "prelude.py"
+    return (ps_key_before_i32(__float_as_int(b), __float_as_int(a_)) ? b : a_);  // prelude.py:195
 }
 
-__device__ __forceinline__ float ps_max_float_f32(float a_, float b) {  // prelude.py:164
-#line 166 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(a_), __float_as_int(b)) ? b : a_);  // prelude.py:166
+__device__ __forceinline__ float ps_max_float_f32(float a_, float b) {  // prelude.py:198
+#line 200 "prelude.py"
+    return (ps_key_before_i32(__float_as_int(a_), __float_as_int(b)) ? b : a_);  // prelude.py:200
 }
 
 #line 81 "match_enums.py"

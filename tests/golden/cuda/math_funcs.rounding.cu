@@ -7,43 +7,43 @@ struct alignas(16) ps_Params {
 static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(__builtin_offsetof(ps_Params, ps_len_x) == 0, "offset of ps_Params.ps_len_x");
 
-#line 190 "prelude.py"
-__device__ __forceinline__ bool ps_nan_bits_i32(int i) {  // prelude.py:190
-#line 192 "prelude.py"
-    return (i & 2147483647) > 2139095040;  // prelude.py:192
+#line 224 "prelude.py"
+__device__ __forceinline__ bool ps_nan_bits_i32(int i) {  // prelude.py:224
+#line 226 "prelude.py"
+    return (i & 2147483647) > 2139095040;  // prelude.py:226
 }
 
+#line 234 "prelude.py"
+__device__ __forceinline__ int ps_float_to_int_f32_i32(float x_, int bottom, int top) {  // prelude.py:234
+#line 239 "prelude.py"
+    float lo = float(bottom);  // prelude.py:239
+    float hi = float(top);  // prelude.py:240
+    int v = int(((x_ > lo) & (x_ < hi) ? x_ : 0.0f));  // prelude.py:241
+    v = (x_ <= lo ? bottom : (x_ >= hi ? top : v));  // prelude.py:242
+    return (ps_nan_bits_i32(__float_as_int(x_)) ? 0 : v);  // prelude.py:243
+}
+
+#line 155 "prelude.py"
+__device__ __forceinline__ int ps_min_signed_i32(int a, int b) {  // prelude.py:155
+#line 157 "prelude.py"
+    return (a < b ? a : b);  // prelude.py:157
+}
+
+#line 177 "prelude.py"
+__device__ __forceinline__ bool ps_key_before_i32(int x_, int y) {  // prelude.py:177
+#line 181 "prelude.py"
+    int mag = 2147483647;  // prelude.py:181
+    int inf = 2139095040;  // prelude.py:182
+    int kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:183
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
+    bool ordered = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0);  // prelude.py:185
+    return (kx < ky) & ordered;  // prelude.py:186
+}
+
+#line 198 "prelude.py"
+__device__ __forceinline__ float ps_max_float_f32(float a, float b) {  // prelude.py:198
 #line 200 "prelude.py"
-__device__ __forceinline__ int ps_float_to_int_f32_i32(float x_, int bottom, int top) {  // prelude.py:200
-#line 205 "prelude.py"
-    float lo = float(bottom);  // prelude.py:205
-    float hi = float(top);  // prelude.py:206
-    int v = int(((x_ > lo) & (x_ < hi) ? x_ : 0.0f));  // prelude.py:207
-    v = (x_ <= lo ? bottom : (x_ >= hi ? top : v));  // prelude.py:208
-    return (ps_nan_bits_i32(__float_as_int(x_)) ? 0 : v);  // prelude.py:209
-}
-
-#line 121 "prelude.py"
-__device__ __forceinline__ int ps_min_signed_i32(int a, int b) {  // prelude.py:121
-#line 123 "prelude.py"
-    return (a < b ? a : b);  // prelude.py:123
-}
-
-#line 143 "prelude.py"
-__device__ __forceinline__ bool ps_key_before_i32(int x_, int y) {  // prelude.py:143
-#line 147 "prelude.py"
-    int mag = 2147483647;  // prelude.py:147
-    int inf = 2139095040;  // prelude.py:148
-    int kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:149
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:150
-    bool ordered = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0);  // prelude.py:151
-    return (kx < ky) & ordered;  // prelude.py:152
-}
-
-#line 164 "prelude.py"
-__device__ __forceinline__ float ps_max_float_f32(float a, float b) {  // prelude.py:164
-#line 166 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(a), __float_as_int(b)) ? b : a);  // prelude.py:166
+    return (ps_key_before_i32(__float_as_int(a), __float_as_int(b)) ? b : a);  // prelude.py:200
 }
 
 #line 25 "math_funcs.py"

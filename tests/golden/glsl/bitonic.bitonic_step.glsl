@@ -16,36 +16,36 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) BitonicParams p;
 } ps_params;
 
-#line 45 "sort.py"
-bool before(float a, float b) {  // sort.py:45
 #line 47 "sort.py"
-    return a < b;  // sort.py:47
+bool before(float a, float b) {  // sort.py:47
+#line 49 "sort.py"
+    return a < b;  // sort.py:49
 }
 
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
-void main() {  // sort.py:51
+void main() {  // sort.py:53
     uvec3 ps_global_id = gl_GlobalInvocationID;
     BitonicParams p = ps_params.p;
-    uint i = ps_global_id.x;  // sort.py:54
-    uint partner = i ^ (1u << (p.stage - p.pass_of_stage));  // sort.py:55
-    if ((partner > i) && (partner < p.n)) {  // sort.py:56
-        bool up = ((i >> (p.stage + 1u)) & 1u) == 0u;  // sort.py:57
-#line 59 "sort.py"
-        if (p.order == SortOrder_ASCENDING) {  // sort.py:59
+    uint i = ps_global_id.x;  // sort.py:56
+    uint partner = i ^ (1u << (p.stage - p.pass_of_stage));  // sort.py:57
+    if ((partner > i) && (partner < p.n)) {  // sort.py:58
+        bool up = ((i >> (p.stage + 1u)) & 1u) == 0u;  // sort.py:59
 #line 61 "sort.py"
-        } else {  // sort.py:61
+        if (p.order == SortOrder_ASCENDING) {  // sort.py:61
+#line 63 "sort.py"
+        } else {  // sort.py:63
             // case SortOrder.DESCENDING: the members left
-#line 62 "sort.py"
-            up = !up;  // sort.py:62
+#line 64 "sort.py"
+            up = !up;  // sort.py:64
         }
-#line 63 "sort.py"
-        float a = data[i];  // sort.py:63
-#line 63 "sort.py"
-        float b = data[partner];  // sort.py:63
-        if (before(b, a) == up) {  // sort.py:64
-            data[i] = b;  // sort.py:65
 #line 65 "sort.py"
-            data[partner] = a;  // sort.py:65
+        float a = data[i];  // sort.py:65
+#line 65 "sort.py"
+        float b = data[partner];  // sort.py:65
+        if (before(b, a) == up) {  // sort.py:66
+            data[i] = b;  // sort.py:67
+#line 67 "sort.py"
+            data[partner] = a;  // sort.py:67
         }
     }
 }

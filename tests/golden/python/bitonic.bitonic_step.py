@@ -8,20 +8,20 @@ SortOrder_DESCENDING = 1
 BitonicParams = make_struct_class('BitonicParams', ['n', 'stage', 'pass_of_stage', 'order'], {'n': 0, 'stage': 0, 'pass_of_stage': 0, 'order': 0})
 
 def before(a, b):
-    return a < b  # sort.py:47
+    return a < b  # sort.py:49
 
 def bitonic_step(ps_global_id, data, p):
-    i = ps_global_id.x  # sort.py:54
-    partner = i ^ _u32(_shl(1, _u32(p.stage - p.pass_of_stage), 32))  # sort.py:55
-    if (partner > i) and (partner < p.n):  # sort.py:56
-        up = (_shr(i, _u32(p.stage + 1), 32) & 1) == 0  # sort.py:57
-        if p.order == SortOrder_ASCENDING:  # sort.py:59
-            pass  # sort.py:60
-        else:  # sort.py:61
+    i = ps_global_id.x  # sort.py:56
+    partner = i ^ _u32(_shl(1, _u32(p.stage - p.pass_of_stage), 32))  # sort.py:57
+    if (partner > i) and (partner < p.n):  # sort.py:58
+        up = (_shr(i, _u32(p.stage + 1), 32) & 1) == 0  # sort.py:59
+        if p.order == SortOrder_ASCENDING:  # sort.py:61
+            pass  # sort.py:62
+        else:  # sort.py:63
             # case SortOrder.DESCENDING: the members left
-            up = not up  # sort.py:62
-        a = data[i]  # sort.py:63
-        b = data[partner]  # sort.py:63
-        if before(b, a) == up:  # sort.py:64
-            data[i] = b  # sort.py:65
-            data[partner] = a  # sort.py:65
+            up = not up  # sort.py:64
+        a = data[i]  # sort.py:65
+        b = data[partner]  # sort.py:65
+        if before(b, a) == up:  # sort.py:66
+            data[i] = b  # sort.py:67
+            data[partner] = a  # sort.py:67
