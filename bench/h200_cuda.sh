@@ -13,6 +13,6 @@ timeout 240 python3 -m pytest -q -p no:cacheprovider -rs -k "cuda and not tint a
 tail -3 "$OUT/h200_cuda_suite.txt"; grep -E "^(FAILED|ERROR)" "$OUT/h200_cuda_suite.txt" | head -30
 timeout 150 python3 bench/cuda_bench.py --json "$OUT/h200_cuda_bench.json" 2>&1 | tail -8 \
     | tee "$OUT/h200_cuda_bench.txt"
-PYSHADE_DIFF_DEVICES=cpu,cuda timeout 200 python3 -m pytest -q -p no:cacheprovider \
+PYSHADE_DIFF_DEVICES=cpu,cuda timeout 330 python3 -m pytest -q -p no:cacheprovider \
     tests/test_differential.py > "$OUT/h200_cuda_diff.txt" 2>&1
 tail -2 "$OUT/h200_cuda_diff.txt"; grep -E "^E " "$OUT/h200_cuda_diff.txt" | head -12

@@ -11,9 +11,17 @@ import numpy as np
 import pytest
 
 import pyshade as ps
+from pyshade import f32
 from pyshade.algorithms.sort import sort
 
 pytestmark = pytest.mark.gpu
+
+
+@ps.kernel(workgroup_size=64)
+def axpy(a: f32, x: ps.Buffer[f32], y: ps.Buffer[f32]):
+    i = ps.global_id().x
+    if i < len(y):
+        y[i] = a * x[i] + y[i]
 
 
 def _cuda() -> ps.Device:
@@ -25,7 +33,9 @@ def _cuda() -> ps.Device:
 
 @contextlib.contextmanager
 def no_host_copies(monkeypatch: pytest.MonkeyPatch):
-    """Every way the cuda device or CuPy copies device memory to the host raises."""
+    """The ways the cuda device and CuPy's Python API copy device memory to the host
+    raise (CuPy's MemoryPointer is a Cython type that cannot be patched; the device's
+    only read-back, CudaArray.numpy, goes through it)."""
     import cupy
 
     from pyshade.runtime import cuda as rc
@@ -35,8 +45,6 @@ def no_host_copies(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(rc.CudaArray, "numpy", refuse)
     monkeypatch.setattr(cupy.ndarray, "get", refuse)
     monkeypatch.setattr(cupy, "asnumpy", refuse)
-    monkeypatch.setattr(cupy.cuda.memory.MemoryPointer, "copy_to_host", refuse)
-    monkeypatch.setattr(cupy.cuda.memory.MemoryPointer, "copy_to_host_async", refuse)
     yield
     monkeypatch.undo()
 
@@ -81,14 +89,6 @@ def test_cupy_and_torch_arrays_as_kernel_arguments() -> None:
     LaunchError naming the parameter."""
     dev = _cuda()
     cupy = pytest.importorskip("cupy")
-    from pyshade import f32
-
-    @ps.kernel(workgroup_size=64)
-    def axpy(a: f32, x: ps.Buffer[f32], y: ps.Buffer[f32]):
-        i = ps.global_id().x
-        if i < len(y):
-            y[i] = a * x[i] + y[i]
-
     x = cupy.arange(1000, dtype=cupy.float32)
     y = cupy.ones(1000, dtype=cupy.float32)
     axpy.launch(2.0, x, y, threads=1000, device=dev)

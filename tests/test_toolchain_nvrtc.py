@@ -150,7 +150,7 @@ def writes_shifted(s: ps.Buffer[Shifted]):
 def test_struct_layout_is_checked_by_static_assert() -> None:
     """The static_asserts of a struct fail to compile when the layout differs."""
     text = ps.translate(writes_shifted, "cuda")
-    assert "static_assert(__builtin_offsetof(Shifted, b) == 16" in text
+    assert "static_assert(PS_OFFSETOF(Shifted, b) == 16" in text
     assert f"static_assert(sizeof(Shifted) == {Shifted.dtype.itemsize}" in text
     assert Shifted.dtype.fields["b"][1] == 16
     compile_cuda(text)

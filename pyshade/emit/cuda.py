@@ -216,6 +216,8 @@ class CudaEmitter(CudaOps, CLikeEmitter):
         for s, line in C.TYPEDEFS.items():
             if s == "u32" or s in names:
                 self.line(line)
+        for line in C.OFFSETOF:
+            self.line(line)
         slots = sorted({self.type_name(t.elem, storage=True) for t in used
                         if isinstance(t, (T.ArrayType, T.BufferType)) and is_vec3(t.elem)}
                        | ({"float3"} if T.mat3 in used else set()))
@@ -260,9 +262,11 @@ class CudaEmitter(CudaOps, CLikeEmitter):
                 lines.append(f"    unsigned char _ps_pad{pads}[{want - natural}];")
                 pads += 1
             lines.append(f"    {self.type_name(t, storage=True)} {member};")
-            asserts.append(f"static_assert(__builtin_offsetof({name}, {member}) == {want}, "
+            asserts.append(f"static_assert(PS_OFFSETOF({name}, {member}) == {want}, "
                            f'"offset of {name}.{member}");')
             off = want + csize
+        if asserts:
+            asserts = ["#ifdef PS_OFFSETOF", *asserts, "#endif"]
         return lines, [f'static_assert(sizeof({name}) == {size}, "size of {name}");'] + asserts
 
     def struct_decl(self, s: T.StructType) -> None:

@@ -11,6 +11,12 @@ SCALARS = {"bool": "bool", "i32": "int", "u32": "uint", "f32": "float", "f16": "
            "f64": "double", "i64": "int64_t", "u64": "uint64_t"}
 # NVRTC has no standard headers: the one-word names come from typedefs in the header
 # (multi-word names such as ``unsigned long long`` would break ``T(x)`` casts).
+# The offsets of struct members are checked where NVRTC has __builtin_offsetof: NVRTC
+# 13.0 (the H200's CUDA) rejected it ("type name is not allowed"), 13.5 accepts it;
+# sizes are checked everywhere, and the explicit padding members fix the offsets.
+OFFSETOF = ("#if __CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ >= 1305",
+            "#define PS_OFFSETOF(T, m) __builtin_offsetof(T, m)",
+            "#endif")
 TYPEDEFS = {"u32": "typedef unsigned int uint;",
             "i64": "typedef long long int64_t;",
             "u64": "typedef unsigned long long uint64_t;"}
