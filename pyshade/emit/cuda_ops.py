@@ -12,6 +12,7 @@ arithmetic goes through ``arith``, the one place that knows the scalar rules
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from .. import types as T
@@ -80,8 +81,8 @@ class CudaOps:
     def convert_text(self, x: str, src: T.Type, dst: T.Type) -> str:
         """A scalar value conversion (in range: the prelude guards float -> int)."""
         src, dst = _base(src), _base(dst)
-        if src == dst:
-            return x
+        if src == dst:      # no conversion, but the text stays one operand: u32(a >> b) - c
+            return x if re.fullmatch(r"[\w.]+", x) else f"({x})"
         if dst == T.f16:
             return C.TO_HALF[src.name].format(x)
         if src == T.f16:
@@ -315,6 +316,9 @@ class CudaOps:
         args = self.value_args(node)
         types = [_base(a.ps_type) for a in args]
         short = b.name.split(".")[-1]
+        # C++ overloads on the arguments only: a conversion's name carries its result type.
+        if short == "convert":
+            short = f"convert_{self.tn(res)}"
         name = self.global_name(f"_ps_{short}")
         e = res.elem if isinstance(res, T.VectorType) else res
         n = next(x.n for x in [res, *types] if isinstance(x, T.VectorType))

@@ -49,8 +49,8 @@ extern "C" __global__ void __launch_bounds__(64) convert(float* __restrict__ f, 
     uint all_ones = 4294967295u;  // casts.py:29
     int big = -1294967296;  // casts.py:30
     int trunc_ = -2;  // casts.py:31
-    uint h = as_u & 65535u;  // casts.py:32
-    uint level = uint(flag);  // casts.py:33
+    uint h = (as_u & 65535u);  // casts.py:32
+    uint level = (uint(flag));  // casts.py:33
     uint b2 = uint(x > 0.5f) + uint(level == Level_HIGH);  // casts.py:34
     f[i] = (back + float(trunc_)) + float(flag);  // casts.py:35
     u[i] = ((all_ones - h) + b2) + Level_HIGH;  // casts.py:36

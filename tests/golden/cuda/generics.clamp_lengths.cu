@@ -39,7 +39,7 @@ extern "C" __global__ void __launch_bounds__(64) clamp_lengths(float* __restrict
     }
 #line 37 "generics.py"
     float m = lengths[i];  // generics.py:37
-    lengths[i] = larger_f32_f32(m, limit) - limit;  // generics.py:38
+    lengths[i] = (larger_f32_f32(m, limit) - limit);  // generics.py:38
     counts[i] = int(uint(larger_i32_i32(counts[i], 0)) + uint(larger_i32_i32(int(i), -1)));  // generics.py:39
     float half_ = twice(m) / 4.0f;  // generics.py:40
     lengths[i] = lengths[i] + half_;  // generics.py:41

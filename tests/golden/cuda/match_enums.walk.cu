@@ -29,7 +29,7 @@ extern "C" __global__ void __launch_bounds__(64) walk(const int* __restrict__ di
         return;  // match_enums.py:64
     }
 #line 65 "match_enums.py"
-    int d = dirs[i];  // match_enums.py:65
+    int d = (dirs[i]);  // match_enums.py:65
     int p = pos[i];  // match_enums.py:66
     for (int v_1 = 0; v_1 < steps; v_1 += 1) {  // match_enums.py:67
 #line 67 "match_enums.py"

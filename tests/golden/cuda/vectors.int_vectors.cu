@@ -46,9 +46,9 @@ __device__ __forceinline__ ps_bool2 operator>(int2 a, int2 b) { return {a.x > b.
 
 __device__ __forceinline__ int2 operator&(int2 a, int2 b) { return {a.x & b.x, a.y & b.y}; }
 
-__device__ __forceinline__ float2 ps_convert(int2 a0) { return {float(a0.x), float(a0.y)}; }
+__device__ __forceinline__ float2 ps_convert_float2(int2 a0) { return {float(a0.x), float(a0.y)}; }
 
-__device__ __forceinline__ int2 ps_convert(float2 a0) { return {int(a0.x), int(a0.y)}; }
+__device__ __forceinline__ int2 ps_convert_int2(float2 a0) { return {int(a0.x), int(a0.y)}; }
 
 __device__ __forceinline__ float2 ps_select(float2 a0, float2 a1, ps_bool2 a2) { return {(a2.x ? a1.x : a0.x), (a2.y ? a1.y : a0.y)}; }
 
@@ -117,9 +117,9 @@ __device__ __forceinline__ ps_bool2 ps_nan_bits_ivec2(int2 i) {  // prelude.py:2
 #line 234 "prelude.py"
 __device__ __forceinline__ int2 ps_float_to_int_vec2_ivec2(float2 x, int2 bottom, int2 top) {  // prelude.py:234
 #line 239 "prelude.py"
-    float2 lo = ps_convert(bottom);  // prelude.py:239
-    float2 hi = ps_convert(top);  // prelude.py:240
-    int2 v = ps_convert(ps_select(make_float2(0.0f), x, (x > lo) & (x < hi)));  // prelude.py:241
+    float2 lo = ps_convert_float2(bottom);  // prelude.py:239
+    float2 hi = ps_convert_float2(top);  // prelude.py:240
+    int2 v = ps_convert_int2(ps_select(make_float2(0.0f), x, (x > lo) & (x < hi)));  // prelude.py:241
     v = ps_select(ps_select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:242
     return ps_select(v, make_int2(0), ps_nan_bits_ivec2(ps_bits(x)));  // prelude.py:243
 }
