@@ -426,6 +426,22 @@ def _t_convert(tc: Any, node: Any, args: list) -> T.Type:
     return dst
 
 
+def _t_same_int(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 2)
+    t = tc.unify(node, node.args, "arguments")
+    e = t.elem if isinstance(t, T.VectorType) else t
+    if not (isinstance(e, T.ScalarType) and e.kind == "int"):
+        tc.error(node, f"signed min/max need signed integers, got {t}")
+    return t
+
+
+# Signed min/max that the CUDA compiler cannot see through (inline PTX min.s32/max.s32):
+# NVRTC 13.0 folded the select form of max(-x, x) clamped to [lo, hi] wrongly on the
+# H200 (bench/probes/cuda_diff_probe.py). Only the prelude's cuda branch uses them.
+_smin = _register("prelude.smin", None, _t_same_int, "Signed min, opaque to the optimiser.",
+                  clike="min({0}, {1})", cuda=lambda em, node: em.asm_minmax(node, "min"))
+_smax = _register("prelude.smax", None, _t_same_int, "Signed max, opaque to the optimiser.",
+                  clike="max({0}, {1})", cuda=lambda em, node: em.asm_minmax(node, "max"))
 _tdiv = _register("prelude.tdiv", None, _t_tdiv,
                   "a / b rounded toward zero, for b != 0 and not MIN / -1 (the prelude "
                   "guards those: C-family targets leave them undefined).",

@@ -36,7 +36,7 @@ import math
 from typing import TypeVar
 
 from . import lang
-from .lang import select
+from .lang import select, target
 from .types import u32
 
 T = TypeVar("T")        # any numeric scalar or vector type
@@ -50,6 +50,8 @@ U = TypeVar("U")        # the unsigned integer (vector) type of an integer's wid
 tdiv = lang._tdiv
 bits = lang._bits
 convert = lang._convert
+smin = lang._smin
+smax = lang._smax
 
 
 # -- division -------------------------------------------------------------------------
@@ -152,13 +154,19 @@ def ps_pow_signed(x: T, n: u32, unsigned_zero: U) -> T:
 # Signed integers use select, not the targets' min/max: on NVIDIA's Vulkan driver a
 # nested min(a, min(b, c)) of i32 gave wrong results while each pairwise min was right
 # (bench/probes/nvidia_last_line_probe.py). Unsigned integers keep the native min/max.
+# On CUDA they are inline PTX instead (lang.smin/smax): NVRTC 13.0 miscompiled
+# clamp(max(-x, x), lo, hi) in select form on the H200 (bench/probes/cuda_diff_probe.py).
 def ps_min_signed(a: T, b: T) -> T:
     """``min(a, b)`` of signed integers."""
+    if target == "cuda":
+        return smin(a, b)
     return select(b, a, a < b)
 
 
 def ps_max_signed(a: T, b: T) -> T:
     """``max(a, b)`` of signed integers."""
+    if target == "cuda":
+        return smax(a, b)
     return select(b, a, a > b)
 
 
@@ -171,6 +179,8 @@ def ps_abs_signed(x: T) -> T:
     """``abs(x)`` of a signed integer; ``abs(MIN)`` wraps to ``MIN``. Not the targets' abs:
     Mesa (llvmpipe) assumes abs(x) >= 0 and folds what follows (abs(abs(x) >> 31) gave -1
     for x = -2**31)."""
+    if target == "cuda":
+        return smax(x, -x)          # -MIN wraps to MIN: max(MIN, MIN) is MIN, as wanted
     return select(x, -x, x < T(0))
 
 

@@ -342,7 +342,26 @@ class CudaOps:
             return f"({xs[2]} ? {xs[1]} : {xs[0]})"
         if b.name == "prelude.convert":
             return self.convert_text(xs[0], elems[0], e)
+        if b.name in ("prelude.smin", "prelude.smax"):
+            return self.asm_minmax_text(b.name[-3:], e, xs[0], xs[1])
         return self.spelling(b).format(*xs, T=self.tn(e))
+
+    def asm_minmax(self, node: ast.Call, op: str) -> str:
+        """``prelude.smin``/``smax``: PTX ``min``/``max`` through inline asm, which the
+        optimiser does not rewrite (see lang.py)."""
+        if self.has_vector(node):
+            return self.elementwise(node, node.ps_call[1])
+        return self.asm_minmax_text(op, _base(node.ps_type), *(self.value(a) for a in node.args))
+
+    def asm_minmax_text(self, op: str, e: T.Type, a: str, b: str) -> str:
+        """A call of the support function for PTX ``op.s32``/``op.s64``."""
+        s, c = ("s64", "l") if e.bits == 64 else ("s32", "r")
+        ty = self.tn(e)
+        name = self.global_name(f"_ps_asm_{op}_{s}")
+        self.support(f"asm_{op}_{s}", f'{FDI} {ty} {name}({ty} a, {ty} b) {{ {ty} r; '
+                                      f'asm("{op}.{s} %0, %1, %2;" : "={c}"(r) : "{c}"(a), '
+                                      f'"{c}"(b)); return r; }}')
+        return f"{name}({a}, {b})"
 
     def abs_call(self, node: ast.Call) -> str:
         """``abs``: unsigned values are their own, f16 ``__habs``, floats ``fabs``."""

@@ -57,38 +57,38 @@ __device__ __forceinline__ float2 make_float2(float a0) { return {a0, a0}; }
 
 __device__ __forceinline__ float2 operator+(float2 a, float2 b) { return {a.x + b.x, a.y + b.y}; }
 
-#line 177 "prelude.py"
-__device__ __forceinline__ ps_bool2 ps_key_before_ivec2(int2 x, int2 y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int2 mag = make_int2(2147483647);  // prelude.py:181
-    int2 inf = make_int2(2139095040);  // prelude.py:182
-    int2 kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    int2 ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    ps_bool2 ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != make_int2(0));  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+#line 187 "prelude.py"
+__device__ __forceinline__ ps_bool2 ps_key_before_ivec2(int2 x, int2 y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int2 mag = make_int2(2147483647);  // prelude.py:191
+    int2 inf = make_int2(2139095040);  // prelude.py:192
+    int2 kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    int2 ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    ps_bool2 ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != make_int2(0));  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-#line 193 "prelude.py"
-__device__ __forceinline__ float2 ps_min_float_vec2(float2 a, float2 b) {  // prelude.py:193
-#line 195 "prelude.py"
-    return ps_select(a, b, ps_key_before_ivec2(ps_bits(b), ps_bits(a)));  // prelude.py:195
+#line 203 "prelude.py"
+__device__ __forceinline__ float2 ps_min_float_vec2(float2 a, float2 b) {  // prelude.py:203
+#line 205 "prelude.py"
+    return ps_select(a, b, ps_key_before_ivec2(ps_bits(b), ps_bits(a)));  // prelude.py:205
 }
 
-#line 177 "prelude.py"
-__device__ __forceinline__ bool ps_key_before_i32(int x, int y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int mag = 2147483647;  // prelude.py:181
-    int inf = 2139095040;  // prelude.py:182
-    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bool ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0);  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+#line 187 "prelude.py"
+__device__ __forceinline__ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int mag = 2147483647;  // prelude.py:191
+    int inf = 2139095040;  // prelude.py:192
+    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bool ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0);  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-#line 198 "prelude.py"
-__device__ __forceinline__ float ps_max_float_f32(float a, float b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(a), __float_as_int(b)) ? b : a);  // prelude.py:200
+#line 208 "prelude.py"
+__device__ __forceinline__ float ps_max_float_f32(float a, float b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return (ps_key_before_i32(__float_as_int(a), __float_as_int(b)) ? b : a);  // prelude.py:210
 }
 
 #line 53 "arrays.py"

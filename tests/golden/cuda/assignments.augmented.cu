@@ -12,74 +12,74 @@ static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(PS_OFFSETOF(ps_Params, ps_len_ints) == 0, "offset of ps_Params.ps_len_ints");
 #endif
 
-#line 56 "prelude.py"
-__device__ __forceinline__ int ps_trunc_div_i32(int a, int b) {  // prelude.py:56
-#line 59 "prelude.py"
-    int one = 1;  // prelude.py:59
-    bool neg = b == (int(uint(0) - uint(one)));  // prelude.py:60
-    int q = (a / ((b == 0) | neg ? one : b));  // prelude.py:61
-    return (neg ? int(0u - uint(q)) : q);  // prelude.py:62
+#line 58 "prelude.py"
+__device__ __forceinline__ int ps_trunc_div_i32(int a, int b) {  // prelude.py:58
+#line 61 "prelude.py"
+    int one = 1;  // prelude.py:61
+    bool neg = b == (int(uint(0) - uint(one)));  // prelude.py:62
+    int q = (a / ((b == 0) | neg ? one : b));  // prelude.py:63
+    return (neg ? int(0u - uint(q)) : q);  // prelude.py:64
 }
 
-__device__ __forceinline__ int ps_floordiv_signed_i32(int a, int b) {  // prelude.py:65
-#line 67 "prelude.py"
-    int q = ps_trunc_div_i32(a, b);  // prelude.py:67
-    int r = int(uint(a) - (uint(q) * uint(b)));  // prelude.py:68
-    int zero = 0;  // prelude.py:69
-    return ((r != zero) & ((r < zero) != (b < zero)) ? int(uint(q) - 1u) : q);  // prelude.py:70
+__device__ __forceinline__ int ps_floordiv_signed_i32(int a, int b) {  // prelude.py:67
+#line 69 "prelude.py"
+    int q = ps_trunc_div_i32(a, b);  // prelude.py:69
+    int r = int(uint(a) - (uint(q) * uint(b)));  // prelude.py:70
+    int zero = 0;  // prelude.py:71
+    return ((r != zero) & ((r < zero) != (b < zero)) ? int(uint(q) - 1u) : q);  // prelude.py:72
 }
 
-__device__ __forceinline__ int ps_mod_signed_i32(int a, int b) {  // prelude.py:73
-#line 75 "prelude.py"
-    int r = int(uint(a) - (uint(ps_trunc_div_i32(a, b)) * uint(b)));  // prelude.py:75
-    int zero = 0;  // prelude.py:76
-    return ((r != zero) & ((r < zero) != (b < zero)) ? int(uint(r) + uint(b)) : r);  // prelude.py:77
+__device__ __forceinline__ int ps_mod_signed_i32(int a, int b) {  // prelude.py:75
+#line 77 "prelude.py"
+    int r = int(uint(a) - (uint(ps_trunc_div_i32(a, b)) * uint(b)));  // prelude.py:77
+    int zero = 0;  // prelude.py:78
+    return ((r != zero) & ((r < zero) != (b < zero)) ? int(uint(r) + uint(b)) : r);  // prelude.py:79
 }
 
-#line 136 "prelude.py"
-__device__ __forceinline__ int ps_pow_signed_i32_u32(int x, uint n, uint unsigned_zero) {  // prelude.py:136
-#line 140 "prelude.py"
-    uint b = uint(x);  // prelude.py:140
-    uint r = 1u;  // prelude.py:141
-    uint e = n;  // prelude.py:142
-    while (e != 0u) {  // prelude.py:143
-        if ((e & 1u) != 0u) {  // prelude.py:144
-            r = r * b;  // prelude.py:145
+#line 138 "prelude.py"
+__device__ __forceinline__ int ps_pow_signed_i32_u32(int x, uint n, uint unsigned_zero) {  // prelude.py:138
+#line 142 "prelude.py"
+    uint b = uint(x);  // prelude.py:142
+    uint r = 1u;  // prelude.py:143
+    uint e = n;  // prelude.py:144
+    while (e != 0u) {  // prelude.py:145
+        if ((e & 1u) != 0u) {  // prelude.py:146
+            r = r * b;  // prelude.py:147
         }
-#line 146 "prelude.py"
-        b = b * b;  // prelude.py:146
-        e = e >> 1u;  // prelude.py:147
-    }
 #line 148 "prelude.py"
-    return int(r);  // prelude.py:148
+        b = b * b;  // prelude.py:148
+        e = e >> 1u;  // prelude.py:149
+    }
+#line 150 "prelude.py"
+    return int(r);  // prelude.py:150
 }
 
-#line 80 "prelude.py"
-__device__ __forceinline__ uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:80
 #line 82 "prelude.py"
-    return (a / (b == 0u ? 1u : b));  // prelude.py:82
+__device__ __forceinline__ uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:82
+#line 84 "prelude.py"
+    return (a / (b == 0u ? 1u : b));  // prelude.py:84
 }
 
-__device__ __forceinline__ uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:85
-#line 87 "prelude.py"
-    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:87
+__device__ __forceinline__ uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:87
+#line 89 "prelude.py"
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:89
 }
 
-__device__ __forceinline__ float ps_floordiv_float_f32(float a, float b) {  // prelude.py:90
-#line 93 "prelude.py"
-    float zero = 0.0f;  // prelude.py:93
-    float one = 1.0f;  // prelude.py:94
-    float q = floor(a / b);  // prelude.py:95
-    float r = a - (q * b);  // prelude.py:96
-    bool pos = b > zero;  // prelude.py:97
-    bool dec = (pos ? r < zero : r > zero);  // prelude.py:98
-    bool inc = (pos ? r >= b : (b < zero) & (r <= b));  // prelude.py:99
-    return (dec ? q - one : (inc ? q + one : q));  // prelude.py:100
+__device__ __forceinline__ float ps_floordiv_float_f32(float a, float b) {  // prelude.py:92
+#line 95 "prelude.py"
+    float zero = 0.0f;  // prelude.py:95
+    float one = 1.0f;  // prelude.py:96
+    float q = floor(a / b);  // prelude.py:97
+    float r = a - (q * b);  // prelude.py:98
+    bool pos = b > zero;  // prelude.py:99
+    bool dec = (pos ? r < zero : r > zero);  // prelude.py:100
+    bool inc = (pos ? r >= b : (b < zero) & (r <= b));  // prelude.py:101
+    return (dec ? q - one : (inc ? q + one : q));  // prelude.py:102
 }
 
-__device__ __forceinline__ float ps_mod_float_f32(float a, float b) {  // prelude.py:103
-#line 105 "prelude.py"
-    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:105
+__device__ __forceinline__ float ps_mod_float_f32(float a, float b) {  // prelude.py:105
+#line 107 "prelude.py"
+    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:107
 }
 
 #line 21 "assignments.py"

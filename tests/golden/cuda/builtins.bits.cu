@@ -12,67 +12,73 @@ static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(PS_OFFSETOF(ps_Params, ps_len_x) == 0, "offset of ps_Params.ps_len_x");
 #endif
 
-#line 160 "prelude.py"
-__device__ __forceinline__ int ps_max_signed_i32(int a, int b) {  // prelude.py:160
+__device__ __forceinline__ int ps_asm_max_s32(int a, int b) { int r; asm("max.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+
+__device__ __forceinline__ int ps_asm_min_s32(int a, int b) { int r; asm("min.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+
+#line 166 "prelude.py"
+__device__ __forceinline__ int ps_max_signed_i32(int a, int b) {  // prelude.py:166
+#line 169 "prelude.py"
+    return ps_asm_max_s32(a, b);  // prelude.py:169
+    return (a > b ? a : b);  // prelude.py:170
+}
+
+#line 159 "prelude.py"
+__device__ __forceinline__ int ps_min_signed_i32(int a, int b) {  // prelude.py:159
 #line 162 "prelude.py"
-    return (a > b ? a : b);  // prelude.py:162
+    return ps_asm_min_s32(a, b);  // prelude.py:162
+    return (a < b ? a : b);  // prelude.py:163
 }
 
-#line 155 "prelude.py"
-__device__ __forceinline__ int ps_min_signed_i32(int a, int b) {  // prelude.py:155
-#line 157 "prelude.py"
-    return (a < b ? a : b);  // prelude.py:157
-}
-
-#line 165 "prelude.py"
-__device__ __forceinline__ int ps_clamp_signed_i32(int x_, int lo, int hi) {  // prelude.py:165
-#line 167 "prelude.py"
-    return ps_min_signed_i32(ps_max_signed_i32(x_, lo), hi);  // prelude.py:167
-}
-
-#line 224 "prelude.py"
-__device__ __forceinline__ bool ps_nan_bits_i32(int i) {  // prelude.py:224
-#line 226 "prelude.py"
-    return (i & 2147483647) > 2139095040;  // prelude.py:226
+#line 173 "prelude.py"
+__device__ __forceinline__ int ps_clamp_signed_i32(int x_, int lo, int hi) {  // prelude.py:173
+#line 175 "prelude.py"
+    return ps_min_signed_i32(ps_max_signed_i32(x_, lo), hi);  // prelude.py:175
 }
 
 #line 234 "prelude.py"
-__device__ __forceinline__ int ps_float_to_int_f32_i32(float x_, int bottom, int top) {  // prelude.py:234
-#line 239 "prelude.py"
-    float lo = float(bottom);  // prelude.py:239
-    float hi = float(top);  // prelude.py:240
-    int v = int(((x_ > lo) & (x_ < hi) ? x_ : 0.0f));  // prelude.py:241
-    v = (x_ <= lo ? bottom : (x_ >= hi ? top : v));  // prelude.py:242
-    return (ps_nan_bits_i32(__float_as_int(x_)) ? 0 : v);  // prelude.py:243
+__device__ __forceinline__ bool ps_nan_bits_i32(int i) {  // prelude.py:234
+#line 236 "prelude.py"
+    return (i & 2147483647) > 2139095040;  // prelude.py:236
 }
 
-#line 177 "prelude.py"
-__device__ __forceinline__ bool ps_key_before_i32(int x_, int y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int mag = 2147483647;  // prelude.py:181
-    int inf = 2139095040;  // prelude.py:182
-    int kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:183
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bool ordered = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0);  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+#line 244 "prelude.py"
+__device__ __forceinline__ int ps_float_to_int_f32_i32(float x_, int bottom, int top) {  // prelude.py:244
+#line 249 "prelude.py"
+    float lo = float(bottom);  // prelude.py:249
+    float hi = float(top);  // prelude.py:250
+    int v = int(((x_ > lo) & (x_ < hi) ? x_ : 0.0f));  // prelude.py:251
+    v = (x_ <= lo ? bottom : (x_ >= hi ? top : v));  // prelude.py:252
+    return (ps_nan_bits_i32(__float_as_int(x_)) ? 0 : v);  // prelude.py:253
 }
 
-#line 198 "prelude.py"
-__device__ __forceinline__ float ps_max_float_f32(float a, float b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(a), __float_as_int(b)) ? b : a);  // prelude.py:200
+#line 187 "prelude.py"
+__device__ __forceinline__ bool ps_key_before_i32(int x_, int y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int mag = 2147483647;  // prelude.py:191
+    int inf = 2139095040;  // prelude.py:192
+    int kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:193
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bool ordered = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0);  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-#line 193 "prelude.py"
-__device__ __forceinline__ float ps_min_float_f32(float a, float b) {  // prelude.py:193
-#line 195 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(b), __float_as_int(a)) ? b : a);  // prelude.py:195
+#line 208 "prelude.py"
+__device__ __forceinline__ float ps_max_float_f32(float a, float b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return (ps_key_before_i32(__float_as_int(a), __float_as_int(b)) ? b : a);  // prelude.py:210
 }
 
 #line 203 "prelude.py"
-__device__ __forceinline__ float ps_clamp_float_f32(float x_, float lo, float hi) {  // prelude.py:203
+__device__ __forceinline__ float ps_min_float_f32(float a, float b) {  // prelude.py:203
 #line 205 "prelude.py"
-    return ps_min_float_f32(ps_max_float_f32(x_, lo), hi);  // prelude.py:205
+    return (ps_key_before_i32(__float_as_int(b), __float_as_int(a)) ? b : a);  // prelude.py:205
+}
+
+#line 213 "prelude.py"
+__device__ __forceinline__ float ps_clamp_float_f32(float x_, float lo, float hi) {  // prelude.py:213
+#line 215 "prelude.py"
+    return ps_min_float_f32(ps_max_float_f32(x_, lo), hi);  // prelude.py:215
 }
 
 #line 30 "builtins.py"

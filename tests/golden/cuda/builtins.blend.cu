@@ -53,33 +53,33 @@ __device__ __forceinline__ float4 make_float4(float2 a0, float2 a1) { return {a0
 
 __device__ __forceinline__ float4 operator+(float4 a, float4 b) { return {a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w}; }
 
-#line 177 "prelude.py"
-__device__ __forceinline__ bool ps_key_before_i32(int x, int y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int mag = 2147483647;  // prelude.py:181
-    int inf = 2139095040;  // prelude.py:182
-    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bool ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0);  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+#line 187 "prelude.py"
+__device__ __forceinline__ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int mag = 2147483647;  // prelude.py:191
+    int inf = 2139095040;  // prelude.py:192
+    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bool ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0);  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-#line 198 "prelude.py"
-__device__ __forceinline__ float ps_max_float_f32(float a, float b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(a), __float_as_int(b)) ? b : a);  // prelude.py:200
-}
-
-#line 193 "prelude.py"
-__device__ __forceinline__ float ps_min_float_f32(float a, float b) {  // prelude.py:193
-#line 195 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(b), __float_as_int(a)) ? b : a);  // prelude.py:195
+#line 208 "prelude.py"
+__device__ __forceinline__ float ps_max_float_f32(float a, float b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return (ps_key_before_i32(__float_as_int(a), __float_as_int(b)) ? b : a);  // prelude.py:210
 }
 
 #line 203 "prelude.py"
-__device__ __forceinline__ float ps_clamp_float_f32(float x, float lo, float hi) {  // prelude.py:203
+__device__ __forceinline__ float ps_min_float_f32(float a, float b) {  // prelude.py:203
 #line 205 "prelude.py"
-    return ps_min_float_f32(ps_max_float_f32(x, lo), hi);  // prelude.py:205
+    return (ps_key_before_i32(__float_as_int(b), __float_as_int(a)) ? b : a);  // prelude.py:205
+}
+
+#line 213 "prelude.py"
+__device__ __forceinline__ float ps_clamp_float_f32(float x, float lo, float hi) {  // prelude.py:213
+#line 215 "prelude.py"
+    return ps_min_float_f32(ps_max_float_f32(x, lo), hi);  // prelude.py:215
 }
 
 #line 10 "builtins.py"

@@ -15,20 +15,20 @@ static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(PS_OFFSETOF(ps_Params, ps_len_f) == 0, "offset of ps_Params.ps_len_f");
 #endif
 
-#line 224 "prelude.py"
-__device__ __forceinline__ bool ps_nan_bits_i32(int i) {  // prelude.py:224
-#line 226 "prelude.py"
-    return (i & 2147483647) > 2139095040;  // prelude.py:226
+#line 234 "prelude.py"
+__device__ __forceinline__ bool ps_nan_bits_i32(int i) {  // prelude.py:234
+#line 236 "prelude.py"
+    return (i & 2147483647) > 2139095040;  // prelude.py:236
 }
 
-#line 234 "prelude.py"
-__device__ __forceinline__ int ps_float_to_int_f32_i32(float x, int bottom, int top) {  // prelude.py:234
-#line 239 "prelude.py"
-    float lo = float(bottom);  // prelude.py:239
-    float hi = float(top);  // prelude.py:240
-    int v = int(((x > lo) & (x < hi) ? x : 0.0f));  // prelude.py:241
-    v = (x <= lo ? bottom : (x >= hi ? top : v));  // prelude.py:242
-    return (ps_nan_bits_i32(__float_as_int(x)) ? 0 : v);  // prelude.py:243
+#line 244 "prelude.py"
+__device__ __forceinline__ int ps_float_to_int_f32_i32(float x, int bottom, int top) {  // prelude.py:244
+#line 249 "prelude.py"
+    float lo = float(bottom);  // prelude.py:249
+    float hi = float(top);  // prelude.py:250
+    int v = int(((x > lo) & (x < hi) ? x : 0.0f));  // prelude.py:251
+    v = (x <= lo ? bottom : (x >= hi ? top : v));  // prelude.py:252
+    return (ps_nan_bits_i32(__float_as_int(x)) ? 0 : v);  // prelude.py:253
 }
 
 #line 19 "casts.py"

@@ -16,21 +16,21 @@ static_assert(PS_OFFSETOF(ps_Params, step_) == 4, "offset of ps_Params.step_");
 static_assert(PS_OFFSETOF(ps_Params, ps_len_data) == 8, "offset of ps_Params.ps_len_data");
 #endif
 
-#line 56 "prelude.py"
-__device__ __forceinline__ int ps_trunc_div_i32(int a, int b) {  // prelude.py:56
-#line 59 "prelude.py"
-    int one = 1;  // prelude.py:59
-    bool neg = b == (int(uint(0) - uint(one)));  // prelude.py:60
-    int q = (a / ((b == 0) | neg ? one : b));  // prelude.py:61
-    return (neg ? int(0u - uint(q)) : q);  // prelude.py:62
+#line 58 "prelude.py"
+__device__ __forceinline__ int ps_trunc_div_i32(int a, int b) {  // prelude.py:58
+#line 61 "prelude.py"
+    int one = 1;  // prelude.py:61
+    bool neg = b == (int(uint(0) - uint(one)));  // prelude.py:62
+    int q = (a / ((b == 0) | neg ? one : b));  // prelude.py:63
+    return (neg ? int(0u - uint(q)) : q);  // prelude.py:64
 }
 
-#line 73 "prelude.py"
-__device__ __forceinline__ int ps_mod_signed_i32(int a, int b) {  // prelude.py:73
 #line 75 "prelude.py"
-    int r = int(uint(a) - (uint(ps_trunc_div_i32(a, b)) * uint(b)));  // prelude.py:75
-    int zero = 0;  // prelude.py:76
-    return ((r != zero) & ((r < zero) != (b < zero)) ? int(uint(r) + uint(b)) : r);  // prelude.py:77
+__device__ __forceinline__ int ps_mod_signed_i32(int a, int b) {  // prelude.py:75
+#line 77 "prelude.py"
+    int r = int(uint(a) - (uint(ps_trunc_div_i32(a, b)) * uint(b)));  // prelude.py:77
+    int zero = 0;  // prelude.py:78
+    return ((r != zero) & ((r < zero) != (b < zero)) ? int(uint(r) + uint(b)) : r);  // prelude.py:79
 }
 
 #line 27 "control_flow.py"

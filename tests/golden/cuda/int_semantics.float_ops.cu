@@ -12,39 +12,39 @@ static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(PS_OFFSETOF(ps_Params, ps_len_out) == 0, "offset of ps_Params.ps_len_out");
 #endif
 
-#line 90 "prelude.py"
-__device__ __forceinline__ float ps_floordiv_float_f32(float a_, float b) {  // prelude.py:90
-#line 93 "prelude.py"
-    float zero = 0.0f;  // prelude.py:93
-    float one = 1.0f;  // prelude.py:94
-    float q = floor(a_ / b);  // prelude.py:95
-    float r = a_ - (q * b);  // prelude.py:96
-    bool pos = b > zero;  // prelude.py:97
-    bool dec = (pos ? r < zero : r > zero);  // prelude.py:98
-    bool inc = (pos ? r >= b : (b < zero) & (r <= b));  // prelude.py:99
-    return (dec ? q - one : (inc ? q + one : q));  // prelude.py:100
+#line 92 "prelude.py"
+__device__ __forceinline__ float ps_floordiv_float_f32(float a_, float b) {  // prelude.py:92
+#line 95 "prelude.py"
+    float zero = 0.0f;  // prelude.py:95
+    float one = 1.0f;  // prelude.py:96
+    float q = floor(a_ / b);  // prelude.py:97
+    float r = a_ - (q * b);  // prelude.py:98
+    bool pos = b > zero;  // prelude.py:99
+    bool dec = (pos ? r < zero : r > zero);  // prelude.py:100
+    bool inc = (pos ? r >= b : (b < zero) & (r <= b));  // prelude.py:101
+    return (dec ? q - one : (inc ? q + one : q));  // prelude.py:102
 }
 
-__device__ __forceinline__ float ps_mod_float_f32(float a_, float b) {  // prelude.py:103
-#line 105 "prelude.py"
-    return a_ - (b * ps_floordiv_float_f32(a_, b));  // prelude.py:105
+__device__ __forceinline__ float ps_mod_float_f32(float a_, float b) {  // prelude.py:105
+#line 107 "prelude.py"
+    return a_ - (b * ps_floordiv_float_f32(a_, b));  // prelude.py:107
 }
 
-__device__ __forceinline__ float ps_pow_f32_u32(float x, uint n) {  // prelude.py:108
+__device__ __forceinline__ float ps_pow_f32_u32(float x, uint n) {  // prelude.py:110
     uint i = 0u;
-#line 111 "prelude.py"
-    if (n == 0u) {  // prelude.py:111
-        return 1.0f;  // prelude.py:112
-    }
 #line 113 "prelude.py"
-    float r = x;  // prelude.py:113
-    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:114
-#line 114 "prelude.py"
-        i = i_1;  // prelude.py:114
-        r = r * x;  // prelude.py:115
+    if (n == 0u) {  // prelude.py:113
+        return 1.0f;  // prelude.py:114
     }
+#line 115 "prelude.py"
+    float r = x;  // prelude.py:115
+    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:116
 #line 116 "prelude.py"
-    return r;  // prelude.py:116
+        i = i_1;  // prelude.py:116
+        r = r * x;  // prelude.py:117
+    }
+#line 118 "prelude.py"
+    return r;  // prelude.py:118
 }
 
 #line 43 "int_semantics.py"

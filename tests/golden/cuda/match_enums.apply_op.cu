@@ -18,26 +18,26 @@ static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(PS_OFFSETOF(ps_Params, ps_len_out) == 0, "offset of ps_Params.ps_len_out");
 #endif
 
-#line 177 "prelude.py"
-__device__ __forceinline__ bool ps_key_before_i32(int x, int y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int mag = 2147483647;  // prelude.py:181
-    int inf = 2139095040;  // prelude.py:182
-    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bool ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0);  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+#line 187 "prelude.py"
+__device__ __forceinline__ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int mag = 2147483647;  // prelude.py:191
+    int inf = 2139095040;  // prelude.py:192
+    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bool ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0);  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-#line 193 "prelude.py"
-__device__ __forceinline__ float ps_min_float_f32(float a_, float b_) {  // prelude.py:193
-#line 195 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(b_), __float_as_int(a_)) ? b_ : a_);  // prelude.py:195
+#line 203 "prelude.py"
+__device__ __forceinline__ float ps_min_float_f32(float a_, float b_) {  // prelude.py:203
+#line 205 "prelude.py"
+    return (ps_key_before_i32(__float_as_int(b_), __float_as_int(a_)) ? b_ : a_);  // prelude.py:205
 }
 
-__device__ __forceinline__ float ps_max_float_f32(float a_, float b_) {  // prelude.py:198
-#line 200 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(a_), __float_as_int(b_)) ? b_ : a_);  // prelude.py:200
+__device__ __forceinline__ float ps_max_float_f32(float a_, float b_) {  // prelude.py:208
+#line 210 "prelude.py"
+    return (ps_key_before_i32(__float_as_int(a_), __float_as_int(b_)) ? b_ : a_);  // prelude.py:210
 }
 
 #line 25 "match_enums.py"

@@ -57,92 +57,92 @@ __device__ __forceinline__ float3 make_float3(float a0) { return {a0, a0, a0}; }
 
 __device__ __forceinline__ float4 make_float4(float3 a0, float a1) { return {a0.x, a0.y, a0.z, a1}; }
 
-#line 224 "prelude.py"
-__device__ __forceinline__ bool ps_nan_bits_i32(int i) {  // prelude.py:224
-#line 226 "prelude.py"
-    return (i & 2147483647) > 2139095040;  // prelude.py:226
+#line 234 "prelude.py"
+__device__ __forceinline__ bool ps_nan_bits_i32(int i) {  // prelude.py:234
+#line 236 "prelude.py"
+    return (i & 2147483647) > 2139095040;  // prelude.py:236
 }
 
-#line 246 "prelude.py"
-__device__ __forceinline__ bool ps_isnan_f32(float x_) {  // prelude.py:246
-#line 248 "prelude.py"
-    return ps_nan_bits_i32(__float_as_int(x_));  // prelude.py:248
+#line 256 "prelude.py"
+__device__ __forceinline__ bool ps_isnan_f32(float x_) {  // prelude.py:256
+#line 258 "prelude.py"
+    return ps_nan_bits_i32(__float_as_int(x_));  // prelude.py:258
 }
 
-#line 229 "prelude.py"
-__device__ __forceinline__ bool ps_inf_bits_i32(int i) {  // prelude.py:229
-#line 231 "prelude.py"
-    return (i & 2147483647) == 2139095040;  // prelude.py:231
+#line 239 "prelude.py"
+__device__ __forceinline__ bool ps_inf_bits_i32(int i) {  // prelude.py:239
+#line 241 "prelude.py"
+    return (i & 2147483647) == 2139095040;  // prelude.py:241
 }
 
-#line 251 "prelude.py"
-__device__ __forceinline__ bool ps_isinf_f32(float x_) {  // prelude.py:251
-#line 253 "prelude.py"
-    return ps_inf_bits_i32(__float_as_int(x_));  // prelude.py:253
+#line 261 "prelude.py"
+__device__ __forceinline__ bool ps_isinf_f32(float x_) {  // prelude.py:261
+#line 263 "prelude.py"
+    return ps_inf_bits_i32(__float_as_int(x_));  // prelude.py:263
 }
 
-#line 177 "prelude.py"
-__device__ __forceinline__ bool ps_key_before_i32(int x_, int y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int mag = 2147483647;  // prelude.py:181
-    int inf = 2139095040;  // prelude.py:182
-    int kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:183
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bool ordered = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0);  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+#line 187 "prelude.py"
+__device__ __forceinline__ bool ps_key_before_i32(int x_, int y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int mag = 2147483647;  // prelude.py:191
+    int inf = 2139095040;  // prelude.py:192
+    int kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:193
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bool ordered = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0);  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-#line 198 "prelude.py"
-__device__ __forceinline__ float ps_max_float_f32(float a, float b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(a), __float_as_int(b)) ? b : a);  // prelude.py:200
+#line 208 "prelude.py"
+__device__ __forceinline__ float ps_max_float_f32(float a, float b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return (ps_key_before_i32(__float_as_int(a), __float_as_int(b)) ? b : a);  // prelude.py:210
 }
 
-#line 193 "prelude.py"
-__device__ __forceinline__ float ps_min_float_f32(float a, float b) {  // prelude.py:193
-#line 195 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(b), __float_as_int(a)) ? b : a);  // prelude.py:195
+#line 203 "prelude.py"
+__device__ __forceinline__ float ps_min_float_f32(float a, float b) {  // prelude.py:203
+#line 205 "prelude.py"
+    return (ps_key_before_i32(__float_as_int(b), __float_as_int(a)) ? b : a);  // prelude.py:205
 }
 
-#line 224 "prelude.py"
-__device__ __forceinline__ ps_bool3 ps_nan_bits_ivec3(int3 i) {  // prelude.py:224
-#line 226 "prelude.py"
-    return (i & make_int3(2147483647)) > make_int3(2139095040);  // prelude.py:226
+#line 234 "prelude.py"
+__device__ __forceinline__ ps_bool3 ps_nan_bits_ivec3(int3 i) {  // prelude.py:234
+#line 236 "prelude.py"
+    return (i & make_int3(2147483647)) > make_int3(2139095040);  // prelude.py:236
 }
 
-#line 246 "prelude.py"
-__device__ __forceinline__ ps_bool3 ps_isnan_vec3(float3 x_) {  // prelude.py:246
-#line 248 "prelude.py"
-    return ps_nan_bits_ivec3(ps_bits(x_));  // prelude.py:248
+#line 256 "prelude.py"
+__device__ __forceinline__ ps_bool3 ps_isnan_vec3(float3 x_) {  // prelude.py:256
+#line 258 "prelude.py"
+    return ps_nan_bits_ivec3(ps_bits(x_));  // prelude.py:258
 }
 
-#line 229 "prelude.py"
-__device__ __forceinline__ ps_bool3 ps_inf_bits_ivec3(int3 i) {  // prelude.py:229
-#line 231 "prelude.py"
-    return (i & make_int3(2147483647)) == make_int3(2139095040);  // prelude.py:231
+#line 239 "prelude.py"
+__device__ __forceinline__ ps_bool3 ps_inf_bits_ivec3(int3 i) {  // prelude.py:239
+#line 241 "prelude.py"
+    return (i & make_int3(2147483647)) == make_int3(2139095040);  // prelude.py:241
 }
 
-#line 251 "prelude.py"
-__device__ __forceinline__ ps_bool3 ps_isinf_vec3(float3 x_) {  // prelude.py:251
-#line 253 "prelude.py"
-    return ps_inf_bits_ivec3(ps_bits(x_));  // prelude.py:253
+#line 261 "prelude.py"
+__device__ __forceinline__ ps_bool3 ps_isinf_vec3(float3 x_) {  // prelude.py:261
+#line 263 "prelude.py"
+    return ps_inf_bits_ivec3(ps_bits(x_));  // prelude.py:263
 }
 
-#line 177 "prelude.py"
-__device__ __forceinline__ ps_bool3 ps_key_before_ivec3(int3 x_, int3 y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int3 mag = make_int3(2147483647);  // prelude.py:181
-    int3 inf = make_int3(2139095040);  // prelude.py:182
-    int3 kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:183
-    int3 ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    ps_bool3 ordered = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != make_int3(0));  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+#line 187 "prelude.py"
+__device__ __forceinline__ ps_bool3 ps_key_before_ivec3(int3 x_, int3 y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int3 mag = make_int3(2147483647);  // prelude.py:191
+    int3 inf = make_int3(2139095040);  // prelude.py:192
+    int3 kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:193
+    int3 ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    ps_bool3 ordered = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != make_int3(0));  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-#line 198 "prelude.py"
-__device__ __forceinline__ float3 ps_max_float_vec3(float3 a, float3 b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return ps_select(a, b, ps_key_before_ivec3(ps_bits(a), ps_bits(b)));  // prelude.py:200
+#line 208 "prelude.py"
+__device__ __forceinline__ float3 ps_max_float_vec3(float3 a, float3 b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return ps_select(a, b, ps_key_before_ivec3(ps_bits(a), ps_bits(b)));  // prelude.py:210
 }
 
 #line 38 "math_funcs.py"

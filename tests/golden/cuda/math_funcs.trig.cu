@@ -12,22 +12,22 @@ static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(PS_OFFSETOF(ps_Params, ps_len_x) == 0, "offset of ps_Params.ps_len_x");
 #endif
 
-#line 90 "prelude.py"
-__device__ __forceinline__ float ps_floordiv_float_f32(float a, float b) {  // prelude.py:90
-#line 93 "prelude.py"
-    float zero = 0.0f;  // prelude.py:93
-    float one = 1.0f;  // prelude.py:94
-    float q = floor(a / b);  // prelude.py:95
-    float r = a - (q * b);  // prelude.py:96
-    bool pos = b > zero;  // prelude.py:97
-    bool dec = (pos ? r < zero : r > zero);  // prelude.py:98
-    bool inc = (pos ? r >= b : (b < zero) & (r <= b));  // prelude.py:99
-    return (dec ? q - one : (inc ? q + one : q));  // prelude.py:100
+#line 92 "prelude.py"
+__device__ __forceinline__ float ps_floordiv_float_f32(float a, float b) {  // prelude.py:92
+#line 95 "prelude.py"
+    float zero = 0.0f;  // prelude.py:95
+    float one = 1.0f;  // prelude.py:96
+    float q = floor(a / b);  // prelude.py:97
+    float r = a - (q * b);  // prelude.py:98
+    bool pos = b > zero;  // prelude.py:99
+    bool dec = (pos ? r < zero : r > zero);  // prelude.py:100
+    bool inc = (pos ? r >= b : (b < zero) & (r <= b));  // prelude.py:101
+    return (dec ? q - one : (inc ? q + one : q));  // prelude.py:102
 }
 
-__device__ __forceinline__ float ps_mod_float_f32(float a, float b) {  // prelude.py:103
-#line 105 "prelude.py"
-    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:105
+__device__ __forceinline__ float ps_mod_float_f32(float a, float b) {  // prelude.py:105
+#line 107 "prelude.py"
+    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:107
 }
 
 #line 11 "math_funcs.py"

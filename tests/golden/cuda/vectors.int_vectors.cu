@@ -82,46 +82,46 @@ __device__ __forceinline__ ps_bool3 ps_make_bool3(bool a0, bool a1, bool a2) { r
 
 __device__ __forceinline__ uint4 operator+(uint4 a, uint4 b) { return {a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w}; }
 
-#line 56 "prelude.py"
-__device__ __forceinline__ int2 ps_trunc_div_ivec2(int2 a, int2 b) {  // prelude.py:56
-#line 59 "prelude.py"
-    int2 one = make_int2(1);  // prelude.py:59
-    ps_bool2 neg = b == (-one);  // prelude.py:60
-    int2 q = ps_tdiv(a, ps_select(b, one, (b == make_int2(0)) | neg));  // prelude.py:61
-    return ps_select(q, make_int2(0) - q, neg);  // prelude.py:62
+#line 58 "prelude.py"
+__device__ __forceinline__ int2 ps_trunc_div_ivec2(int2 a, int2 b) {  // prelude.py:58
+#line 61 "prelude.py"
+    int2 one = make_int2(1);  // prelude.py:61
+    ps_bool2 neg = b == (-one);  // prelude.py:62
+    int2 q = ps_tdiv(a, ps_select(b, one, (b == make_int2(0)) | neg));  // prelude.py:63
+    return ps_select(q, make_int2(0) - q, neg);  // prelude.py:64
 }
 
-#line 73 "prelude.py"
-__device__ __forceinline__ int2 ps_mod_signed_ivec2(int2 a, int2 b) {  // prelude.py:73
 #line 75 "prelude.py"
-    int2 r = a - (ps_trunc_div_ivec2(a, b) * b);  // prelude.py:75
-    int2 zero = make_int2(0);  // prelude.py:76
-    return ps_select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:77
+__device__ __forceinline__ int2 ps_mod_signed_ivec2(int2 a, int2 b) {  // prelude.py:75
+#line 77 "prelude.py"
+    int2 r = a - (ps_trunc_div_ivec2(a, b) * b);  // prelude.py:77
+    int2 zero = make_int2(0);  // prelude.py:78
+    return ps_select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:79
 }
 
-#line 65 "prelude.py"
-__device__ __forceinline__ int2 ps_floordiv_signed_ivec2(int2 a, int2 b) {  // prelude.py:65
 #line 67 "prelude.py"
-    int2 q = ps_trunc_div_ivec2(a, b);  // prelude.py:67
-    int2 r = a - (q * b);  // prelude.py:68
-    int2 zero = make_int2(0);  // prelude.py:69
-    return ps_select(q, q - make_int2(1), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:70
-}
-
-#line 224 "prelude.py"
-__device__ __forceinline__ ps_bool2 ps_nan_bits_ivec2(int2 i) {  // prelude.py:224
-#line 226 "prelude.py"
-    return (i & make_int2(2147483647)) > make_int2(2139095040);  // prelude.py:226
+__device__ __forceinline__ int2 ps_floordiv_signed_ivec2(int2 a, int2 b) {  // prelude.py:67
+#line 69 "prelude.py"
+    int2 q = ps_trunc_div_ivec2(a, b);  // prelude.py:69
+    int2 r = a - (q * b);  // prelude.py:70
+    int2 zero = make_int2(0);  // prelude.py:71
+    return ps_select(q, q - make_int2(1), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:72
 }
 
 #line 234 "prelude.py"
-__device__ __forceinline__ int2 ps_float_to_int_vec2_ivec2(float2 x, int2 bottom, int2 top) {  // prelude.py:234
-#line 239 "prelude.py"
-    float2 lo = ps_convert_float2(bottom);  // prelude.py:239
-    float2 hi = ps_convert_float2(top);  // prelude.py:240
-    int2 v = ps_convert_int2(ps_select(make_float2(0.0f), x, (x > lo) & (x < hi)));  // prelude.py:241
-    v = ps_select(ps_select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:242
-    return ps_select(v, make_int2(0), ps_nan_bits_ivec2(ps_bits(x)));  // prelude.py:243
+__device__ __forceinline__ ps_bool2 ps_nan_bits_ivec2(int2 i) {  // prelude.py:234
+#line 236 "prelude.py"
+    return (i & make_int2(2147483647)) > make_int2(2139095040);  // prelude.py:236
+}
+
+#line 244 "prelude.py"
+__device__ __forceinline__ int2 ps_float_to_int_vec2_ivec2(float2 x, int2 bottom, int2 top) {  // prelude.py:244
+#line 249 "prelude.py"
+    float2 lo = ps_convert_float2(bottom);  // prelude.py:249
+    float2 hi = ps_convert_float2(top);  // prelude.py:250
+    int2 v = ps_convert_int2(ps_select(make_float2(0.0f), x, (x > lo) & (x < hi)));  // prelude.py:251
+    v = ps_select(ps_select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:252
+    return ps_select(v, make_int2(0), ps_nan_bits_ivec2(ps_bits(x)));  // prelude.py:253
 }
 
 #line 29 "vectors.py"

@@ -69,68 +69,68 @@ __device__ __forceinline__ float ps_distance(float3 a0, float3 a1) { float3 d = 
 
 __device__ __forceinline__ float4 make_float4(float a0) { return {a0, a0, a0, a0}; }
 
-#line 177 "prelude.py"
-__device__ __forceinline__ bool ps_key_before_i32(int x, int y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int mag = 2147483647;  // prelude.py:181
-    int inf = 2139095040;  // prelude.py:182
-    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bool ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0);  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+#line 187 "prelude.py"
+__device__ __forceinline__ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int mag = 2147483647;  // prelude.py:191
+    int inf = 2139095040;  // prelude.py:192
+    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bool ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0);  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-#line 198 "prelude.py"
-__device__ __forceinline__ float ps_max_float_f32(float a, float b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return (ps_key_before_i32(__float_as_int(a), __float_as_int(b)) ? b : a);  // prelude.py:200
+#line 208 "prelude.py"
+__device__ __forceinline__ float ps_max_float_f32(float a, float b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return (ps_key_before_i32(__float_as_int(a), __float_as_int(b)) ? b : a);  // prelude.py:210
 }
 
-#line 108 "prelude.py"
-__device__ __forceinline__ float ps_pow_f32_u32(float x, uint n) {  // prelude.py:108
+#line 110 "prelude.py"
+__device__ __forceinline__ float ps_pow_f32_u32(float x, uint n) {  // prelude.py:110
     uint i = 0u;
-#line 111 "prelude.py"
-    if (n == 0u) {  // prelude.py:111
-        return 1.0f;  // prelude.py:112
-    }
 #line 113 "prelude.py"
-    float r = x;  // prelude.py:113
-    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:114
-#line 114 "prelude.py"
-        i = i_1;  // prelude.py:114
-        r = r * x;  // prelude.py:115
+    if (n == 0u) {  // prelude.py:113
+        return 1.0f;  // prelude.py:114
     }
+#line 115 "prelude.py"
+    float r = x;  // prelude.py:115
+    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:116
 #line 116 "prelude.py"
-    return r;  // prelude.py:116
+        i = i_1;  // prelude.py:116
+        r = r * x;  // prelude.py:117
+    }
+#line 118 "prelude.py"
+    return r;  // prelude.py:118
 }
 
-#line 177 "prelude.py"
-__device__ __forceinline__ ps_bool4 ps_key_before_ivec4(int4 x, int4 y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int4 mag = make_int4(2147483647);  // prelude.py:181
-    int4 inf = make_int4(2139095040);  // prelude.py:182
-    int4 kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    int4 ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    ps_bool4 ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != make_int4(0));  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+#line 187 "prelude.py"
+__device__ __forceinline__ ps_bool4 ps_key_before_ivec4(int4 x, int4 y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int4 mag = make_int4(2147483647);  // prelude.py:191
+    int4 inf = make_int4(2139095040);  // prelude.py:192
+    int4 kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    int4 ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    ps_bool4 ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != make_int4(0));  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-#line 198 "prelude.py"
-__device__ __forceinline__ float4 ps_max_float_vec4(float4 a, float4 b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return ps_select(a, b, ps_key_before_ivec4(ps_bits(a), ps_bits(b)));  // prelude.py:200
-}
-
-#line 193 "prelude.py"
-__device__ __forceinline__ float4 ps_min_float_vec4(float4 a, float4 b) {  // prelude.py:193
-#line 195 "prelude.py"
-    return ps_select(a, b, ps_key_before_ivec4(ps_bits(b), ps_bits(a)));  // prelude.py:195
+#line 208 "prelude.py"
+__device__ __forceinline__ float4 ps_max_float_vec4(float4 a, float4 b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return ps_select(a, b, ps_key_before_ivec4(ps_bits(a), ps_bits(b)));  // prelude.py:210
 }
 
 #line 203 "prelude.py"
-__device__ __forceinline__ float4 ps_clamp_float_vec4(float4 x, float4 lo, float4 hi) {  // prelude.py:203
+__device__ __forceinline__ float4 ps_min_float_vec4(float4 a, float4 b) {  // prelude.py:203
 #line 205 "prelude.py"
-    return ps_min_float_vec4(ps_max_float_vec4(x, lo), hi);  // prelude.py:205
+    return ps_select(a, b, ps_key_before_ivec4(ps_bits(b), ps_bits(a)));  // prelude.py:205
+}
+
+#line 213 "prelude.py"
+__device__ __forceinline__ float4 ps_clamp_float_vec4(float4 x, float4 lo, float4 hi) {  // prelude.py:213
+#line 215 "prelude.py"
+    return ps_min_float_vec4(ps_max_float_vec4(x, lo), hi);  // prelude.py:215
 }
 
 #line 10 "vectors.py"

@@ -13,38 +13,38 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_samples;
 } ps_params;
 
-#line 177 "prelude.py"
-bvec2 ps_key_before_ivec2(ivec2 x, ivec2 y) {  // prelude.py:177
-#line 181 "prelude.py"
-    ivec2 mag = ivec2(2147483647);  // prelude.py:181
-    ivec2 inf = ivec2(2139095040);  // prelude.py:182
-    ivec2 kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    ivec2 ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bvec2 ordered = bvec2(uvec2(bvec2(uvec2(lessThanEqual(x & mag, inf)) & uvec2(lessThanEqual(y & mag, inf)))) & uvec2(notEqual((x | y) & mag, ivec2(0))));  // prelude.py:185
-    return bvec2(uvec2(lessThan(kx, ky)) & uvec2(ordered));  // prelude.py:186
+#line 187 "prelude.py"
+bvec2 ps_key_before_ivec2(ivec2 x, ivec2 y) {  // prelude.py:187
+#line 191 "prelude.py"
+    ivec2 mag = ivec2(2147483647);  // prelude.py:191
+    ivec2 inf = ivec2(2139095040);  // prelude.py:192
+    ivec2 kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    ivec2 ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bvec2 ordered = bvec2(uvec2(bvec2(uvec2(lessThanEqual(x & mag, inf)) & uvec2(lessThanEqual(y & mag, inf)))) & uvec2(notEqual((x | y) & mag, ivec2(0))));  // prelude.py:195
+    return bvec2(uvec2(lessThan(kx, ky)) & uvec2(ordered));  // prelude.py:196
 }
 
-#line 193 "prelude.py"
-vec2 ps_min_float_vec2(vec2 a, vec2 b) {  // prelude.py:193
-#line 195 "prelude.py"
-    return mix(a, b, ps_key_before_ivec2(floatBitsToInt(b), floatBitsToInt(a)));  // prelude.py:195
+#line 203 "prelude.py"
+vec2 ps_min_float_vec2(vec2 a, vec2 b) {  // prelude.py:203
+#line 205 "prelude.py"
+    return mix(a, b, ps_key_before_ivec2(floatBitsToInt(b), floatBitsToInt(a)));  // prelude.py:205
 }
 
-#line 177 "prelude.py"
-bool ps_key_before_i32(int x, int y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int mag = 2147483647;  // prelude.py:181
-    int inf = 2139095040;  // prelude.py:182
-    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bool ordered = (((x & mag) <= inf) && ((y & mag) <= inf)) && (((x | y) & mag) != 0);  // prelude.py:185
-    return (kx < ky) && ordered;  // prelude.py:186
+#line 187 "prelude.py"
+bool ps_key_before_i32(int x, int y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int mag = 2147483647;  // prelude.py:191
+    int inf = 2139095040;  // prelude.py:192
+    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bool ordered = (((x & mag) <= inf) && ((y & mag) <= inf)) && (((x | y) & mag) != 0);  // prelude.py:195
+    return (kx < ky) && ordered;  // prelude.py:196
 }
 
-#line 198 "prelude.py"
-float ps_max_float_f32(float a, float b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:200
+#line 208 "prelude.py"
+float ps_max_float_f32(float a, float b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:210
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

@@ -11,20 +11,20 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_f;
 } ps_params;
 
-#line 224 "prelude.py"
-bool ps_nan_bits_i32(int i) {  // prelude.py:224
-#line 226 "prelude.py"
-    return (i & 2147483647) > 2139095040;  // prelude.py:226
+#line 234 "prelude.py"
+bool ps_nan_bits_i32(int i) {  // prelude.py:234
+#line 236 "prelude.py"
+    return (i & 2147483647) > 2139095040;  // prelude.py:236
 }
 
-#line 234 "prelude.py"
-int ps_float_to_int_f32_i32(float x, int bottom, int top) {  // prelude.py:234
-#line 239 "prelude.py"
-    float lo = float(bottom);  // prelude.py:239
-    float hi = float(top);  // prelude.py:240
-    int v = int(((x > lo) && (x < hi) ? x : 0.0));  // prelude.py:241
-    v = (x <= lo ? bottom : (x >= hi ? top : v));  // prelude.py:242
-    return (ps_nan_bits_i32(floatBitsToInt(x)) ? 0 : v);  // prelude.py:243
+#line 244 "prelude.py"
+int ps_float_to_int_f32_i32(float x, int bottom, int top) {  // prelude.py:244
+#line 249 "prelude.py"
+    float lo = float(bottom);  // prelude.py:249
+    float hi = float(top);  // prelude.py:250
+    int v = int(((x > lo) && (x < hi) ? x : 0.0));  // prelude.py:251
+    v = (x <= lo ? bottom : (x >= hi ? top : v));  // prelude.py:252
+    return (ps_nan_bits_i32(floatBitsToInt(x)) ? 0 : v);  // prelude.py:253
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

@@ -7,21 +7,21 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_src;
 } ps_params;
 
-#line 177 "prelude.py"
-bool ps_key_before_i32(int x, int y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int mag = 2147483647;  // prelude.py:181
-    int inf = 2139095040;  // prelude.py:182
-    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bool ordered = (((x & mag) <= inf) && ((y & mag) <= inf)) && (((x | y) & mag) != 0);  // prelude.py:185
-    return (kx < ky) && ordered;  // prelude.py:186
+#line 187 "prelude.py"
+bool ps_key_before_i32(int x, int y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int mag = 2147483647;  // prelude.py:191
+    int inf = 2139095040;  // prelude.py:192
+    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bool ordered = (((x & mag) <= inf) && ((y & mag) <= inf)) && (((x | y) & mag) != 0);  // prelude.py:195
+    return (kx < ky) && ordered;  // prelude.py:196
 }
 
-#line 198 "prelude.py"
-float ps_max_float_f32(float a, float b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:200
+#line 208 "prelude.py"
+float ps_max_float_f32(float a, float b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:210
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

@@ -8,21 +8,21 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 8) uint ps_len_data;
 } ps_params;
 
-#line 56 "prelude.py"
-int ps_trunc_div_i32(int a, int b) {  // prelude.py:56
-#line 59 "prelude.py"
-    int one = 1;  // prelude.py:59
-    bool neg = b == (-one);  // prelude.py:60
-    int q = (a / ((b == 0) || neg ? one : b));  // prelude.py:61
-    return (neg ? 0 - q : q);  // prelude.py:62
+#line 58 "prelude.py"
+int ps_trunc_div_i32(int a, int b) {  // prelude.py:58
+#line 61 "prelude.py"
+    int one = 1;  // prelude.py:61
+    bool neg = b == (-one);  // prelude.py:62
+    int q = (a / ((b == 0) || neg ? one : b));  // prelude.py:63
+    return (neg ? 0 - q : q);  // prelude.py:64
 }
 
-#line 73 "prelude.py"
-int ps_mod_signed_i32(int a, int b) {  // prelude.py:73
 #line 75 "prelude.py"
-    int r = a - (ps_trunc_div_i32(a, b) * b);  // prelude.py:75
-    int zero = 0;  // prelude.py:76
-    return ((r != zero) && ((r < zero) != (b < zero)) ? r + b : r);  // prelude.py:77
+int ps_mod_signed_i32(int a, int b) {  // prelude.py:75
+#line 77 "prelude.py"
+    int r = a - (ps_trunc_div_i32(a, b) * b);  // prelude.py:77
+    int zero = 0;  // prelude.py:78
+    return ((r != zero) && ((r < zero) != (b < zero)) ? r + b : r);  // prelude.py:79
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

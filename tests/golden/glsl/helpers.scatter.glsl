@@ -60,15 +60,15 @@ float sign_of(float x, float zero) {  // helpers.py:30
     return 0.0;  // helpers.py:35
 }
 
-#line 80 "prelude.py"
-uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:80
 #line 82 "prelude.py"
-    return (a / (b == 0u ? 1u : b));  // prelude.py:82
+uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:82
+#line 84 "prelude.py"
+    return (a / (b == 0u ? 1u : b));  // prelude.py:84
 }
 
-uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:85
-#line 87 "prelude.py"
-    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:87
+uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:87
+#line 89 "prelude.py"
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:89
 }
 
 #line 48 "helpers.py"

@@ -8,46 +8,46 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_out;
 } ps_params;
 
-#line 56 "prelude.py"
-int ps_trunc_div_i32(int a_, int b_) {  // prelude.py:56
-#line 59 "prelude.py"
-    int one = 1;  // prelude.py:59
-    bool neg = b_ == (-one);  // prelude.py:60
-    int q = (a_ / ((b_ == 0) || neg ? one : b_));  // prelude.py:61
-    return (neg ? 0 - q : q);  // prelude.py:62
+#line 58 "prelude.py"
+int ps_trunc_div_i32(int a_, int b_) {  // prelude.py:58
+#line 61 "prelude.py"
+    int one = 1;  // prelude.py:61
+    bool neg = b_ == (-one);  // prelude.py:62
+    int q = (a_ / ((b_ == 0) || neg ? one : b_));  // prelude.py:63
+    return (neg ? 0 - q : q);  // prelude.py:64
 }
 
-int ps_floordiv_signed_i32(int a_, int b_) {  // prelude.py:65
-#line 67 "prelude.py"
-    int q = ps_trunc_div_i32(a_, b_);  // prelude.py:67
-    int r = a_ - (q * b_);  // prelude.py:68
-    int zero = 0;  // prelude.py:69
-    return ((r != zero) && ((r < zero) != (b_ < zero)) ? q - 1 : q);  // prelude.py:70
+int ps_floordiv_signed_i32(int a_, int b_) {  // prelude.py:67
+#line 69 "prelude.py"
+    int q = ps_trunc_div_i32(a_, b_);  // prelude.py:69
+    int r = a_ - (q * b_);  // prelude.py:70
+    int zero = 0;  // prelude.py:71
+    return ((r != zero) && ((r < zero) != (b_ < zero)) ? q - 1 : q);  // prelude.py:72
 }
 
-int ps_mod_signed_i32(int a_, int b_) {  // prelude.py:73
-#line 75 "prelude.py"
-    int r = a_ - (ps_trunc_div_i32(a_, b_) * b_);  // prelude.py:75
-    int zero = 0;  // prelude.py:76
-    return ((r != zero) && ((r < zero) != (b_ < zero)) ? r + b_ : r);  // prelude.py:77
+int ps_mod_signed_i32(int a_, int b_) {  // prelude.py:75
+#line 77 "prelude.py"
+    int r = a_ - (ps_trunc_div_i32(a_, b_) * b_);  // prelude.py:77
+    int zero = 0;  // prelude.py:78
+    return ((r != zero) && ((r < zero) != (b_ < zero)) ? r + b_ : r);  // prelude.py:79
 }
 
-#line 136 "prelude.py"
-int ps_pow_signed_i32_u32(int x, uint n, uint unsigned_zero) {  // prelude.py:136
-#line 140 "prelude.py"
-    uint b_ = uint(x);  // prelude.py:140
-    uint r = 1u;  // prelude.py:141
-    uint e = n;  // prelude.py:142
-    while (e != 0u) {  // prelude.py:143
-        if ((e & 1u) != 0u) {  // prelude.py:144
-            r = r * b_;  // prelude.py:145
+#line 138 "prelude.py"
+int ps_pow_signed_i32_u32(int x, uint n, uint unsigned_zero) {  // prelude.py:138
+#line 142 "prelude.py"
+    uint b_ = uint(x);  // prelude.py:142
+    uint r = 1u;  // prelude.py:143
+    uint e = n;  // prelude.py:144
+    while (e != 0u) {  // prelude.py:145
+        if ((e & 1u) != 0u) {  // prelude.py:146
+            r = r * b_;  // prelude.py:147
         }
-#line 146 "prelude.py"
-        b_ = b_ * b_;  // prelude.py:146
-        e = e >> 1u;  // prelude.py:147
-    }
 #line 148 "prelude.py"
-    return int(r);  // prelude.py:148
+        b_ = b_ * b_;  // prelude.py:148
+        e = e >> 1u;  // prelude.py:149
+    }
+#line 150 "prelude.py"
+    return int(r);  // prelude.py:150
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

@@ -8,33 +8,33 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 4) uint ps_len_out;
 } ps_params;
 
-#line 119 "prelude.py"
-uint ps_pow_unsigned_u32(uint x, uint n) {  // prelude.py:119
-#line 125 "prelude.py"
-    uint r = 1u;  // prelude.py:125
-    uint b = x;  // prelude.py:126
-    uint e = n;  // prelude.py:127
-    while (e != 0u) {  // prelude.py:128
-        if ((e & 1u) != 0u) {  // prelude.py:129
-            r = r * b;  // prelude.py:130
+#line 121 "prelude.py"
+uint ps_pow_unsigned_u32(uint x, uint n) {  // prelude.py:121
+#line 127 "prelude.py"
+    uint r = 1u;  // prelude.py:127
+    uint b = x;  // prelude.py:128
+    uint e = n;  // prelude.py:129
+    while (e != 0u) {  // prelude.py:130
+        if ((e & 1u) != 0u) {  // prelude.py:131
+            r = r * b;  // prelude.py:132
         }
-#line 131 "prelude.py"
-        b = b * b;  // prelude.py:131
-        e = e >> 1u;  // prelude.py:132
-    }
 #line 133 "prelude.py"
-    return r;  // prelude.py:133
+        b = b * b;  // prelude.py:133
+        e = e >> 1u;  // prelude.py:134
+    }
+#line 135 "prelude.py"
+    return r;  // prelude.py:135
 }
 
-#line 80 "prelude.py"
-uint ps_floordiv_unsigned_u32(uint a_, uint b) {  // prelude.py:80
 #line 82 "prelude.py"
-    return (a_ / (b == 0u ? 1u : b));  // prelude.py:82
+uint ps_floordiv_unsigned_u32(uint a_, uint b) {  // prelude.py:82
+#line 84 "prelude.py"
+    return (a_ / (b == 0u ? 1u : b));  // prelude.py:84
 }
 
-uint ps_mod_unsigned_u32(uint a_, uint b) {  // prelude.py:85
-#line 87 "prelude.py"
-    return a_ - (ps_floordiv_unsigned_u32(a_, b) * b);  // prelude.py:87
+uint ps_mod_unsigned_u32(uint a_, uint b) {  // prelude.py:87
+#line 89 "prelude.py"
+    return a_ - (ps_floordiv_unsigned_u32(a_, b) * b);  // prelude.py:89
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

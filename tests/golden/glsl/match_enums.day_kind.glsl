@@ -7,15 +7,15 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_days;
 } ps_params;
 
-#line 80 "prelude.py"
-uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:80
 #line 82 "prelude.py"
-    return (a / (b == 0u ? 1u : b));  // prelude.py:82
+uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:82
+#line 84 "prelude.py"
+    return (a / (b == 0u ? 1u : b));  // prelude.py:84
 }
 
-uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:85
-#line 87 "prelude.py"
-    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:87
+uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:87
+#line 89 "prelude.py"
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:89
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

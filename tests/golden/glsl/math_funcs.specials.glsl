@@ -8,92 +8,92 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_x;
 } ps_params;
 
-#line 224 "prelude.py"
-bool ps_nan_bits_i32(int i) {  // prelude.py:224
-#line 226 "prelude.py"
-    return (i & 2147483647) > 2139095040;  // prelude.py:226
+#line 234 "prelude.py"
+bool ps_nan_bits_i32(int i) {  // prelude.py:234
+#line 236 "prelude.py"
+    return (i & 2147483647) > 2139095040;  // prelude.py:236
 }
 
-#line 246 "prelude.py"
-bool ps_isnan_f32(float x_) {  // prelude.py:246
-#line 248 "prelude.py"
-    return ps_nan_bits_i32(floatBitsToInt(x_));  // prelude.py:248
+#line 256 "prelude.py"
+bool ps_isnan_f32(float x_) {  // prelude.py:256
+#line 258 "prelude.py"
+    return ps_nan_bits_i32(floatBitsToInt(x_));  // prelude.py:258
 }
 
-#line 229 "prelude.py"
-bool ps_inf_bits_i32(int i) {  // prelude.py:229
-#line 231 "prelude.py"
-    return (i & 2147483647) == 2139095040;  // prelude.py:231
+#line 239 "prelude.py"
+bool ps_inf_bits_i32(int i) {  // prelude.py:239
+#line 241 "prelude.py"
+    return (i & 2147483647) == 2139095040;  // prelude.py:241
 }
 
-#line 251 "prelude.py"
-bool ps_isinf_f32(float x_) {  // prelude.py:251
-#line 253 "prelude.py"
-    return ps_inf_bits_i32(floatBitsToInt(x_));  // prelude.py:253
+#line 261 "prelude.py"
+bool ps_isinf_f32(float x_) {  // prelude.py:261
+#line 263 "prelude.py"
+    return ps_inf_bits_i32(floatBitsToInt(x_));  // prelude.py:263
 }
 
-#line 177 "prelude.py"
-bool ps_key_before_i32(int x_, int y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int mag = 2147483647;  // prelude.py:181
-    int inf = 2139095040;  // prelude.py:182
-    int kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:183
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bool ordered = (((x_ & mag) <= inf) && ((y & mag) <= inf)) && (((x_ | y) & mag) != 0);  // prelude.py:185
-    return (kx < ky) && ordered;  // prelude.py:186
+#line 187 "prelude.py"
+bool ps_key_before_i32(int x_, int y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int mag = 2147483647;  // prelude.py:191
+    int inf = 2139095040;  // prelude.py:192
+    int kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:193
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bool ordered = (((x_ & mag) <= inf) && ((y & mag) <= inf)) && (((x_ | y) & mag) != 0);  // prelude.py:195
+    return (kx < ky) && ordered;  // prelude.py:196
 }
 
-#line 198 "prelude.py"
-float ps_max_float_f32(float a, float b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:200
+#line 208 "prelude.py"
+float ps_max_float_f32(float a, float b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:210
 }
 
-#line 193 "prelude.py"
-float ps_min_float_f32(float a, float b) {  // prelude.py:193
-#line 195 "prelude.py"
-    return (ps_key_before_i32(floatBitsToInt(b), floatBitsToInt(a)) ? b : a);  // prelude.py:195
+#line 203 "prelude.py"
+float ps_min_float_f32(float a, float b) {  // prelude.py:203
+#line 205 "prelude.py"
+    return (ps_key_before_i32(floatBitsToInt(b), floatBitsToInt(a)) ? b : a);  // prelude.py:205
 }
 
-#line 224 "prelude.py"
-bvec3 ps_nan_bits_ivec3(ivec3 i) {  // prelude.py:224
-#line 226 "prelude.py"
-    return greaterThan(i & ivec3(2147483647), ivec3(2139095040));  // prelude.py:226
+#line 234 "prelude.py"
+bvec3 ps_nan_bits_ivec3(ivec3 i) {  // prelude.py:234
+#line 236 "prelude.py"
+    return greaterThan(i & ivec3(2147483647), ivec3(2139095040));  // prelude.py:236
 }
 
-#line 246 "prelude.py"
-bvec3 ps_isnan_vec3(vec3 x_) {  // prelude.py:246
-#line 248 "prelude.py"
-    return ps_nan_bits_ivec3(floatBitsToInt(x_));  // prelude.py:248
+#line 256 "prelude.py"
+bvec3 ps_isnan_vec3(vec3 x_) {  // prelude.py:256
+#line 258 "prelude.py"
+    return ps_nan_bits_ivec3(floatBitsToInt(x_));  // prelude.py:258
 }
 
-#line 229 "prelude.py"
-bvec3 ps_inf_bits_ivec3(ivec3 i) {  // prelude.py:229
-#line 231 "prelude.py"
-    return equal(i & ivec3(2147483647), ivec3(2139095040));  // prelude.py:231
+#line 239 "prelude.py"
+bvec3 ps_inf_bits_ivec3(ivec3 i) {  // prelude.py:239
+#line 241 "prelude.py"
+    return equal(i & ivec3(2147483647), ivec3(2139095040));  // prelude.py:241
 }
 
-#line 251 "prelude.py"
-bvec3 ps_isinf_vec3(vec3 x_) {  // prelude.py:251
-#line 253 "prelude.py"
-    return ps_inf_bits_ivec3(floatBitsToInt(x_));  // prelude.py:253
+#line 261 "prelude.py"
+bvec3 ps_isinf_vec3(vec3 x_) {  // prelude.py:261
+#line 263 "prelude.py"
+    return ps_inf_bits_ivec3(floatBitsToInt(x_));  // prelude.py:263
 }
 
-#line 177 "prelude.py"
-bvec3 ps_key_before_ivec3(ivec3 x_, ivec3 y) {  // prelude.py:177
-#line 181 "prelude.py"
-    ivec3 mag = ivec3(2147483647);  // prelude.py:181
-    ivec3 inf = ivec3(2139095040);  // prelude.py:182
-    ivec3 kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:183
-    ivec3 ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bvec3 ordered = bvec3(uvec3(bvec3(uvec3(lessThanEqual(x_ & mag, inf)) & uvec3(lessThanEqual(y & mag, inf)))) & uvec3(notEqual((x_ | y) & mag, ivec3(0))));  // prelude.py:185
-    return bvec3(uvec3(lessThan(kx, ky)) & uvec3(ordered));  // prelude.py:186
+#line 187 "prelude.py"
+bvec3 ps_key_before_ivec3(ivec3 x_, ivec3 y) {  // prelude.py:187
+#line 191 "prelude.py"
+    ivec3 mag = ivec3(2147483647);  // prelude.py:191
+    ivec3 inf = ivec3(2139095040);  // prelude.py:192
+    ivec3 kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:193
+    ivec3 ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bvec3 ordered = bvec3(uvec3(bvec3(uvec3(lessThanEqual(x_ & mag, inf)) & uvec3(lessThanEqual(y & mag, inf)))) & uvec3(notEqual((x_ | y) & mag, ivec3(0))));  // prelude.py:195
+    return bvec3(uvec3(lessThan(kx, ky)) & uvec3(ordered));  // prelude.py:196
 }
 
-#line 198 "prelude.py"
-vec3 ps_max_float_vec3(vec3 a, vec3 b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return mix(a, b, ps_key_before_ivec3(floatBitsToInt(a), floatBitsToInt(b)));  // prelude.py:200
+#line 208 "prelude.py"
+vec3 ps_max_float_vec3(vec3 a, vec3 b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return mix(a, b, ps_key_before_ivec3(floatBitsToInt(a), floatBitsToInt(b)));  // prelude.py:210
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

@@ -7,22 +7,22 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_x;
 } ps_params;
 
-#line 90 "prelude.py"
-float ps_floordiv_float_f32(float a, float b) {  // prelude.py:90
-#line 93 "prelude.py"
-    float zero = 0.0;  // prelude.py:93
-    float one = 1.0;  // prelude.py:94
-    float q = floor(a / b);  // prelude.py:95
-    float r = a - (q * b);  // prelude.py:96
-    bool pos = b > zero;  // prelude.py:97
-    bool dec = (pos ? r < zero : r > zero);  // prelude.py:98
-    bool inc = (pos ? r >= b : (b < zero) && (r <= b));  // prelude.py:99
-    return (dec ? q - one : (inc ? q + one : q));  // prelude.py:100
+#line 92 "prelude.py"
+float ps_floordiv_float_f32(float a, float b) {  // prelude.py:92
+#line 95 "prelude.py"
+    float zero = 0.0;  // prelude.py:95
+    float one = 1.0;  // prelude.py:96
+    float q = floor(a / b);  // prelude.py:97
+    float r = a - (q * b);  // prelude.py:98
+    bool pos = b > zero;  // prelude.py:99
+    bool dec = (pos ? r < zero : r > zero);  // prelude.py:100
+    bool inc = (pos ? r >= b : (b < zero) && (r <= b));  // prelude.py:101
+    return (dec ? q - one : (inc ? q + one : q));  // prelude.py:102
 }
 
-float ps_mod_float_f32(float a, float b) {  // prelude.py:103
-#line 105 "prelude.py"
-    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:105
+float ps_mod_float_f32(float a, float b) {  // prelude.py:105
+#line 107 "prelude.py"
+    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:107
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

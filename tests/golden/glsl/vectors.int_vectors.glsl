@@ -8,46 +8,46 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 8) uint ps_len_cells;
 } ps_params;
 
-#line 56 "prelude.py"
-ivec2 ps_trunc_div_ivec2(ivec2 a, ivec2 b) {  // prelude.py:56
-#line 59 "prelude.py"
-    ivec2 one = ivec2(1);  // prelude.py:59
-    bvec2 neg = equal(b, -one);  // prelude.py:60
-    ivec2 q = (a / mix(b, one, bvec2(uvec2(equal(b, ivec2(0))) | uvec2(neg))));  // prelude.py:61
-    return mix(q, ivec2(0) - q, neg);  // prelude.py:62
+#line 58 "prelude.py"
+ivec2 ps_trunc_div_ivec2(ivec2 a, ivec2 b) {  // prelude.py:58
+#line 61 "prelude.py"
+    ivec2 one = ivec2(1);  // prelude.py:61
+    bvec2 neg = equal(b, -one);  // prelude.py:62
+    ivec2 q = (a / mix(b, one, bvec2(uvec2(equal(b, ivec2(0))) | uvec2(neg))));  // prelude.py:63
+    return mix(q, ivec2(0) - q, neg);  // prelude.py:64
 }
 
-#line 73 "prelude.py"
-ivec2 ps_mod_signed_ivec2(ivec2 a, ivec2 b) {  // prelude.py:73
 #line 75 "prelude.py"
-    ivec2 r = a - (ps_trunc_div_ivec2(a, b) * b);  // prelude.py:75
-    ivec2 zero = ivec2(0);  // prelude.py:76
-    return mix(r, r + b, bvec2(uvec2(notEqual(r, zero)) & uvec2(notEqual(lessThan(r, zero), lessThan(b, zero)))));  // prelude.py:77
+ivec2 ps_mod_signed_ivec2(ivec2 a, ivec2 b) {  // prelude.py:75
+#line 77 "prelude.py"
+    ivec2 r = a - (ps_trunc_div_ivec2(a, b) * b);  // prelude.py:77
+    ivec2 zero = ivec2(0);  // prelude.py:78
+    return mix(r, r + b, bvec2(uvec2(notEqual(r, zero)) & uvec2(notEqual(lessThan(r, zero), lessThan(b, zero)))));  // prelude.py:79
 }
 
-#line 65 "prelude.py"
-ivec2 ps_floordiv_signed_ivec2(ivec2 a, ivec2 b) {  // prelude.py:65
 #line 67 "prelude.py"
-    ivec2 q = ps_trunc_div_ivec2(a, b);  // prelude.py:67
-    ivec2 r = a - (q * b);  // prelude.py:68
-    ivec2 zero = ivec2(0);  // prelude.py:69
-    return mix(q, q - ivec2(1), bvec2(uvec2(notEqual(r, zero)) & uvec2(notEqual(lessThan(r, zero), lessThan(b, zero)))));  // prelude.py:70
-}
-
-#line 224 "prelude.py"
-bvec2 ps_nan_bits_ivec2(ivec2 i) {  // prelude.py:224
-#line 226 "prelude.py"
-    return greaterThan(i & ivec2(2147483647), ivec2(2139095040));  // prelude.py:226
+ivec2 ps_floordiv_signed_ivec2(ivec2 a, ivec2 b) {  // prelude.py:67
+#line 69 "prelude.py"
+    ivec2 q = ps_trunc_div_ivec2(a, b);  // prelude.py:69
+    ivec2 r = a - (q * b);  // prelude.py:70
+    ivec2 zero = ivec2(0);  // prelude.py:71
+    return mix(q, q - ivec2(1), bvec2(uvec2(notEqual(r, zero)) & uvec2(notEqual(lessThan(r, zero), lessThan(b, zero)))));  // prelude.py:72
 }
 
 #line 234 "prelude.py"
-ivec2 ps_float_to_int_vec2_ivec2(vec2 x, ivec2 bottom, ivec2 top) {  // prelude.py:234
-#line 239 "prelude.py"
-    vec2 lo = vec2(bottom);  // prelude.py:239
-    vec2 hi = vec2(top);  // prelude.py:240
-    ivec2 v = ivec2(mix(vec2(0.0), x, bvec2(uvec2(greaterThan(x, lo)) & uvec2(lessThan(x, hi)))));  // prelude.py:241
-    v = mix(mix(v, top, greaterThanEqual(x, hi)), bottom, lessThanEqual(x, lo));  // prelude.py:242
-    return mix(v, ivec2(0), ps_nan_bits_ivec2(floatBitsToInt(x)));  // prelude.py:243
+bvec2 ps_nan_bits_ivec2(ivec2 i) {  // prelude.py:234
+#line 236 "prelude.py"
+    return greaterThan(i & ivec2(2147483647), ivec2(2139095040));  // prelude.py:236
+}
+
+#line 244 "prelude.py"
+ivec2 ps_float_to_int_vec2_ivec2(vec2 x, ivec2 bottom, ivec2 top) {  // prelude.py:244
+#line 249 "prelude.py"
+    vec2 lo = vec2(bottom);  // prelude.py:249
+    vec2 hi = vec2(top);  // prelude.py:250
+    ivec2 v = ivec2(mix(vec2(0.0), x, bvec2(uvec2(greaterThan(x, lo)) & uvec2(lessThan(x, hi)))));  // prelude.py:251
+    v = mix(mix(v, top, greaterThanEqual(x, hi)), bottom, lessThanEqual(x, lo));  // prelude.py:252
+    return mix(v, ivec2(0), ps_nan_bits_ivec2(floatBitsToInt(x)));  // prelude.py:253
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

@@ -9,68 +9,68 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 32) uint ps_len_normals;
 } ps_params;
 
-#line 177 "prelude.py"
-bool ps_key_before_i32(int x, int y) {  // prelude.py:177
-#line 181 "prelude.py"
-    int mag = 2147483647;  // prelude.py:181
-    int inf = 2139095040;  // prelude.py:182
-    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bool ordered = (((x & mag) <= inf) && ((y & mag) <= inf)) && (((x | y) & mag) != 0);  // prelude.py:185
-    return (kx < ky) && ordered;  // prelude.py:186
+#line 187 "prelude.py"
+bool ps_key_before_i32(int x, int y) {  // prelude.py:187
+#line 191 "prelude.py"
+    int mag = 2147483647;  // prelude.py:191
+    int inf = 2139095040;  // prelude.py:192
+    int kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    int ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bool ordered = (((x & mag) <= inf) && ((y & mag) <= inf)) && (((x | y) & mag) != 0);  // prelude.py:195
+    return (kx < ky) && ordered;  // prelude.py:196
 }
 
-#line 198 "prelude.py"
-float ps_max_float_f32(float a, float b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:200
+#line 208 "prelude.py"
+float ps_max_float_f32(float a, float b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:210
 }
 
-#line 108 "prelude.py"
-float ps_pow_f32_u32(float x, uint n) {  // prelude.py:108
+#line 110 "prelude.py"
+float ps_pow_f32_u32(float x, uint n) {  // prelude.py:110
     uint i = 0u;
-#line 111 "prelude.py"
-    if (n == 0u) {  // prelude.py:111
-        return 1.0;  // prelude.py:112
-    }
 #line 113 "prelude.py"
-    float r = x;  // prelude.py:113
-    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:114
-#line 114 "prelude.py"
-        i = i_1;  // prelude.py:114
-        r = r * x;  // prelude.py:115
+    if (n == 0u) {  // prelude.py:113
+        return 1.0;  // prelude.py:114
     }
+#line 115 "prelude.py"
+    float r = x;  // prelude.py:115
+    for (uint i_1 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:116
 #line 116 "prelude.py"
-    return r;  // prelude.py:116
+        i = i_1;  // prelude.py:116
+        r = r * x;  // prelude.py:117
+    }
+#line 118 "prelude.py"
+    return r;  // prelude.py:118
 }
 
-#line 177 "prelude.py"
-bvec4 ps_key_before_ivec4(ivec4 x, ivec4 y) {  // prelude.py:177
-#line 181 "prelude.py"
-    ivec4 mag = ivec4(2147483647);  // prelude.py:181
-    ivec4 inf = ivec4(2139095040);  // prelude.py:182
-    ivec4 kx = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    ivec4 ky = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    bvec4 ordered = bvec4(uvec4(bvec4(uvec4(lessThanEqual(x & mag, inf)) & uvec4(lessThanEqual(y & mag, inf)))) & uvec4(notEqual((x | y) & mag, ivec4(0))));  // prelude.py:185
-    return bvec4(uvec4(lessThan(kx, ky)) & uvec4(ordered));  // prelude.py:186
+#line 187 "prelude.py"
+bvec4 ps_key_before_ivec4(ivec4 x, ivec4 y) {  // prelude.py:187
+#line 191 "prelude.py"
+    ivec4 mag = ivec4(2147483647);  // prelude.py:191
+    ivec4 inf = ivec4(2139095040);  // prelude.py:192
+    ivec4 kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    ivec4 ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    bvec4 ordered = bvec4(uvec4(bvec4(uvec4(lessThanEqual(x & mag, inf)) & uvec4(lessThanEqual(y & mag, inf)))) & uvec4(notEqual((x | y) & mag, ivec4(0))));  // prelude.py:195
+    return bvec4(uvec4(lessThan(kx, ky)) & uvec4(ordered));  // prelude.py:196
 }
 
-#line 198 "prelude.py"
-vec4 ps_max_float_vec4(vec4 a, vec4 b) {  // prelude.py:198
-#line 200 "prelude.py"
-    return mix(a, b, ps_key_before_ivec4(floatBitsToInt(a), floatBitsToInt(b)));  // prelude.py:200
-}
-
-#line 193 "prelude.py"
-vec4 ps_min_float_vec4(vec4 a, vec4 b) {  // prelude.py:193
-#line 195 "prelude.py"
-    return mix(a, b, ps_key_before_ivec4(floatBitsToInt(b), floatBitsToInt(a)));  // prelude.py:195
+#line 208 "prelude.py"
+vec4 ps_max_float_vec4(vec4 a, vec4 b) {  // prelude.py:208
+#line 210 "prelude.py"
+    return mix(a, b, ps_key_before_ivec4(floatBitsToInt(a), floatBitsToInt(b)));  // prelude.py:210
 }
 
 #line 203 "prelude.py"
-vec4 ps_clamp_float_vec4(vec4 x, vec4 lo, vec4 hi) {  // prelude.py:203
+vec4 ps_min_float_vec4(vec4 a, vec4 b) {  // prelude.py:203
 #line 205 "prelude.py"
-    return ps_min_float_vec4(ps_max_float_vec4(x, lo), hi);  // prelude.py:205
+    return mix(a, b, ps_key_before_ivec4(floatBitsToInt(b), floatBitsToInt(a)));  // prelude.py:205
+}
+
+#line 213 "prelude.py"
+vec4 ps_clamp_float_vec4(vec4 x, vec4 lo, vec4 hi) {  // prelude.py:213
+#line 215 "prelude.py"
+    return ps_min_float_vec4(ps_max_float_vec4(x, lo), hi);  // prelude.py:215
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;

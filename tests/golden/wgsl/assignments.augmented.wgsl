@@ -7,61 +7,61 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-fn ps_trunc_div_i32(a: i32, b: i32) -> i32 {  // prelude.py:56
-    let one: i32 = 1i;  // prelude.py:59
-    let neg: bool = b == (-one);  // prelude.py:60
-    let q: i32 = (a / select(b, one, (b == 0i) | neg));  // prelude.py:61
-    return select(q, 0i - q, neg);  // prelude.py:62
+fn ps_trunc_div_i32(a: i32, b: i32) -> i32 {  // prelude.py:58
+    let one: i32 = 1i;  // prelude.py:61
+    let neg: bool = b == (-one);  // prelude.py:62
+    let q: i32 = (a / select(b, one, (b == 0i) | neg));  // prelude.py:63
+    return select(q, 0i - q, neg);  // prelude.py:64
 }
 
-fn ps_floordiv_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:65
-    let q: i32 = ps_trunc_div_i32(a, b);  // prelude.py:67
-    let r: i32 = a - (q * b);  // prelude.py:68
-    let zero: i32 = 0i;  // prelude.py:69
-    return select(q, q - 1i, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:70
+fn ps_floordiv_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:67
+    let q: i32 = ps_trunc_div_i32(a, b);  // prelude.py:69
+    let r: i32 = a - (q * b);  // prelude.py:70
+    let zero: i32 = 0i;  // prelude.py:71
+    return select(q, q - 1i, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:72
 }
 
-fn ps_mod_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:73
-    let r: i32 = a - (ps_trunc_div_i32(a, b) * b);  // prelude.py:75
-    let zero: i32 = 0i;  // prelude.py:76
-    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:77
+fn ps_mod_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:75
+    let r: i32 = a - (ps_trunc_div_i32(a, b) * b);  // prelude.py:77
+    let zero: i32 = 0i;  // prelude.py:78
+    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:79
 }
 
-fn ps_pow_signed_i32_u32(x: i32, n: u32, unsigned_zero: u32) -> i32 {  // prelude.py:136
-    var b: u32 = u32(x);  // prelude.py:140
-    var r: u32 = 1u;  // prelude.py:141
-    var e: u32 = n;  // prelude.py:142
-    while (e != 0u) {  // prelude.py:143
-        if ((e & 1u) != 0u) {  // prelude.py:144
-            r = r * b;  // prelude.py:145
+fn ps_pow_signed_i32_u32(x: i32, n: u32, unsigned_zero: u32) -> i32 {  // prelude.py:138
+    var b: u32 = u32(x);  // prelude.py:142
+    var r: u32 = 1u;  // prelude.py:143
+    var e: u32 = n;  // prelude.py:144
+    while (e != 0u) {  // prelude.py:145
+        if ((e & 1u) != 0u) {  // prelude.py:146
+            r = r * b;  // prelude.py:147
         }
-        b = b * b;  // prelude.py:146
-        e = e >> 1u;  // prelude.py:147
+        b = b * b;  // prelude.py:148
+        e = e >> 1u;  // prelude.py:149
     }
-    return i32(r);  // prelude.py:148
+    return i32(r);  // prelude.py:150
 }
 
-fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:80
-    return (a / select(b, 1u, b == 0u));  // prelude.py:82
+fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:82
+    return (a / select(b, 1u, b == 0u));  // prelude.py:84
 }
 
-fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:85
-    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:87
+fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:87
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:89
 }
 
-fn ps_floordiv_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:90
-    let zero: f32 = 0.0f;  // prelude.py:93
-    let one: f32 = 1.0f;  // prelude.py:94
-    let q: f32 = floor(a / b);  // prelude.py:95
-    let r: f32 = a - (q * b);  // prelude.py:96
-    let pos: bool = b > zero;  // prelude.py:97
-    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:98
-    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:99
-    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:100
+fn ps_floordiv_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:92
+    let zero: f32 = 0.0f;  // prelude.py:95
+    let one: f32 = 1.0f;  // prelude.py:96
+    let q: f32 = floor(a / b);  // prelude.py:97
+    let r: f32 = a - (q * b);  // prelude.py:98
+    let pos: bool = b > zero;  // prelude.py:99
+    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:100
+    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:101
+    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:102
 }
 
-fn ps_mod_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:103
-    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:105
+fn ps_mod_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:105
+    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:107
 }
 
 @compute @workgroup_size(64, 1, 1)

@@ -28,12 +28,12 @@ fn ps_cas_signed_(i: u32, expected: i32, desired: i32) -> i32 {
     return old;
 }
 
-fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:80
-    return (a / select(b, 1u, b == 0u));  // prelude.py:82
+fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:82
+    return (a / select(b, 1u, b == 0u));  // prelude.py:84
 }
 
-fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:85
-    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:87
+fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:87
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:89
 }
 
 @compute @workgroup_size(64, 1, 1)

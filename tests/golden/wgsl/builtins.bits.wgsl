@@ -8,49 +8,49 @@ struct ps_Params {
 }
 @group(0) @binding(4) var<uniform> ps_params: ps_Params;
 
-fn ps_max_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:160
-    return select(b, a, a > b);  // prelude.py:162
+fn ps_max_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:166
+    return select(b, a, a > b);  // prelude.py:170
 }
 
-fn ps_min_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:155
-    return select(b, a, a < b);  // prelude.py:157
+fn ps_min_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:159
+    return select(b, a, a < b);  // prelude.py:163
 }
 
-fn ps_clamp_signed_i32(x_: i32, lo: i32, hi: i32) -> i32 {  // prelude.py:165
-    return ps_min_signed_i32(ps_max_signed_i32(x_, lo), hi);  // prelude.py:167
+fn ps_clamp_signed_i32(x_: i32, lo: i32, hi: i32) -> i32 {  // prelude.py:173
+    return ps_min_signed_i32(ps_max_signed_i32(x_, lo), hi);  // prelude.py:175
 }
 
-fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:224
-    return (i & 2147483647i) > 2139095040i;  // prelude.py:226
+fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:234
+    return (i & 2147483647i) > 2139095040i;  // prelude.py:236
 }
 
-fn ps_float_to_int_f32_i32(x_: f32, bottom: i32, top: i32) -> i32 {  // prelude.py:234
-    let lo: f32 = f32(bottom);  // prelude.py:239
-    let hi: f32 = f32(top);  // prelude.py:240
-    var v: i32 = i32(select(0.0f, x_, (x_ > lo) & (x_ < hi)));  // prelude.py:241
-    v = select(select(v, top, x_ >= hi), bottom, x_ <= lo);  // prelude.py:242
-    return select(v, 0i, ps_nan_bits_i32(bitcast<i32>(x_)));  // prelude.py:243
+fn ps_float_to_int_f32_i32(x_: f32, bottom: i32, top: i32) -> i32 {  // prelude.py:244
+    let lo: f32 = f32(bottom);  // prelude.py:249
+    let hi: f32 = f32(top);  // prelude.py:250
+    var v: i32 = i32(select(0.0f, x_, (x_ > lo) & (x_ < hi)));  // prelude.py:251
+    v = select(select(v, top, x_ >= hi), bottom, x_ <= lo);  // prelude.py:252
+    return select(v, 0i, ps_nan_bits_i32(bitcast<i32>(x_)));  // prelude.py:253
 }
 
-fn ps_key_before_i32(x_: i32, y: i32) -> bool {  // prelude.py:177
-    let mag: i32 = 2147483647i;  // prelude.py:181
-    let inf: i32 = 2139095040i;  // prelude.py:182
-    let kx: i32 = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:183
-    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    let ordered: bool = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0i);  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+fn ps_key_before_i32(x_: i32, y: i32) -> bool {  // prelude.py:187
+    let mag: i32 = 2147483647i;  // prelude.py:191
+    let inf: i32 = 2139095040i;  // prelude.py:192
+    let kx: i32 = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:193
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    let ordered: bool = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0i);  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:198
-    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:200
+fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:208
+    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:210
 }
 
-fn ps_min_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:193
-    return select(a, b, ps_key_before_i32(bitcast<i32>(b), bitcast<i32>(a)));  // prelude.py:195
+fn ps_min_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:203
+    return select(a, b, ps_key_before_i32(bitcast<i32>(b), bitcast<i32>(a)));  // prelude.py:205
 }
 
-fn ps_clamp_float_f32(x_: f32, lo: f32, hi: f32) -> f32 {  // prelude.py:203
-    return ps_min_float_f32(ps_max_float_f32(x_, lo), hi);  // prelude.py:205
+fn ps_clamp_float_f32(x_: f32, lo: f32, hi: f32) -> f32 {  // prelude.py:213
+    return ps_min_float_f32(ps_max_float_f32(x_, lo), hi);  // prelude.py:215
 }
 
 @compute @workgroup_size(64, 1, 1)

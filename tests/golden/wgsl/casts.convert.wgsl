@@ -10,16 +10,16 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:224
-    return (i & 2147483647i) > 2139095040i;  // prelude.py:226
+fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:234
+    return (i & 2147483647i) > 2139095040i;  // prelude.py:236
 }
 
-fn ps_float_to_int_f32_i32(x: f32, bottom: i32, top: i32) -> i32 {  // prelude.py:234
-    let lo: f32 = f32(bottom);  // prelude.py:239
-    let hi: f32 = f32(top);  // prelude.py:240
-    var v: i32 = i32(select(0.0f, x, (x > lo) & (x < hi)));  // prelude.py:241
-    v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:242
-    return select(v, 0i, ps_nan_bits_i32(bitcast<i32>(x)));  // prelude.py:243
+fn ps_float_to_int_f32_i32(x: f32, bottom: i32, top: i32) -> i32 {  // prelude.py:244
+    let lo: f32 = f32(bottom);  // prelude.py:249
+    let hi: f32 = f32(top);  // prelude.py:250
+    var v: i32 = i32(select(0.0f, x, (x > lo) & (x < hi)));  // prelude.py:251
+    v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:252
+    return select(v, 0i, ps_nan_bits_i32(bitcast<i32>(x)));  // prelude.py:253
 }
 
 @compute @workgroup_size(64, 1, 1)

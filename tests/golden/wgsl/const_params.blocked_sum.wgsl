@@ -6,17 +6,17 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:177
-    let mag: i32 = 2147483647i;  // prelude.py:181
-    let inf: i32 = 2139095040i;  // prelude.py:182
-    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:187
+    let mag: i32 = 2147483647i;  // prelude.py:191
+    let inf: i32 = 2139095040i;  // prelude.py:192
+    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:198
-    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:200
+fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:208
+    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:210
 }
 
 @compute @workgroup_size(64, 1, 1)

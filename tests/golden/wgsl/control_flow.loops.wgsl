@@ -7,17 +7,17 @@ struct ps_Params {
 }
 @group(0) @binding(1) var<uniform> ps_params: ps_Params;
 
-fn ps_trunc_div_i32(a: i32, b: i32) -> i32 {  // prelude.py:56
-    let one: i32 = 1i;  // prelude.py:59
-    let neg: bool = b == (-one);  // prelude.py:60
-    let q: i32 = (a / select(b, one, (b == 0i) | neg));  // prelude.py:61
-    return select(q, 0i - q, neg);  // prelude.py:62
+fn ps_trunc_div_i32(a: i32, b: i32) -> i32 {  // prelude.py:58
+    let one: i32 = 1i;  // prelude.py:61
+    let neg: bool = b == (-one);  // prelude.py:62
+    let q: i32 = (a / select(b, one, (b == 0i) | neg));  // prelude.py:63
+    return select(q, 0i - q, neg);  // prelude.py:64
 }
 
-fn ps_mod_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:73
-    let r: i32 = a - (ps_trunc_div_i32(a, b) * b);  // prelude.py:75
-    let zero: i32 = 0i;  // prelude.py:76
-    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:77
+fn ps_mod_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:75
+    let r: i32 = a - (ps_trunc_div_i32(a, b) * b);  // prelude.py:77
+    let zero: i32 = 0i;  // prelude.py:78
+    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:79
 }
 
 @compute @workgroup_size(64, 1, 1)

@@ -52,12 +52,12 @@ fn sign_of(x: f32, zero: f32) -> f32 {  // helpers.py:30
     return 0.0f;  // helpers.py:35
 }
 
-fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:80
-    return (a / select(b, 1u, b == 0u));  // prelude.py:82
+fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:82
+    return (a / select(b, 1u, b == 0u));  // prelude.py:84
 }
 
-fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:85
-    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:87
+fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:87
+    return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:89
 }
 
 fn my_lane(ps_global_id: vec3<u32>) -> u32 {  // helpers.py:48

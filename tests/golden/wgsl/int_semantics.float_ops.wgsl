@@ -6,32 +6,32 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-fn ps_floordiv_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:90
-    let zero: f32 = 0.0f;  // prelude.py:93
-    let one: f32 = 1.0f;  // prelude.py:94
-    let q: f32 = floor(a_ / b);  // prelude.py:95
-    let r: f32 = a_ - (q * b);  // prelude.py:96
-    let pos: bool = b > zero;  // prelude.py:97
-    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:98
-    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:99
-    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:100
+fn ps_floordiv_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:92
+    let zero: f32 = 0.0f;  // prelude.py:95
+    let one: f32 = 1.0f;  // prelude.py:96
+    let q: f32 = floor(a_ / b);  // prelude.py:97
+    let r: f32 = a_ - (q * b);  // prelude.py:98
+    let pos: bool = b > zero;  // prelude.py:99
+    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:100
+    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:101
+    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:102
 }
 
-fn ps_mod_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:103
-    return a_ - (b * ps_floordiv_float_f32(a_, b));  // prelude.py:105
+fn ps_mod_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:105
+    return a_ - (b * ps_floordiv_float_f32(a_, b));  // prelude.py:107
 }
 
-fn ps_pow_f32_u32(x: f32, n: u32) -> f32 {  // prelude.py:108
+fn ps_pow_f32_u32(x: f32, n: u32) -> f32 {  // prelude.py:110
     var i: u32;
-    if (n == 0u) {  // prelude.py:111
-        return 1.0f;  // prelude.py:112
+    if (n == 0u) {  // prelude.py:113
+        return 1.0f;  // prelude.py:114
     }
-    var r: f32 = x;  // prelude.py:113
-    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:114
-        i = i_1;  // prelude.py:114
-        r = r * x;  // prelude.py:115
+    var r: f32 = x;  // prelude.py:115
+    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:116
+        i = i_1;  // prelude.py:116
+        r = r * x;  // prelude.py:117
     }
-    return r;  // prelude.py:116
+    return r;  // prelude.py:118
 }
 
 @compute @workgroup_size(64, 1, 1)

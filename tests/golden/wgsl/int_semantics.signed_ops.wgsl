@@ -7,38 +7,38 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<uniform> ps_params: ps_Params;
 
-fn ps_trunc_div_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:56
-    let one: i32 = 1i;  // prelude.py:59
-    let neg: bool = b_ == (-one);  // prelude.py:60
-    let q: i32 = (a_ / select(b_, one, (b_ == 0i) | neg));  // prelude.py:61
-    return select(q, 0i - q, neg);  // prelude.py:62
+fn ps_trunc_div_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:58
+    let one: i32 = 1i;  // prelude.py:61
+    let neg: bool = b_ == (-one);  // prelude.py:62
+    let q: i32 = (a_ / select(b_, one, (b_ == 0i) | neg));  // prelude.py:63
+    return select(q, 0i - q, neg);  // prelude.py:64
 }
 
-fn ps_floordiv_signed_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:65
-    let q: i32 = ps_trunc_div_i32(a_, b_);  // prelude.py:67
-    let r: i32 = a_ - (q * b_);  // prelude.py:68
-    let zero: i32 = 0i;  // prelude.py:69
-    return select(q, q - 1i, (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:70
+fn ps_floordiv_signed_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:67
+    let q: i32 = ps_trunc_div_i32(a_, b_);  // prelude.py:69
+    let r: i32 = a_ - (q * b_);  // prelude.py:70
+    let zero: i32 = 0i;  // prelude.py:71
+    return select(q, q - 1i, (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:72
 }
 
-fn ps_mod_signed_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:73
-    let r: i32 = a_ - (ps_trunc_div_i32(a_, b_) * b_);  // prelude.py:75
-    let zero: i32 = 0i;  // prelude.py:76
-    return select(r, r + b_, (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:77
+fn ps_mod_signed_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:75
+    let r: i32 = a_ - (ps_trunc_div_i32(a_, b_) * b_);  // prelude.py:77
+    let zero: i32 = 0i;  // prelude.py:78
+    return select(r, r + b_, (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:79
 }
 
-fn ps_pow_signed_i32_u32(x: i32, n: u32, unsigned_zero: u32) -> i32 {  // prelude.py:136
-    var b_: u32 = u32(x);  // prelude.py:140
-    var r: u32 = 1u;  // prelude.py:141
-    var e: u32 = n;  // prelude.py:142
-    while (e != 0u) {  // prelude.py:143
-        if ((e & 1u) != 0u) {  // prelude.py:144
-            r = r * b_;  // prelude.py:145
+fn ps_pow_signed_i32_u32(x: i32, n: u32, unsigned_zero: u32) -> i32 {  // prelude.py:138
+    var b_: u32 = u32(x);  // prelude.py:142
+    var r: u32 = 1u;  // prelude.py:143
+    var e: u32 = n;  // prelude.py:144
+    while (e != 0u) {  // prelude.py:145
+        if ((e & 1u) != 0u) {  // prelude.py:146
+            r = r * b_;  // prelude.py:147
         }
-        b_ = b_ * b_;  // prelude.py:146
-        e = e >> 1u;  // prelude.py:147
+        b_ = b_ * b_;  // prelude.py:148
+        e = e >> 1u;  // prelude.py:149
     }
-    return i32(r);  // prelude.py:148
+    return i32(r);  // prelude.py:150
 }
 
 @compute @workgroup_size(64, 1, 1)

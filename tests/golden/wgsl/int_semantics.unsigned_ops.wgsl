@@ -7,26 +7,26 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-fn ps_pow_unsigned_u32(x: u32, n: u32) -> u32 {  // prelude.py:119
-    var r: u32 = 1u;  // prelude.py:125
-    var b: u32 = x;  // prelude.py:126
-    var e: u32 = n;  // prelude.py:127
-    while (e != 0u) {  // prelude.py:128
-        if ((e & 1u) != 0u) {  // prelude.py:129
-            r = r * b;  // prelude.py:130
+fn ps_pow_unsigned_u32(x: u32, n: u32) -> u32 {  // prelude.py:121
+    var r: u32 = 1u;  // prelude.py:127
+    var b: u32 = x;  // prelude.py:128
+    var e: u32 = n;  // prelude.py:129
+    while (e != 0u) {  // prelude.py:130
+        if ((e & 1u) != 0u) {  // prelude.py:131
+            r = r * b;  // prelude.py:132
         }
-        b = b * b;  // prelude.py:131
-        e = e >> 1u;  // prelude.py:132
+        b = b * b;  // prelude.py:133
+        e = e >> 1u;  // prelude.py:134
     }
-    return r;  // prelude.py:133
+    return r;  // prelude.py:135
 }
 
-fn ps_floordiv_unsigned_u32(a_: u32, b: u32) -> u32 {  // prelude.py:80
-    return (a_ / select(b, 1u, b == 0u));  // prelude.py:82
+fn ps_floordiv_unsigned_u32(a_: u32, b: u32) -> u32 {  // prelude.py:82
+    return (a_ / select(b, 1u, b == 0u));  // prelude.py:84
 }
 
-fn ps_mod_unsigned_u32(a_: u32, b: u32) -> u32 {  // prelude.py:85
-    return a_ - (ps_floordiv_unsigned_u32(a_, b) * b);  // prelude.py:87
+fn ps_mod_unsigned_u32(a_: u32, b: u32) -> u32 {  // prelude.py:87
+    return a_ - (ps_floordiv_unsigned_u32(a_, b) * b);  // prelude.py:89
 }
 
 @compute @workgroup_size(64, 1, 1)

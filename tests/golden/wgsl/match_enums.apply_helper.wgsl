@@ -19,21 +19,21 @@ fn twice(n: u32) -> u32 {  // match_enums.py:93
     }
 }
 
-fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:177
-    let mag: i32 = 2147483647i;  // prelude.py:181
-    let inf: i32 = 2139095040i;  // prelude.py:182
-    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:187
+    let mag: i32 = 2147483647i;  // prelude.py:191
+    let inf: i32 = 2139095040i;  // prelude.py:192
+    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-fn ps_min_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:193
-    return select(a_, b, ps_key_before_i32(bitcast<i32>(b), bitcast<i32>(a_)));  // prelude.py:195
+fn ps_min_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:203
+    return select(a_, b, ps_key_before_i32(bitcast<i32>(b), bitcast<i32>(a_)));  // prelude.py:205
 }
 
-fn ps_max_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:198
-    return select(a_, b, ps_key_before_i32(bitcast<i32>(a_), bitcast<i32>(b)));  // prelude.py:200
+fn ps_max_float_f32(a_: f32, b: f32) -> f32 {  // prelude.py:208
+    return select(a_, b, ps_key_before_i32(bitcast<i32>(a_), bitcast<i32>(b)));  // prelude.py:210
 }
 
 fn combine(op: u32, x: f32, y: f32) -> f32 {  // match_enums.py:81

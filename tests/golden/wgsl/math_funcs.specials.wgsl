@@ -12,66 +12,66 @@ fn ps_f32_from_bits(b: u32) -> f32 {
     return bitcast<f32>(b);
 }
 
-fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:224
-    return (i & 2147483647i) > 2139095040i;  // prelude.py:226
+fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:234
+    return (i & 2147483647i) > 2139095040i;  // prelude.py:236
 }
 
-fn ps_isnan_f32(x_: f32) -> bool {  // prelude.py:246
-    return ps_nan_bits_i32(bitcast<i32>(x_));  // prelude.py:248
+fn ps_isnan_f32(x_: f32) -> bool {  // prelude.py:256
+    return ps_nan_bits_i32(bitcast<i32>(x_));  // prelude.py:258
 }
 
-fn ps_inf_bits_i32(i: i32) -> bool {  // prelude.py:229
-    return (i & 2147483647i) == 2139095040i;  // prelude.py:231
+fn ps_inf_bits_i32(i: i32) -> bool {  // prelude.py:239
+    return (i & 2147483647i) == 2139095040i;  // prelude.py:241
 }
 
-fn ps_isinf_f32(x_: f32) -> bool {  // prelude.py:251
-    return ps_inf_bits_i32(bitcast<i32>(x_));  // prelude.py:253
+fn ps_isinf_f32(x_: f32) -> bool {  // prelude.py:261
+    return ps_inf_bits_i32(bitcast<i32>(x_));  // prelude.py:263
 }
 
-fn ps_key_before_i32(x_: i32, y: i32) -> bool {  // prelude.py:177
-    let mag: i32 = 2147483647i;  // prelude.py:181
-    let inf: i32 = 2139095040i;  // prelude.py:182
-    let kx: i32 = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:183
-    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    let ordered: bool = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0i);  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+fn ps_key_before_i32(x_: i32, y: i32) -> bool {  // prelude.py:187
+    let mag: i32 = 2147483647i;  // prelude.py:191
+    let inf: i32 = 2139095040i;  // prelude.py:192
+    let kx: i32 = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:193
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    let ordered: bool = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0i);  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:198
-    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:200
+fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:208
+    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:210
 }
 
-fn ps_min_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:193
-    return select(a, b, ps_key_before_i32(bitcast<i32>(b), bitcast<i32>(a)));  // prelude.py:195
+fn ps_min_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:203
+    return select(a, b, ps_key_before_i32(bitcast<i32>(b), bitcast<i32>(a)));  // prelude.py:205
 }
 
-fn ps_nan_bits_ivec3(i: vec3<i32>) -> vec3<bool> {  // prelude.py:224
-    return (i & vec3<i32>(2147483647i)) > vec3<i32>(2139095040i);  // prelude.py:226
+fn ps_nan_bits_ivec3(i: vec3<i32>) -> vec3<bool> {  // prelude.py:234
+    return (i & vec3<i32>(2147483647i)) > vec3<i32>(2139095040i);  // prelude.py:236
 }
 
-fn ps_isnan_vec3(x_: vec3<f32>) -> vec3<bool> {  // prelude.py:246
-    return ps_nan_bits_ivec3(bitcast<vec3<i32>>(x_));  // prelude.py:248
+fn ps_isnan_vec3(x_: vec3<f32>) -> vec3<bool> {  // prelude.py:256
+    return ps_nan_bits_ivec3(bitcast<vec3<i32>>(x_));  // prelude.py:258
 }
 
-fn ps_inf_bits_ivec3(i: vec3<i32>) -> vec3<bool> {  // prelude.py:229
-    return (i & vec3<i32>(2147483647i)) == vec3<i32>(2139095040i);  // prelude.py:231
+fn ps_inf_bits_ivec3(i: vec3<i32>) -> vec3<bool> {  // prelude.py:239
+    return (i & vec3<i32>(2147483647i)) == vec3<i32>(2139095040i);  // prelude.py:241
 }
 
-fn ps_isinf_vec3(x_: vec3<f32>) -> vec3<bool> {  // prelude.py:251
-    return ps_inf_bits_ivec3(bitcast<vec3<i32>>(x_));  // prelude.py:253
+fn ps_isinf_vec3(x_: vec3<f32>) -> vec3<bool> {  // prelude.py:261
+    return ps_inf_bits_ivec3(bitcast<vec3<i32>>(x_));  // prelude.py:263
 }
 
-fn ps_key_before_ivec3(x_: vec3<i32>, y: vec3<i32>) -> vec3<bool> {  // prelude.py:177
-    let mag: vec3<i32> = vec3<i32>(2147483647i);  // prelude.py:181
-    let inf: vec3<i32> = vec3<i32>(2139095040i);  // prelude.py:182
-    let kx: vec3<i32> = x_ ^ ((x_ >> vec3<u32>(31u)) & mag);  // prelude.py:183
-    let ky: vec3<i32> = y ^ ((y >> vec3<u32>(31u)) & mag);  // prelude.py:184
-    let ordered: vec3<bool> = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != vec3<i32>(0i));  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+fn ps_key_before_ivec3(x_: vec3<i32>, y: vec3<i32>) -> vec3<bool> {  // prelude.py:187
+    let mag: vec3<i32> = vec3<i32>(2147483647i);  // prelude.py:191
+    let inf: vec3<i32> = vec3<i32>(2139095040i);  // prelude.py:192
+    let kx: vec3<i32> = x_ ^ ((x_ >> vec3<u32>(31u)) & mag);  // prelude.py:193
+    let ky: vec3<i32> = y ^ ((y >> vec3<u32>(31u)) & mag);  // prelude.py:194
+    let ordered: vec3<bool> = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != vec3<i32>(0i));  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-fn ps_max_float_vec3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {  // prelude.py:198
-    return select(a, b, ps_key_before_ivec3(bitcast<vec3<i32>>(a), bitcast<vec3<i32>>(b)));  // prelude.py:200
+fn ps_max_float_vec3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {  // prelude.py:208
+    return select(a, b, ps_key_before_ivec3(bitcast<vec3<i32>>(a), bitcast<vec3<i32>>(b)));  // prelude.py:210
 }
 
 @compute @workgroup_size(64, 1, 1)

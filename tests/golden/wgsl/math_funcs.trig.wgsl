@@ -6,19 +6,19 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-fn ps_floordiv_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:90
-    let zero: f32 = 0.0f;  // prelude.py:93
-    let one: f32 = 1.0f;  // prelude.py:94
-    let q: f32 = floor(a / b);  // prelude.py:95
-    let r: f32 = a - (q * b);  // prelude.py:96
-    let pos: bool = b > zero;  // prelude.py:97
-    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:98
-    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:99
-    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:100
+fn ps_floordiv_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:92
+    let zero: f32 = 0.0f;  // prelude.py:95
+    let one: f32 = 1.0f;  // prelude.py:96
+    let q: f32 = floor(a / b);  // prelude.py:97
+    let r: f32 = a - (q * b);  // prelude.py:98
+    let pos: bool = b > zero;  // prelude.py:99
+    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:100
+    let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:101
+    return select(select(q, q + one, inc), q - one, dec);  // prelude.py:102
 }
 
-fn ps_mod_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:103
-    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:105
+fn ps_mod_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:105
+    return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:107
 }
 
 @compute @workgroup_size(64, 1, 1)

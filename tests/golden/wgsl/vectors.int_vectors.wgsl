@@ -7,36 +7,36 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-fn ps_trunc_div_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:56
-    let one: vec2<i32> = vec2<i32>(1i);  // prelude.py:59
-    let neg: vec2<bool> = b == (-one);  // prelude.py:60
-    let q: vec2<i32> = (a / select(b, one, (b == vec2<i32>(0i)) | neg));  // prelude.py:61
-    return select(q, vec2<i32>(0i) - q, neg);  // prelude.py:62
+fn ps_trunc_div_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:58
+    let one: vec2<i32> = vec2<i32>(1i);  // prelude.py:61
+    let neg: vec2<bool> = b == (-one);  // prelude.py:62
+    let q: vec2<i32> = (a / select(b, one, (b == vec2<i32>(0i)) | neg));  // prelude.py:63
+    return select(q, vec2<i32>(0i) - q, neg);  // prelude.py:64
 }
 
-fn ps_mod_signed_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:73
-    let r: vec2<i32> = a - (ps_trunc_div_ivec2(a, b) * b);  // prelude.py:75
-    let zero: vec2<i32> = vec2<i32>(0i);  // prelude.py:76
-    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:77
+fn ps_mod_signed_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:75
+    let r: vec2<i32> = a - (ps_trunc_div_ivec2(a, b) * b);  // prelude.py:77
+    let zero: vec2<i32> = vec2<i32>(0i);  // prelude.py:78
+    return select(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:79
 }
 
-fn ps_floordiv_signed_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:65
-    let q: vec2<i32> = ps_trunc_div_ivec2(a, b);  // prelude.py:67
-    let r: vec2<i32> = a - (q * b);  // prelude.py:68
-    let zero: vec2<i32> = vec2<i32>(0i);  // prelude.py:69
-    return select(q, q - vec2<i32>(1i), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:70
+fn ps_floordiv_signed_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelude.py:67
+    let q: vec2<i32> = ps_trunc_div_ivec2(a, b);  // prelude.py:69
+    let r: vec2<i32> = a - (q * b);  // prelude.py:70
+    let zero: vec2<i32> = vec2<i32>(0i);  // prelude.py:71
+    return select(q, q - vec2<i32>(1i), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:72
 }
 
-fn ps_nan_bits_ivec2(i: vec2<i32>) -> vec2<bool> {  // prelude.py:224
-    return (i & vec2<i32>(2147483647i)) > vec2<i32>(2139095040i);  // prelude.py:226
+fn ps_nan_bits_ivec2(i: vec2<i32>) -> vec2<bool> {  // prelude.py:234
+    return (i & vec2<i32>(2147483647i)) > vec2<i32>(2139095040i);  // prelude.py:236
 }
 
-fn ps_float_to_int_vec2_ivec2(x: vec2<f32>, bottom: vec2<i32>, top: vec2<i32>) -> vec2<i32> {  // prelude.py:234
-    let lo: vec2<f32> = vec2<f32>(bottom);  // prelude.py:239
-    let hi: vec2<f32> = vec2<f32>(top);  // prelude.py:240
-    var v: vec2<i32> = vec2<i32>(select(vec2<f32>(0.0f), x, (x > lo) & (x < hi)));  // prelude.py:241
-    v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:242
-    return select(v, vec2<i32>(0i), ps_nan_bits_ivec2(bitcast<vec2<i32>>(x)));  // prelude.py:243
+fn ps_float_to_int_vec2_ivec2(x: vec2<f32>, bottom: vec2<i32>, top: vec2<i32>) -> vec2<i32> {  // prelude.py:244
+    let lo: vec2<f32> = vec2<f32>(bottom);  // prelude.py:249
+    let hi: vec2<f32> = vec2<f32>(top);  // prelude.py:250
+    var v: vec2<i32> = vec2<i32>(select(vec2<f32>(0.0f), x, (x > lo) & (x < hi)));  // prelude.py:251
+    v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:252
+    return select(v, vec2<i32>(0i), ps_nan_bits_ivec2(bitcast<vec2<i32>>(x)));  // prelude.py:253
 }
 
 @compute @workgroup_size(64, 1, 1)

@@ -8,51 +8,51 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:177
-    let mag: i32 = 2147483647i;  // prelude.py:181
-    let inf: i32 = 2139095040i;  // prelude.py:182
-    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:183
-    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:184
-    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+fn ps_key_before_i32(x: i32, y: i32) -> bool {  // prelude.py:187
+    let mag: i32 = 2147483647i;  // prelude.py:191
+    let inf: i32 = 2139095040i;  // prelude.py:192
+    let kx: i32 = x ^ ((x >> 31u) & mag);  // prelude.py:193
+    let ky: i32 = y ^ ((y >> 31u) & mag);  // prelude.py:194
+    let ordered: bool = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0i);  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:198
-    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:200
+fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:208
+    return select(a, b, ps_key_before_i32(bitcast<i32>(a), bitcast<i32>(b)));  // prelude.py:210
 }
 
-fn ps_pow_f32_u32(x: f32, n: u32) -> f32 {  // prelude.py:108
+fn ps_pow_f32_u32(x: f32, n: u32) -> f32 {  // prelude.py:110
     var i: u32;
-    if (n == 0u) {  // prelude.py:111
-        return 1.0f;  // prelude.py:112
+    if (n == 0u) {  // prelude.py:113
+        return 1.0f;  // prelude.py:114
     }
-    var r: f32 = x;  // prelude.py:113
-    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:114
-        i = i_1;  // prelude.py:114
-        r = r * x;  // prelude.py:115
+    var r: f32 = x;  // prelude.py:115
+    for (var i_1: u32 = 1u; i_1 < n; i_1 += 1u) {  // prelude.py:116
+        i = i_1;  // prelude.py:116
+        r = r * x;  // prelude.py:117
     }
-    return r;  // prelude.py:116
+    return r;  // prelude.py:118
 }
 
-fn ps_key_before_ivec4(x: vec4<i32>, y: vec4<i32>) -> vec4<bool> {  // prelude.py:177
-    let mag: vec4<i32> = vec4<i32>(2147483647i);  // prelude.py:181
-    let inf: vec4<i32> = vec4<i32>(2139095040i);  // prelude.py:182
-    let kx: vec4<i32> = x ^ ((x >> vec4<u32>(31u)) & mag);  // prelude.py:183
-    let ky: vec4<i32> = y ^ ((y >> vec4<u32>(31u)) & mag);  // prelude.py:184
-    let ordered: vec4<bool> = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != vec4<i32>(0i));  // prelude.py:185
-    return (kx < ky) & ordered;  // prelude.py:186
+fn ps_key_before_ivec4(x: vec4<i32>, y: vec4<i32>) -> vec4<bool> {  // prelude.py:187
+    let mag: vec4<i32> = vec4<i32>(2147483647i);  // prelude.py:191
+    let inf: vec4<i32> = vec4<i32>(2139095040i);  // prelude.py:192
+    let kx: vec4<i32> = x ^ ((x >> vec4<u32>(31u)) & mag);  // prelude.py:193
+    let ky: vec4<i32> = y ^ ((y >> vec4<u32>(31u)) & mag);  // prelude.py:194
+    let ordered: vec4<bool> = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != vec4<i32>(0i));  // prelude.py:195
+    return (kx < ky) & ordered;  // prelude.py:196
 }
 
-fn ps_max_float_vec4(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {  // prelude.py:198
-    return select(a, b, ps_key_before_ivec4(bitcast<vec4<i32>>(a), bitcast<vec4<i32>>(b)));  // prelude.py:200
+fn ps_max_float_vec4(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {  // prelude.py:208
+    return select(a, b, ps_key_before_ivec4(bitcast<vec4<i32>>(a), bitcast<vec4<i32>>(b)));  // prelude.py:210
 }
 
-fn ps_min_float_vec4(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {  // prelude.py:193
-    return select(a, b, ps_key_before_ivec4(bitcast<vec4<i32>>(b), bitcast<vec4<i32>>(a)));  // prelude.py:195
+fn ps_min_float_vec4(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {  // prelude.py:203
+    return select(a, b, ps_key_before_ivec4(bitcast<vec4<i32>>(b), bitcast<vec4<i32>>(a)));  // prelude.py:205
 }
 
-fn ps_clamp_float_vec4(x: vec4<f32>, lo: vec4<f32>, hi: vec4<f32>) -> vec4<f32> {  // prelude.py:203
-    return ps_min_float_vec4(ps_max_float_vec4(x, lo), hi);  // prelude.py:205
+fn ps_clamp_float_vec4(x: vec4<f32>, lo: vec4<f32>, hi: vec4<f32>) -> vec4<f32> {  // prelude.py:213
+    return ps_min_float_vec4(ps_max_float_vec4(x, lo), hi);  // prelude.py:215
 }
 
 @compute @workgroup_size(64, 1, 1)
