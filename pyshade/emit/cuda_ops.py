@@ -355,11 +355,16 @@ class CudaOps:
 
     def asm_minmax_text(self, op: str, e: T.Type, a: str, b: str) -> str:
         """A call of the support function for PTX ``op.s32``/``op.s64``."""
-        s, c = ("s64", "l") if e.bits == 64 else ("s32", "r")
+        # A compare and a select, not PTX min/max: with max.s32, a max of an abs-like
+        # max came out as an unsigned max on the H200 (the nested min/max the Vulkan
+        # driver also got wrong: bench/probes/nvidia_last_line_probe.py).
+        s, c, w = ("s64", "l", "b64") if e.bits == 64 else ("s32", "r", "b32")
         ty = self.tn(e)
+        cmp = "gt" if op == "max" else "lt"
         name = self.global_name(f"_ps_asm_{op}_{s}")
         self.support(f"asm_{op}_{s}", f'{FDI} {ty} {name}({ty} a, {ty} b) {{ {ty} r; '
-                                      f'asm("{op}.{s} %0, %1, %2;" : "={c}"(r) : "{c}"(a), '
+                                      f'asm("{{ .reg .pred p; setp.{cmp}.{s} p, %1, %2; '
+                                      f'selp.{w} %0, %1, %2, p; }}" : "={c}"(r) : "{c}"(a), '
                                       f'"{c}"(b)); return r; }}')
         return f"{name}({a}, {b})"
 

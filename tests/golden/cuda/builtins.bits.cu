@@ -12,9 +12,9 @@ static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(PS_OFFSETOF(ps_Params, ps_len_x) == 0, "offset of ps_Params.ps_len_x");
 #endif
 
-__device__ __forceinline__ int ps_asm_max_s32(int a, int b) { int r; asm("max.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ int ps_asm_max_s32(int a, int b) { int r; asm("{ .reg .pred p; setp.gt.s32 p, %1, %2; selp.b32 %0, %1, %2, p; }" : "=r"(r) : "r"(a), "r"(b)); return r; }
 
-__device__ __forceinline__ int ps_asm_min_s32(int a, int b) { int r; asm("min.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ int ps_asm_min_s32(int a, int b) { int r; asm("{ .reg .pred p; setp.lt.s32 p, %1, %2; selp.b32 %0, %1, %2, p; }" : "=r"(r) : "r"(a), "r"(b)); return r; }
 
 #line 166 "prelude.py"
 __device__ __forceinline__ int ps_max_signed_i32(int a, int b) {  // prelude.py:166
