@@ -133,6 +133,10 @@ def _cuda_params() -> list[GpuParam]:
 GPU_PARAMS = _gpu_params()
 VULKAN_PARAMS = _vulkan_params()
 CUDA_PARAMS = _cuda_params()
+# The CUDA emission compiled by g++ and run on the CPU (tests/cuda_host.py): everywhere,
+# CI included, since CI has no GPU.
+CUDA_HOST_PARAMS = [GpuParam("cuda-host", backend="cuda-host")]
+_cuda_host: list = []
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -174,6 +178,8 @@ def gpu_device(param: GpuParam) -> ps.Device:
         return vulkan_device(param)
     if param.backend == "cuda":
         return get_device(param.device_name)
+    if param.backend == "cuda-host":
+        return cuda_host_device()
     if param.device_name:
         return get_device(param.device_name)
     if not param.driver:
@@ -219,13 +225,28 @@ def vulkan_device(param: GpuParam) -> ps.Device:
     raise AssertionError("unreachable")
 
 
-ALL_GPU_PARAMS = [*GPU_PARAMS, *VULKAN_PARAMS, *CUDA_PARAMS]
+def cuda_host_device() -> ps.Device:
+    """The one CudaHostDevice of the session (g++ and NVRTC are needed)."""
+    from cuda_host import CudaHostDevice, compiler
+    require(compiler() is not None, "g++ is not installed (Debian package g++)")
+    try:
+        from pyshade.toolchains.nvrtc import nvrtc_version
+        nvrtc_version()
+    except ps.BackendUnavailable as e:
+        require(False, f"NVRTC is missing ({e})")
+    if not _cuda_host:
+        _cuda_host.append(CudaHostDevice())
+    return _cuda_host[0]
+
+
+ALL_GPU_PARAMS = [*GPU_PARAMS, *VULKAN_PARAMS, *CUDA_PARAMS, *CUDA_HOST_PARAMS]
 
 
 @pytest.fixture(params=["cpu", *ALL_GPU_PARAMS], ids=["cpu", *(p.id for p in ALL_GPU_PARAMS)])
 def dev(request: pytest.FixtureRequest) -> ps.Device:
     """Each execution test runs on the CPU interpreter, on every WebGPU adapter, on
-    every Vulkan adapter (the ``vulkan`` device, GLSL) and on every CUDA GPU."""
+    every Vulkan adapter (the ``vulkan`` device, GLSL), on every CUDA GPU and on the
+    CUDA emission run on the CPU (``cuda-host``, tests/cuda_host.py)."""
     if request.param == "cpu":
         return get_device("cpu")
     return gpu_device(request.param)

@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 
 import numpy as np
-from conftest import CUDA_PARAMS, VULKAN_PARAMS, get_device, gpu_device, vulkan_device
+from conftest import CUDA_PARAMS, VULKAN_PARAMS, cuda_host_device, get_device, gpu_device, vulkan_device
 
 import pyshade as ps
 
@@ -282,11 +282,12 @@ def check_one(j: int, rng: np.random.Generator, tmp_path: Path, devs: list) -> s
 
 def test_random_integer_kernels(tmp_path: Path) -> None:
     only = os.environ.get("PYSHADE_DIFF_DEVICES")   # e.g. "cpu,cuda": those backends only
-    want = set(only.split(",")) if only else {"cpu", "wgpu", "vulkan", "cuda"}
+    want = set(only.split(",")) if only else {"cpu", "wgpu", "vulkan", "cuda", "cuda-host"}
     devs = [*([ps.device("cpu")] if "cpu" in want else []),
             *([get_device("wgpu")] if "wgpu" in want else []),
             *(map(vulkan_device, VULKAN_PARAMS) if "vulkan" in want else []),
-            *(map(gpu_device, CUDA_PARAMS) if "cuda" in want else [])]
+            *(map(gpu_device, CUDA_PARAMS) if "cuda" in want else []),
+            *([cuda_host_device()] if "cuda-host" in want else [])]
     seed = int(os.environ.get("PYSHADE_DIFF_SEED") or np.random.SeedSequence().entropy % 2**63)
     rng = np.random.default_rng(seed)
     failures = []

@@ -362,10 +362,15 @@ class CudaOps:
         ty = self.tn(e)
         cmp = "gt" if op == "max" else "lt"
         name = self.global_name(f"_ps_asm_{op}_{s}")
-        self.support(f"asm_{op}_{s}", f'{FDI} {ty} {name}({ty} a, {ty} b) {{ {ty} r; '
-                                      f'asm("{{ .reg .pred p; setp.{cmp}.{s} p, %1, %2; '
-                                      f'selp.{w} %0, %1, %2, p; }}" : "={c}"(r) : "{c}"(a), '
-                                      f'"{c}"(b)); return r; }}')
+        # Host compilers (tests/cuda_host) get the plain comparison.
+        self.support(f"asm_{op}_{s}", f'{FDI} {ty} {name}({ty} a, {ty} b) {{\n'
+                                      f'#ifdef __CUDA_ARCH__\n'
+                                      f'    {ty} r; asm("{{ .reg .pred p; setp.{cmp}.{s} p, '
+                                      f'%1, %2; selp.{w} %0, %1, %2, p; }}" : "={c}"(r) : '
+                                      f'"{c}"(a), "{c}"(b)); return r;\n'
+                                      f'#else\n'
+                                      f'    return a {">" if op == "max" else "<"} b ? a : b;\n'
+                                      f'#endif\n}}')
         return f"{name}({a}, {b})"
 
     def abs_call(self, node: ast.Call) -> str:
