@@ -12,7 +12,13 @@ static_assert(sizeof(ps_Params) == 16, "size of ps_Params");
 static_assert(PS_OFFSETOF(ps_Params, ps_len_x) == 0, "offset of ps_Params.ps_len_x");
 #endif
 
-__device__ __forceinline__ int ps_asm_min_s32(int a, int b) { int r; asm("{ .reg .pred p; setp.lt.s32 p, %1, %2; selp.b32 %0, %1, %2, p; }" : "=r"(r) : "r"(a), "r"(b)); return r; }
+__device__ __forceinline__ int ps_asm_min_s32(int a, int b) {
+#ifdef __CUDA_ARCH__
+    int r; asm("{ .reg .pred p; setp.lt.s32 p, %1, %2; selp.b32 %0, %1, %2, p; }" : "=r"(r) : "r"(a), "r"(b)); return r;
+#else
+    return a < b ? a : b;
+#endif
+}
 
 #line 234 "prelude.py"
 __device__ __forceinline__ bool ps_nan_bits_i32(int i) {  // prelude.py:234
