@@ -40,6 +40,9 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
     # arrayLength of a buffer rounded up to 16 bytes): ``len(buf)`` then reads a
     # hidden u32 member of the parameter block that the launch path fills in.
     explicit_lengths = False
+    # True where the target has no built-in for the launch's group counts: the parameter
+    # block then carries them (``ParamBlock.groups``), when the kernel needs them.
+    groups_in_block = False
     # Spelling rows a builtin may share with other targets (``clike``), after the target's own.
     families: tuple[str, ...] = ()
 

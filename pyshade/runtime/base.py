@@ -35,6 +35,9 @@ class ParamBlock:
     kind: str = "uniform"            # "uniform" or "storage" (read-only storage)
     fields: tuple = ()               # ((name, offset, pyshade type), ...)
     lengths: tuple = ()              # ((buffer index, offset of its u32 element count), ...)
+    # Offset of three u32 group counts the device writes at each dispatch (the HLSL
+    # emitter's num_groups: HLSL has no built-in for them), or -1.
+    groups: int = -1
 
 
 @dataclass(frozen=True)

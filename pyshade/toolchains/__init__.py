@@ -45,7 +45,9 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
     bare True asks for a check without naming a device, which a target whose
     toolchain lives in a device refuses. Python's binary is a code object
     whose lines are the user's. GLSL's binary is SPIR-V from glslang (entry point: the
-    kernel's name), checked by spirv-val unless ``validate`` is false.
+    kernel's name), checked by spirv-val unless ``validate`` is false. HLSL's is
+    SPIR-V from DXC, likewise checked; with ``validate`` DXC's DXIL is made and
+    validated too.
     """
     if target == "wgsl":
         if validate is True:
@@ -61,5 +63,13 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
         from .glslang import compile_glsl
         entry = emitter.global_name(emitter.k.name)
         return compile_glsl(text, entry=entry, validate=bool(validate)), ""
+    if target == "hlsl":
+        # SPIR-V, what the vulkan device runs; a check also compiles the DXIL (D3D12's
+        # form) and validates both. The d3d12 device compiles its DXIL itself.
+        from .dxc import compile_hlsl
+        entry = emitter.global_name(emitter.k.name)
+        if validate:
+            compile_hlsl(text, entry=entry, target="dxil")
+        return compile_hlsl(text, entry=entry, target="spirv", validate=bool(validate)), ""
     from ..errors import BackendUnavailable
     raise BackendUnavailable(f"no toolchain for target {target!r} in this version")
