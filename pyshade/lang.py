@@ -297,6 +297,7 @@ atomic_compare_exchange = _register(
 
 _register("abs", builtins.abs, _t_num_map(1), "Absolute value.", clike="abs({0})",
           glsl=lambda em, node: em.unsigned_abs(node),
+          hlsl=lambda em, node: em.unsigned_abs(node),
           python="{abs}")
 _register("min", builtins.min, _t_minmax, "Smaller of two values.", clike="min({0}, {1})",
           python="{min}")

@@ -293,6 +293,14 @@ class CLikeEmitter(Emitter):
         block's variable (a target that binds it as an array element says so)."""
         return self.globals.name("_ps_params")
 
+    def unsigned_abs(self, node: ast.Call) -> str:
+        """``abs`` of an unsigned value is the value (GLSL has no unsigned abs, HLSL's
+        converts to int first); of a float, ``abs`` (signed integers go through the
+        prelude)."""
+        if elem_type(node.ps_type).kind == "uint":
+            return self.sub(node.args[0])       # an operand where the call stood: parenthesised
+        return f"abs({self.value(node.args[0])})"
+
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
         """Fields of builtin format strings: ``ids``, ``len`` and the result type ``T``."""
         extras: dict[str, Any] = {}

@@ -362,10 +362,3 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
         t = node.ps_type
         u = "uint" if t.bits == 32 else "uint64_t"
         return f"{self.type_name(t)}({t.bits - 1} - findMSB({u}({self.value(node.args[0])})))"
-
-    def unsigned_abs(self, node: ast.Call) -> str:
-        """``abs`` of an unsigned value is the value (GLSL has no unsigned abs); of a float,
-        ``abs`` (signed integers go through the prelude)."""
-        if elem_type(node.ps_type).kind == "uint":
-            return self.sub(node.args[0])       # an operand where the call stood: parenthesised
-        return f"abs({self.value(node.args[0])})"

@@ -10,8 +10,10 @@ Design notes:
   generated functions (``hlsl_helpers``), so every use stays an expression.
 - The language is HLSL 2021 (``-HV 2021``): there ``&&``, ``||`` and ``?:``
   short-circuit on scalars as Python's ``and``/``or``/``if else`` do (HLSL 2018
-  evaluates both sides). Shader model 6.0, 6.2 where 16-bit types are used
-  (``float16_t`` needs ``-enable-16bit-types``); ``toolchains/dxc.py`` picks both.
+  evaluates both sides). DXC 1.7's SPIR-V does not keep that: where the later
+  operand matters, ``lazy.py`` writes the node as statements. Shader model 6.0,
+  6.2 where 16-bit types are used (``float16_t`` needs ``-enable-16bit-types``);
+  ``toolchains/dxc.py`` picks both.
 - Resources (``hlsl_tables.registers``): ``Buffer`` i is a ``StructuredBuffer``
   (read only) or ``RWStructuredBuffer`` at ``[[vk::binding(i, 0)]]`` and the
   D3D12 register of its class; the parameter block is
@@ -48,10 +50,12 @@ from typing import Any
 
 from .. import types as T
 from ..frontend.program import FuncInfo
-from .clike import CLikeEmitter, elem_type, shortest_f32
+from .base import CMP_SYMBOLS
+from .clike import BINOPS, CLikeEmitter, elem_type, shortest_f32
 from .features import DeviceChecks
 from .hlsl_helpers import HlslHelpers
 from .hlsl_tables import BITCASTS, IDS, LITERAL_SUFFIX, SCALARS, registers
+from .lazy import LazyLogic
 
 PUSH_CONSTANT_LIMIT = 128          # bytes: maxPushConstantsSize is at least this everywhere
 
@@ -67,13 +71,15 @@ def _has_matrix(t: Any) -> bool:
     return False
 
 
-class HlslEmitter(DeviceChecks, HlslHelpers, CLikeEmitter):
+class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
     """Writes a Program as an HLSL (Shader Model 6) compute shader."""
 
     target = "hlsl"
     explicit_lengths = True
     groups_in_block = True
     line_directives = True
+    # DXC's SPIR-V evaluates both sides of && || ?: (lazy.py writes them as statements)
+    eager_logic = True
     # barrier(): device and group memory, then the workgroup's execution (GLSL's three).
     BARRIER = ("AllMemoryBarrierWithGroupSync()",)
 
@@ -159,6 +165,10 @@ class HlslEmitter(DeviceChecks, HlslHelpers, CLikeEmitter):
         if isinstance(t, (T.ScalarType, T.EnumType)):
             return self.literal(0 if t != T.bool_ else False, t)
         return f"({self.type_name(t, node)})0"
+
+    def temp_zero(self, t: T.Type) -> str:
+        """An if-else temporary starts as the zero of its type (``lazy``)."""
+        return self.zero_local(t)
 
     def bool_to_u32(self, v: str) -> str:
         """``uint(b)``: 1 or 0."""
@@ -360,11 +370,46 @@ class HlslEmitter(DeviceChecks, HlslHelpers, CLikeEmitter):
         self.line(f"{fn}({self.index_arg(target.slice)}, {v});", node)
 
     # -- expressions ----------------------------------------------------------------------
+    def untyped(self, node: ast.expr) -> bool:
+        """True for an i32 expression that HLSL types as a "literal int" (64 bits, taking
+        the type of the other operand: ``-3 >> s`` with a uint ``s`` shifts logically):
+        a literal, or an operation of such."""
+        if node.ps_type != T.i32 or id(node) in self.emitted:
+            return False
+        if isinstance(node, ast.Constant):
+            return getattr(node, "ps_enum", None) is None
+        if isinstance(node, ast.UnaryOp):
+            return self.untyped(node.operand)
+        if isinstance(node, ast.BinOp):
+            shift = isinstance(node.op, (ast.LShift, ast.RShift))
+            return self.untyped(node.left) and (shift or self.untyped(node.right))
+        if isinstance(node, ast.IfExp):
+            return self.untyped(node.body) and self.untyped(node.orelse)
+        return False
+
+    def typed_sub(self, node: ast.expr) -> str:
+        """An operand, as ``int(...)`` where HLSL would not type it i32 (``untyped``)."""
+        return f"int({self.expr(node)})" if self.untyped(node) else self.sub(node)
+
     def ex_BinOp(self, node: ast.BinOp) -> str:
-        """``@`` as ``mul`` with the operands swapped (HLSL's rows are pyshade's columns)."""
+        """``@`` as ``mul`` with the operands swapped (HLSL's rows are pyshade's columns);
+        an operation of i32 literals made i32 (``untyped``)."""
         if isinstance(node.op, ast.MatMult):
             return f"mul({self.value(node.right)}, {self.value(node.left)})"
+        if not isinstance(node.op, (ast.LShift, ast.RShift)) and self.untyped(node.left) \
+                and self.untyped(node.right):
+            return f"{self.typed_sub(node.left)} {BINOPS[type(node.op)]} {self.sub(node.right)}"
         return super().ex_BinOp(node)
+
+    def shift(self, node: ast.BinOp, op: type) -> str:
+        """``a << b`` / ``a >> b``, an i32 literal ``a`` made i32 (``untyped``)."""
+        return f"{self.typed_sub(node.left)} {BINOPS[op]} {self.sub(node.right)}"
+
+    def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
+        """``a OP b``; of two i32 literals, the first made i32 (``untyped``)."""
+        if self.untyped(a) and self.untyped(b):
+            return f"{self.typed_sub(a)} {CMP_SYMBOLS[op]} {self.sub(b)}"
+        return super().compare(op, a, b, node)
 
     def call_construct(self, node: ast.Call, t: T.Type) -> str:
         """A vector or matrix constructor: ``(T)0`` without arguments, ``(T)x`` for one
@@ -407,6 +452,8 @@ class HlslEmitter(DeviceChecks, HlslHelpers, CLikeEmitter):
             f = self.broadcast(f, node.args[0].ps_type, want)
             t = self.broadcast(t, node.args[1].ps_type, want)
             return f"{self.select_vector(want)}({f}, {t}, {c})"
+        if self.untyped(node.args[0]) and self.untyped(node.args[1]):
+            return f"({c} ? int({t}) : {f})"
         return f"({c} ? {t} : {f})"
 
     def bitcast_call(self, node: ast.Call) -> str:

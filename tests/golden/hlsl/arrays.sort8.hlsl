@@ -47,7 +47,20 @@ void sort8(uint3 ps_global_id : SV_DispatchThreadID) {  // arrays.py:33
         k = k_1;  // arrays.py:41
         int x = v[k];  // arrays.py:42
         int j = k - 1;  // arrays.py:43
-        while ((j >= 0) && (v[j] > x)) {  // arrays.py:44
+        while (true) {  // arrays.py:44
+#line 44 "arrays.py"
+            bool and_1 = j >= 0;  // arrays.py:44
+#line 44 "arrays.py"
+            if (and_1) {  // arrays.py:44
+#line 44 "arrays.py"
+                and_1 = v[j] > x;  // arrays.py:44
+            }
+#line 44 "arrays.py"
+            if (!(and_1)) {  // arrays.py:44
+#line 44 "arrays.py"
+                break;  // arrays.py:44
+            }
+#line 45 "arrays.py"
             v[j + 1] = v[j];  // arrays.py:45
             j = j - 1;  // arrays.py:46
         }

@@ -23,7 +23,21 @@ void logic(uint3 ps_global_id : SV_DispatchThreadID) {  // int_semantics.py:55
     bool inside = (lo <= x) && (x < hi);  // int_semantics.py:60
     bool ordered = (lo < hi) && (hi <= 100) && (100 != x);  // int_semantics.py:61
     bool both = inside && (!ordered);  // int_semantics.py:62
-    bool either = (x == 0) || ((x > 0) && (a[(i > 0u) ? (i - 1u) : i] < x));  // int_semantics.py:63
+    bool or_1 = x == 0;  // int_semantics.py:63
+#line 63 "int_semantics.py"
+    if (!or_1) {  // int_semantics.py:63
+#line 63 "int_semantics.py"
+        bool and_1 = x > 0;  // int_semantics.py:63
+#line 63 "int_semantics.py"
+        if (and_1) {  // int_semantics.py:63
+#line 63 "int_semantics.py"
+            and_1 = a[(i > 0u) ? (i - 1u) : i] < x;  // int_semantics.py:63
+        }
+#line 63 "int_semantics.py"
+        or_1 = and_1;  // int_semantics.py:63
+    }
+#line 63 "int_semantics.py"
+    bool either = or_1;  // int_semantics.py:63
     int sign_ = (x > 0) ? 1 : ((x < 0) ? (-1) : 0);  // int_semantics.py:64
     uint f = 0u;  // int_semantics.py:65
     if (both) {  // int_semantics.py:66
