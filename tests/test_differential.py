@@ -13,7 +13,7 @@ import traceback
 from pathlib import Path
 
 import numpy as np
-from conftest import VULKAN_PARAMS, get_device, vulkan_device
+from conftest import HLSL_PARAMS, VULKAN_PARAMS, get_device, vulkan_device
 
 import pyshade as ps
 
@@ -260,16 +260,17 @@ def check_one(j: int, rng: np.random.Generator, tmp_path: Path, devs: list) -> s
             kern.launch(dev.array(a), dev.array(b), out, threads=N, device=dev)
             got = out.numpy()
         except Exception as e:  # noqa: BLE001
-            problems.append(f"{dev.name}: {type(e).__name__}: {e}")
+            problems.append(f"{_label(dev)}: {type(e).__name__}: {e}")
             continue
         bad = np.flatnonzero(got != want)
-        problems += [f"{dev.name}: x={a[i]} y={b[i]} got {got[i]} want {want[i]}" for i in bad[:4]]
+        problems += [f"{_label(dev)}: x={a[i]} y={b[i]} got {got[i]} want {want[i]}"
+                     for i in bad[:4]]
         if len(bad):
-            problems.append(f"{dev.name}: {len(bad)}/{N} mismatches")
+            problems.append(f"{_label(dev)}: {len(bad)}/{N} mismatches")
     if not problems:
         return None
     msg = "\n".join(problems) + f"\n--- kernel {path.name}\n{src}--- reference\n{ref_src}"
-    for target in ("python", "wgsl", "glsl"):
+    for target in ("python", "wgsl", "glsl", "hlsl"):
         try:
             msg += f"--- {target}\n" + ps.translate(kern, target)
         except ps.PyshadeError as e:
@@ -277,8 +278,15 @@ def check_one(j: int, rng: np.random.Generator, tmp_path: Path, devs: list) -> s
     return msg
 
 
+def _label(dev: ps.Device) -> str:
+    """The device's name, with the language a vulkan device compiles from."""
+    via = getattr(dev, "via", None)
+    return f"{dev.name} via {via}" if via else dev.name
+
+
 def test_random_integer_kernels(tmp_path: Path) -> None:
-    devs = [ps.device("cpu"), get_device("wgpu"), *map(vulkan_device, VULKAN_PARAMS)]
+    devs = [ps.device("cpu"), get_device("wgpu"), *map(vulkan_device, VULKAN_PARAMS),
+            *map(vulkan_device, HLSL_PARAMS)]
     seed = int(os.environ.get("PYSHADE_DIFF_SEED") or np.random.SeedSequence().entropy % 2**63)
     rng = np.random.default_rng(seed)
     failures = []

@@ -9,6 +9,7 @@ binding order, the packed parameter block and the group counts.
 from __future__ import annotations
 
 import contextlib
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
@@ -62,6 +63,13 @@ class Compiled:
     key: tuple = ()        # (kernel id, specialisation, target): cache key for pipelines
     log: str = ""          # toolchain warnings
     extra: dict = field(default_factory=dict)
+
+
+def with_group_counts(params: bytes, offset: int, groups: Sequence[int]) -> bytes:
+    """The parameter block ``params`` with the three group counts of the dispatch at
+    ``offset`` (``ParamBlock.groups``: where the kernel's language has no built-in for
+    them, the device writes them at each dispatch)."""
+    return b"".join((params[:offset], struct.pack("<3I", *groups), params[offset + 12:]))
 
 
 class DeviceArray:
