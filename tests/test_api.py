@@ -45,7 +45,8 @@ def test_translate_all_names_missing_emitters():
     assert set(out) == {"wgsl", "glsl", "hlsl", "msl", "cuda"}
     assert isinstance(out["wgsl"], str) and isinstance(out["glsl"], str)
     assert out["glsl"].startswith("#version 450\n")
-    for t in ("hlsl", "msl", "cuda"):
+    assert isinstance(out["hlsl"], str) and "[numthreads(" in out["hlsl"]
+    for t in ("msl", "cuda"):
         assert isinstance(out[t], ps.BackendUnavailable) and t in str(out[t])
 
 
