@@ -105,11 +105,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_devices(args: argparse.Namespace) -> int:
     """``pyshade devices``: print each device, whether it is available, its adapter or reason,
-    and any note about its driver."""
+    the languages it compiles kernels from where there is a choice, and any note about its
+    driver."""
     print(f"{'device':8} {'available':10} adapter / reason")
     for d in ps.devices():
         print(f"{d.name:8} {'yes' if d.available else 'no':10} "
               f"{d.adapter if d.available else d.reason.splitlines()[0]}")
+        if len(d.via) > 1:
+            print(f"{'':19} via: {', '.join(d.via)} (ps.device({d.name!r}, via=...))")
         if d.note:
             print(f"{'':19} note: {d.note}")
     return 0

@@ -72,22 +72,30 @@ class ParamLayout:
     kind: str               # "uniform" or "storage"; "push" where the emitter chooses it
     types: list             # (name, type): the value parameters, then the hidden lengths
     lengths: dict           # buffer name -> name of its hidden u32 length member
+    groups: str | None = None   # name of the hidden uvec3 of group counts, if any
 
 
 def param_layout(values: list[tuple[str, T.Type]],
-                 lengths: list[str] = ()) -> ParamLayout:  # type: ignore[assignment]
+                 lengths: list[str] = (),  # type: ignore[assignment]
+                 groups: bool = False) -> ParamLayout:
     """Lay out kernel value parameters by WGSL's uniform rules (std140-like), followed by
     a hidden u32 element count for each buffer in ``lengths`` (targets whose own
-    buffer length counts binding padding get ``len(buf)`` from there)."""
+    buffer length counts binding padding get ``len(buf)`` from there) and, with
+    ``groups``, a hidden uvec3 of the launch's group counts (HLSL has no built-in for
+    them: the device writes them there at each dispatch)."""
     taken = {n for n, _ in values}
-    hidden = {}
-    for b in lengths:
-        name = f"_ps_len_{b}"
+
+    def hidden_name(name: str) -> str:
         while name in taken:
             name += "_"
         taken.add(name)
-        hidden[b] = name
+        return name
+    hidden = {b: hidden_name(f"_ps_len_{b}") for b in lengths}
     values = list(values) + [(hidden[b], T.u32) for b in lengths]
+    groups_name = None
+    if groups:
+        groups_name = hidden_name("_ps_num_groups")
+        values.append((groups_name, T.uvec3))
     off, placed, kind = 0, [], "uniform"
     for name, t in values:
         a, size = t.align, t.size
@@ -102,7 +110,7 @@ def param_layout(values: list[tuple[str, T.Type]],
         off = _round_up(a, off)
         placed.append((name, off, align_attr, size_attr))
         off += size
-    return ParamLayout(placed, _round_up(16, max(off, 16)), kind, values, hidden)
+    return ParamLayout(placed, _round_up(16, max(off, 16)), kind, values, hidden, groups_name)
 
 
 class Kernel:
@@ -197,7 +205,8 @@ class Kernel:
                                 self.workgroup_size, spec.folded)
             cls = emitter_class(target)
             lengths = prog.lengths_used() if cls.explicit_lengths else []
-            prog.param_block = param_layout(prog.kernel.values, lengths)
+            groups = cls.groups_in_block and (spec.folded or prog.uses_id("num_groups"))
+            prog.param_block = param_layout(prog.kernel.values, lengths, groups)
             # The same offsets everywhere; how the block travels is the target's choice
             # (GLSL: push constants when they fit).
             prog.param_block.kind = cls.block_kind(prog.param_block)
@@ -235,7 +244,8 @@ class Kernel:
             pb = ParamBlock(len(slots), pl.size, pl.kind,
                             tuple((n, off, t) for (n, off, _, _), (_, t) in
                                   zip(pl.placed, pl.types)),
-                            tuple((index[b], offsets[m]) for b, m in pl.lengths.items()))
+                            tuple((index[b], offsets[m]) for b, m in pl.lengths.items()),
+                            offsets[pl.groups] if pl.groups else -1)
         return Layout(slots, pb, self.workgroup_size, spec.folded)
 
     def compile_spec(self, target: str, spec: Spec, validate: bool = True) -> Compiled:

@@ -1,9 +1,10 @@
 """Shared fixtures: devices (skip locally, fail in CI), golden-file updating.
 
-GPU tests run on every WebGPU adapter and every raw Vulkan adapter: ``dev`` is
-``cpu`` plus one parameter per adapter of each, ``wgpu_dev`` and ``vulkan_dev``
-the adapters of one backend, with ids that name the backend and adapter
-(``wgpu-llvmpipe``, ``vulkan-swiftshader``). In CI (``CI=true``),
+GPU tests run on every WebGPU adapter and every raw Vulkan adapter, the latter
+twice (kernels compiled from GLSL, and from HLSL by DXC): ``dev`` is ``cpu``
+plus one parameter per adapter and route, ``wgpu_dev``, ``vulkan_dev`` and
+``hlsl_dev`` the adapters of one, with ids that name the backend and adapter
+(``wgpu-llvmpipe``, ``vulkan-swiftshader``, ``vulkan-hlsl-llvmpipe``). In CI (``CI=true``),
 or when ``PYSHADE_TEST_VK_DRIVERS=lavapipe,swiftshader`` (any subset) asks,
 the parameters are those drivers, ``VK_DRIVER_FILES`` is pointed at their
 Vulkan ICD files unless something else already set it, and a driver that is
@@ -14,6 +15,7 @@ missing fails its tests. Otherwise the parameters are the adapters found
 from __future__ import annotations
 
 import glob
+import importlib.util
 import os
 import re
 import shutil
@@ -70,6 +72,7 @@ class GpuParam:
     driver: str = ""           # a VK_DRIVERS key: the adapter is looked up by name
     device_name: str = ""      # else the device to open ("wgpu:N"), or "" if there is none
     backend: str = "wgpu"      # "wgpu" or "vulkan"
+    via: str = ""              # vulkan: "hlsl" compiles kernels by DXC (default: GLSL)
 
 
 def _slug(label: str) -> str:
@@ -137,6 +140,9 @@ CUDA_PARAMS = _cuda_params()
 # CI included, since CI has no GPU.
 CUDA_HOST_PARAMS = [GpuParam("cuda-host", backend="cuda-host")]
 _cuda_host: list = []
+# The same Vulkan adapters, running SPIR-V that DXC made from the HLSL emission.
+HLSL_PARAMS = [GpuParam(p.id.replace("vulkan", "vulkan-hlsl", 1), p.driver, p.device_name,
+                        "vulkan", "hlsl") for p in VULKAN_PARAMS]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -163,10 +169,10 @@ def require(condition: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
-def get_device(name: str) -> ps.Device:
+def get_device(name: str, via: str | None = None) -> ps.Device:
     """The named device, or skip/fail with the reason it is unavailable."""
     try:
-        return ps.device(name)
+        return ps.device(name, via=via)
     except ps.BackendUnavailable as e:
         require(False, f"device {name!r} unavailable: {e}")
         raise
@@ -203,11 +209,16 @@ def gpu_device(param: GpuParam) -> ps.Device:
 
 
 def vulkan_device(param: GpuParam) -> ps.Device:
-    """The ``vulkan`` device of a parameter (glslang and spirv-val are needed too)."""
+    """The ``vulkan`` device of a parameter (glslang and spirv-val are needed too; DXC
+    for ``via="hlsl"``)."""
     require(shutil.which("glslangValidator") is not None and shutil.which("spirv-val") is not None,
             "glslangValidator/spirv-val (glslang-tools, spirv-tools) are not installed")
+    via = param.via or None
+    if via == "hlsl":
+        require(importlib.util.find_spec("compushady") is not None,
+                "compushady (DXC) is not installed: pip install 'pyshade[hlsl]'")
     if param.device_name or not param.driver:
-        return get_device(param.device_name or "vulkan")
+        return get_device(param.device_name or "vulkan", via)
     pattern, word = VK_DRIVERS[param.driver]
     try:
         from pyshade.runtime.vulkan_support import list_adapters
@@ -217,7 +228,7 @@ def vulkan_device(param: GpuParam) -> ps.Device:
         raise
     for i, a in enumerate(adapters):
         if word in a.name.lower():
-            return get_device(f"vulkan:{i}")
+            return get_device(f"vulkan:{i}", via)
     require(False, f"no Vulkan adapter of {param.driver} ({word}): ICD file {pattern} "
             f"{'found' if icd_file(param.driver) else 'missing'}, "
             f"VK_DRIVER_FILES={os.environ.get('VK_DRIVER_FILES', '')!r}, adapters: "
@@ -239,14 +250,15 @@ def cuda_host_device() -> ps.Device:
     return _cuda_host[0]
 
 
-ALL_GPU_PARAMS = [*GPU_PARAMS, *VULKAN_PARAMS, *CUDA_PARAMS, *CUDA_HOST_PARAMS]
+ALL_GPU_PARAMS = [*GPU_PARAMS, *VULKAN_PARAMS, *HLSL_PARAMS, *CUDA_PARAMS,
+                  *CUDA_HOST_PARAMS]
 
 
 @pytest.fixture(params=["cpu", *ALL_GPU_PARAMS], ids=["cpu", *(p.id for p in ALL_GPU_PARAMS)])
 def dev(request: pytest.FixtureRequest) -> ps.Device:
     """Each execution test runs on the CPU interpreter, on every WebGPU adapter, on
-    every Vulkan adapter (the ``vulkan`` device, GLSL), on every CUDA GPU and on the
-    CUDA emission run on the CPU (``cuda-host``, tests/cuda_host.py)."""
+    every Vulkan adapter (the ``vulkan`` device, from GLSL and from HLSL), on every CUDA
+    GPU and on the CUDA emission run on the CPU (``cuda-host``, tests/cuda_host.py)."""
     if request.param == "cpu":
         return get_device("cpu")
     return gpu_device(request.param)
@@ -261,6 +273,12 @@ def wgpu_dev(request: pytest.FixtureRequest) -> ps.Device:
 @pytest.fixture(params=VULKAN_PARAMS, ids=[p.id for p in VULKAN_PARAMS])
 def vulkan_dev(request: pytest.FixtureRequest) -> ps.Device:
     """Each Vulkan adapter in turn (the ``vulkan`` half of ``dev``)."""
+    return vulkan_device(request.param)
+
+
+@pytest.fixture(params=HLSL_PARAMS, ids=[p.id for p in HLSL_PARAMS])
+def hlsl_dev(request: pytest.FixtureRequest) -> ps.Device:
+    """Each Vulkan adapter in turn, compiling kernels from HLSL (``via="hlsl"``)."""
     return vulkan_device(request.param)
 
 

@@ -16,7 +16,15 @@ import traceback
 from pathlib import Path
 
 import numpy as np
-from conftest import CUDA_PARAMS, VULKAN_PARAMS, cuda_host_device, get_device, gpu_device, vulkan_device
+from conftest import (
+    CUDA_PARAMS,
+    HLSL_PARAMS,
+    VULKAN_PARAMS,
+    cuda_host_device,
+    get_device,
+    gpu_device,
+    vulkan_device,
+)
 
 import pyshade as ps
 
@@ -263,16 +271,17 @@ def check_one(j: int, rng: np.random.Generator, tmp_path: Path, devs: list) -> s
             kern.launch(dev.array(a), dev.array(b), out, threads=N, device=dev)
             got = out.numpy()
         except Exception as e:  # noqa: BLE001
-            problems.append(f"{dev.name}: {type(e).__name__}: {e}")
+            problems.append(f"{_label(dev)}: {type(e).__name__}: {e}")
             continue
         bad = np.flatnonzero(got != want)
-        problems += [f"{dev.name}: x={a[i]} y={b[i]} got {got[i]} want {want[i]}" for i in bad[:4]]
+        problems += [f"{_label(dev)}: x={a[i]} y={b[i]} got {got[i]} want {want[i]}"
+                     for i in bad[:4]]
         if len(bad):
-            problems.append(f"{dev.name}: {len(bad)}/{N} mismatches")
+            problems.append(f"{_label(dev)}: {len(bad)}/{N} mismatches")
     if not problems:
         return None
     msg = "\n".join(problems) + f"\n--- kernel {path.name}\n{src}--- reference\n{ref_src}"
-    for target in ("python", "wgsl", "glsl"):
+    for target in ("python", "wgsl", "glsl", "hlsl"):
         try:
             msg += f"--- {target}\n" + ps.translate(kern, target)
         except ps.PyshadeError as e:
@@ -280,12 +289,20 @@ def check_one(j: int, rng: np.random.Generator, tmp_path: Path, devs: list) -> s
     return msg
 
 
+def _label(dev: ps.Device) -> str:
+    """The device's name, with the language a vulkan device compiles from."""
+    via = getattr(dev, "via", None)
+    return f"{dev.name} via {via}" if via else dev.name
+
+
 def test_random_integer_kernels(tmp_path: Path) -> None:
     only = os.environ.get("PYSHADE_DIFF_DEVICES")   # e.g. "cpu,cuda": those backends only
-    want = set(only.split(",")) if only else {"cpu", "wgpu", "vulkan", "cuda", "cuda-host"}
+    want = set(only.split(",")) if only else {"cpu", "wgpu", "vulkan", "vulkan-hlsl", "cuda",
+                                             "cuda-host"}
     devs = [*([ps.device("cpu")] if "cpu" in want else []),
             *([get_device("wgpu")] if "wgpu" in want else []),
             *(map(vulkan_device, VULKAN_PARAMS) if "vulkan" in want else []),
+            *(map(vulkan_device, HLSL_PARAMS) if "vulkan-hlsl" in want else []),
             *(map(gpu_device, CUDA_PARAMS) if "cuda" in want else []),
             *([cuda_host_device()] if "cuda-host" in want else [])]
     seed = int(os.environ.get("PYSHADE_DIFF_SEED") or np.random.SeedSequence().entropy % 2**63)

@@ -11,13 +11,17 @@ the TypeVar and Const bindings of its generic or ``Const`` kernels.
 
 Every stored WGSL file is also validated by naga (wgpu-py), every stored GLSL
 file is compiled by glslangValidator and validated by spirv-val, every stored
-CUDA file is compiled by NVRTC to PTX, and every stored Python file is compiled
-with ``compile()``.
+CUDA file is compiled by NVRTC to PTX, every stored HLSL file is compiled by DXC to
+SPIR-V (validated by spirv-val) and to DXIL (validated by DXC's validator) and by
+glslang's HLSL front end, and every stored Python file is compiled with ``compile()``.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -28,7 +32,8 @@ from conftest import require
 import pyshade as ps
 
 GOLDEN = Path(__file__).parent / "golden"
-TARGETS = {"wgsl": "wgsl", "glsl": "glsl", "cuda": "cu", "python": "py"}   # target -> extension
+TARGETS = {"wgsl": "wgsl", "glsl": "glsl", "hlsl": "hlsl", "cuda": "cu",
+           "python": "py"}                                    # target -> extension
 
 
 def _case_names() -> list[str]:
@@ -148,6 +153,45 @@ def test_glsl_golden_compiles(case: str, kernel: str) -> None:
     except ps.BackendUnavailable as e:
         require(False, f"glslang/spirv-val missing: {e}")
     assert binary[:4] == b"\x03\x02\x23\x07"
+
+
+def hlsl_entry(text: str) -> str:
+    """The entry point of an HLSL golden: the function after ``[numthreads(...)]``."""
+    return re.search(r"^\[numthreads\([^)]*\)\]\n(?:#line .*\n)?void (\w+)\(", text,
+                     re.MULTILINE).group(1)
+
+
+@pytest.mark.parametrize(("case", "kernel"), KERNELS, ids=IDS)
+def test_hlsl_golden_compiles(case: str, kernel: str) -> None:
+    """DXC compiles every HLSL golden to SPIR-V (spirv-val) and to DXIL (DXC's validator)."""
+    from pyshade.toolchains.dxc import compile_hlsl, library_path
+
+    path = golden_path(case, kernel, "hlsl")
+    assert path.exists(), f"{path} is missing: run pytest --update-golden"
+    text = path.read_text()
+    try:
+        library_path()
+        spirv = compile_hlsl(text, entry=hlsl_entry(text), target="spirv")
+    except ps.BackendUnavailable as e:
+        require(False, f"DXC or spirv-val missing: {e}")
+    assert spirv[:4] == b"\x03\x02\x23\x07"
+    dxil = compile_hlsl(text, entry=hlsl_entry(text), target="dxil")
+    assert dxil[:4] == b"DXBC"
+
+
+@pytest.mark.parametrize(("case", "kernel"), KERNELS, ids=IDS)
+def test_hlsl_golden_glslang(case: str, kernel: str, tmp_path: Path) -> None:
+    """glslang's HLSL front end, an independent compiler, accepts every HLSL golden."""
+    tool = shutil.which("glslangValidator")
+    require(tool is not None, "glslangValidator (glslang-tools) is not installed")
+    path = golden_path(case, kernel, "hlsl")
+    text = path.read_text()
+    src = tmp_path / "kernel.hlsl"
+    src.write_text(text)
+    r = subprocess.run([tool, "-D", "-V", "--target-env", "vulkan1.1", "-e", hlsl_entry(text),
+                        "-S", "comp", "-o", str(tmp_path / "kernel.spv"), str(src)],
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_glslang_error_names_the_python_line() -> None:

@@ -19,10 +19,13 @@ def emitter_class(target: str) -> type:
     if target == "cuda":
         from .cuda import CudaEmitter
         return CudaEmitter
+    if target == "hlsl":
+        from .hlsl import HlslEmitter
+        return HlslEmitter
     if target == "python":
         from .python import PythonEmitter
         return PythonEmitter
     if target in TARGETS:
         raise BackendUnavailable(f"the {target!r} emitter is not implemented yet in this version "
-                                 "of pyshade (available: wgsl, glsl, cuda, python)")
+                                 "of pyshade (available: wgsl, glsl, hlsl, cuda, python)")
     raise ValueError(f"unknown target {target!r}: choose one of {', '.join(TARGETS)}")

@@ -40,6 +40,9 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
     # arrayLength of a buffer rounded up to 16 bytes): ``len(buf)`` then reads a
     # hidden u32 member of the parameter block that the launch path fills in.
     explicit_lengths = False
+    # True where the target has no built-in for the launch's group counts: the parameter
+    # block then carries them (``ParamBlock.groups``), when the kernel needs them.
+    groups_in_block = False
     # Spelling rows a builtin may share with other targets (``clike``), after the target's own.
     families: tuple[str, ...] = ()
 
@@ -216,8 +219,17 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
             self.declare_default(name)
         for s in stmts:
             self.cur_line = getattr(s, "lineno", self.cur_line)
+            self.before_statement(s)
             self.split_deep(s)
             self.visit(s)
+
+    def before_statement(self, stmt: ast.stmt) -> None:
+        """Hook: statements a target writes before ``stmt`` (default: none)."""
+
+    def keeps_elif(self, test: ast.expr) -> bool:
+        """Hook: False where ``test`` needs statements before it, so that an ``elif`` on it
+        must be an ``else`` holding an ``if`` (default: True)."""
+        return True
 
     def generic_visit(self, node: ast.AST) -> None:
         """Raise a TranslationError: this emitter has no ``visit_`` method for the node."""
@@ -265,12 +277,12 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
 
     def visit_If(self, node: ast.If) -> None:
         """An if/elif/else chain; an else holding only an ``if`` becomes an elif unless it declares
-        locals."""
+        locals (or its test needs statements before it)."""
         self.begin_if(self.cond(node.test), node)
         self.nested(node.body)
         orelse = node.orelse
         while len(orelse) == 1 and isinstance(orelse[0], ast.If) and \
-                not self.func.block_decl.get(id(orelse)):
+                not self.func.block_decl.get(id(orelse)) and self.keeps_elif(orelse[0].test):
             elif_ = orelse[0]
             self.begin_elif(self.cond(elif_.test), elif_)
             self.nested(elif_.body)

@@ -27,28 +27,26 @@ class CLikeEmitter(Emitter):
     bool_ops = {ast.And: "&&", ast.Or: "||"}
     families = ("clike",)
     BARRIER: tuple[str, ...] = ()
-    # True where the target's compiler reads C preprocessor ``#line`` directives (GLSL with
-    # GL_GOOGLE_cpp_style_line_directive, CUDA, HLSL, MSL): its own errors then name the
-    # Python file and line.
+    # True where the target's compiler takes C preprocessor ``#line N "file"`` directives:
+    # ``line`` then writes them, so that the compiler's own errors name the Python line.
     line_directives = False
+    _cpp_line: tuple[str, int] | None = None     # what the compiler counts for the next line
 
-    # -- output: #line directives ---------------------------------------------------------
     def line(self, text: str = "", node: ast.AST | None = None) -> None:
-        """One output line; with ``line_directives``, preceded by ``#line N "file.py"``
-        where the compiler's own count would differ from the statement's Python line."""
+        """One output line; with ``line_directives``, preceded by ``#line N "file.py"`` where
+        the compiler's count would differ from the statement's Python line."""
         if not self.line_directives:
             return super().line(text, node)
-        counted = self.__dict__.get("_counted_line")    # what the compiler counts next
         lineno = getattr(node, "lineno", None) if node is not None else None
         if lineno and text:
             where = (self.func_file().replace('"', "'"), lineno)
-            if counted != where:
+            if self._cpp_line != where:
                 self.out.append(f'#line {lineno} "{where[0]}"')
                 self.line_map.append(None)
-            counted = where
+            self._cpp_line = where
         super().line(text, node)
-        if counted is not None:
-            self._counted_line = (counted[0], counted[1] + 1)
+        if self._cpp_line is not None:
+            self._cpp_line = (self._cpp_line[0], self._cpp_line[1] + 1)
 
     def func_node(self) -> ast.AST:
         """The tree of the function being emitted (else the kernel's), to place errors."""
@@ -294,6 +292,19 @@ class CLikeEmitter(Emitter):
         """``ps.array(T, N)``: its zero value."""
         return self.zero_value(at, node)
 
+    def param_block_ref(self) -> str:
+        """The expression naming the parameter block, whose members are ``.field``: the
+        block's variable (a target that binds it as an array element says so)."""
+        return self.globals.name("_ps_params")
+
+    def unsigned_abs(self, node: ast.Call) -> str:
+        """``abs`` of an unsigned value is the value (GLSL has no unsigned abs, HLSL's
+        converts to int first); of a float, ``abs`` (signed integers go through the
+        prelude)."""
+        if elem_type(node.ps_type).kind == "uint":
+            return self.sub(node.args[0])       # an operand where the call stood: parenthesised
+        return f"abs({self.value(node.args[0])})"
+
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:
         """Fields of builtin format strings: ``ids``, ``len`` and the result type ``T``."""
         extras: dict[str, Any] = {}
@@ -308,7 +319,7 @@ class CLikeEmitter(Emitter):
                 # would count the padding of small buffers (a binding is at least 16 bytes).
                 block = self.prog.param_block
                 member = block.lengths[node.args[0].ps_ref[1]]
-                extras["len"] = (f"{self.globals.name('_ps_params')}."
+                extras["len"] = (f"{self.param_block_ref()}."
                                  f"{self.field_name('_ps_Params', member, [n for n, _ in block.types])}")
         if b.name in ("bitcast", "prelude.bits", "prelude.convert", "popcount",
                       "count_leading_zeros"):

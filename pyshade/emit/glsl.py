@@ -39,8 +39,8 @@ from typing import Any
 
 from .. import types as T
 from ..frontend.program import FuncInfo
-from ..frontend.source import make_error
 from .clike import CLikeEmitter, elem_type, shortest_f32
+from .features import DeviceChecks
 
 PUSH_CONSTANT_LIMIT = 128          # bytes: maxPushConstantsSize is at least this everywhere
 
@@ -64,59 +64,18 @@ BITCASTS = {("f32", "u32"): "floatBitsToUint", ("f32", "i32"): "floatBitsToInt",
             ("u64", "f64"): "uint64BitsToDouble", ("i64", "f64"): "int64BitsToDouble"}
 COMPARE_FUNCS = {ast.Eq: "equal", ast.NotEq: "notEqual", ast.Lt: "lessThan",
                  ast.LtE: "lessThanEqual", ast.Gt: "greaterThan", ast.GtE: "greaterThanEqual"}
-# Scalar types -> the device feature (VulkanDevice.features) their shader code needs.
-FEATURES = {"f16": "f16", "i64": "i64", "u64": "i64", "f64": "f64"}
 # Arrays longer than this are zeroed by a loop rather than one constructor.
 ZERO_CONSTRUCTOR_MAX = 8
 
 
-def _scalars(t: Any, seen: set) -> None:
-    """Collect the scalar type names inside ``t`` (for the extension lines)."""
-    if isinstance(t, T.EnumType):
-        t = t.base
-    if isinstance(t, T.ScalarType):
-        seen.add(t.name)
-    elif isinstance(t, (T.VectorType, T.MatrixType)):
-        seen.add(t.elem.name)
-    elif isinstance(t, (T.ArrayType, T.BufferType)):
-        _scalars(t.elem, seen)
-    elif isinstance(t, T.StructType):
-        for _, ft in t.fields:
-            _scalars(ft, seen)
-
-
-class GlslEmitter(CLikeEmitter):
+class GlslEmitter(DeviceChecks, CLikeEmitter):
     """Writes a Program as a GLSL 4.50 compute shader for Vulkan."""
 
     target = "glsl"
     explicit_lengths = True
+    line_directives = True
     # barrier(): stores to shared and storage memory made before it are visible after it.
     BARRIER = ("memoryBarrierShared()", "memoryBarrierBuffer()", "barrier()")
-
-    line_directives = True
-
-    def __init__(self, prog: Any):
-        super().__init__(prog)
-        # Device feature ("f16", "i64", "f64") -> (file, node) of its first use.
-        self.needs: dict[str, tuple[str, ast.AST]] = {}
-
-    def check_device(self, features: set, limits: dict, adapter: str = "this device") -> None:
-        """Raise a TranslationError at the first Python line that needs what the device
-        lacks: a shader feature (SwiftShader runs f16 code without it, giving zeros) or
-        more shared memory than ``max_compute_shared_memory_size`` (CPU drivers run it
-        anyway). Called by the vulkan device before it makes a pipeline."""
-        for feat, (filename, node) in self.needs.items():
-            if feat not in features:
-                raise make_error(filename, node, f"{adapter} has no {feat} support in shaders "
-                                 f"(Vulkan features: {', '.join(sorted(features)) or 'none'}): "
-                                 "use another type or device", self.target)
-        limit = limits.get("max_compute_shared_memory_size")
-        total = sum(sh.type.size for sh in self.k.shared.values())
-        if limit and total > limit:
-            node = next((n for n in ast.walk(self.k.tree) if getattr(n, "ps_shared", False)),
-                        self.k.tree)
-            raise self.error(node, f"the shared arrays take {total} bytes, more than the "
-                                   f"{limit} bytes of shared memory {adapter} has")
 
     @classmethod
     def block_kind(cls, layout: Any) -> str:
@@ -195,18 +154,7 @@ class GlslEmitter(CLikeEmitter):
         """``#version 450``, the line-directive extension, the extensions of the types used."""
         self.line("#version 450")
         self.line("#extension GL_GOOGLE_cpp_style_line_directive : require")
-        used: set = set()
-        for t in self.all_types():
-            _scalars(t, used)
-        for name in used & set(FEATURES):      # buffers and parameters: the kernel's line
-            self.needs.setdefault(FEATURES[name], (self.k.src.filename, self.k.tree))
-        for f in [self.k] + self.prog.funcs:
-            for n in ast.walk(f.tree):
-                here: set = set()
-                _scalars(getattr(n, "ps_type", None), here)
-                for name in here & set(FEATURES):
-                    self.needs.setdefault(FEATURES[name], (f.src.filename, n))
-                used |= here
+        used = self.collect_features()
         if used & {"f16", "i64", "u64"}:
             self.line("#extension GL_EXT_shader_explicit_arithmetic_types : require")
         if "f16" in used:
@@ -414,10 +362,3 @@ class GlslEmitter(CLikeEmitter):
         t = node.ps_type
         u = "uint" if t.bits == 32 else "uint64_t"
         return f"{self.type_name(t)}({t.bits - 1} - findMSB({u}({self.value(node.args[0])})))"
-
-    def unsigned_abs(self, node: ast.Call) -> str:
-        """``abs`` of an unsigned value is the value (GLSL has no unsigned abs); of a float,
-        ``abs`` (signed integers go through the prelude)."""
-        if elem_type(node.ps_type).kind == "uint":
-            return self.sub(node.args[0])       # an operand where the call stood: parenthesised
-        return f"abs({self.value(node.args[0])})"

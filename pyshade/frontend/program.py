@@ -94,6 +94,10 @@ class Program:
                         used.add(ref[1])
         return [b.name for b in self.kernel.buffers if b.name in used]
 
+    def uses_id(self, which: str) -> bool:
+        """True when the kernel or a helper it calls reads the invocation id ``which``."""
+        return any(which in f.ids_used for f in [self.kernel] + self.funcs)
+
     @property
     def filename(self) -> str:
         """The kernel's source file."""

@@ -20,7 +20,9 @@ class DeviceInfo:
     """What ``ps.devices()`` reports for one device (one adapter of a backend).
 
     ``note`` names a known limitation of the adapter's driver (e.g. llvmpipe's
-    loop limit), or is "".
+    loop limit), or is "". ``via`` lists the languages the device can run kernels
+    from (``ps.device(name, via=...)``), its default first: ``("glsl", "hlsl")``
+    for a vulkan adapter where DXC is installed.
     """
 
     name: str
@@ -29,6 +31,7 @@ class DeviceInfo:
     available: bool
     reason: str = ""
     note: str = ""
+    via: tuple = ()
 
 
 def _split(name: str) -> tuple[str, int]:
@@ -48,8 +51,11 @@ def _canonical(name: str) -> str:
     return backend if index == 0 else f"{backend}:{index}"
 
 
-def _make(name: str) -> Device:
+def _make(name: str, via: str | None = None) -> Device:
     backend, index = _split(name)
+    if via is not None and backend != "vulkan":
+        raise BackendUnavailable(f"via={via!r}: only the vulkan device compiles kernels from "
+                                 "another language (glsl, hlsl)")
     if backend == "cpu":
         if index:
             raise BackendUnavailable(f"there is no device {name!r}: the cpu backend has one")
@@ -60,21 +66,36 @@ def _make(name: str) -> Device:
         return WgpuDevice(index=index)
     if backend == "vulkan":
         from .vulkan import VulkanDevice
-        return VulkanDevice(index=index)
+        return VulkanDevice(index=index, via=via or "glsl")
     if backend == "cuda":
         from .cuda import CudaDevice
         return CudaDevice(index=index)
+    if backend == "d3d12":
+        from .d3d12 import D3D12Device
+        return D3D12Device(index=index)
     if backend in BACKENDS:
         raise BackendUnavailable(f"the {backend!r} device is not implemented yet in this "
                                  "version of pyshade (available: cpu, wgpu, vulkan, cuda)")
     raise BackendUnavailable(f"unknown device {name!r}: choose one of {', '.join(BACKENDS)}")
 
 
-def device(name: str | None = None, **options: Any) -> Device:
-    """A device by name, or the best available one (``PYSHADE_DEVICE`` overrides)."""
+def device(name: str | None = None, *, via: str | None = None, **options: Any) -> Device:
+    """A device by name, or the best available one (``PYSHADE_DEVICE`` overrides).
+
+    ``via`` picks the language the vulkan device compiles kernels from: "glsl"
+    (glslang, the default) or "hlsl" (DXC). Each (name, via) is one device.
+    """
     if options:
         raise BackendUnavailable(f"device options {sorted(options)} are not supported by this "
                                  "version")
+    if via is not None:
+        if name is None:
+            raise BackendUnavailable(f"via={via!r} needs a device name (\"vulkan\")")
+        if via == "glsl" and _split(name)[0] == "vulkan":
+            via = None                  # the default route: the same device
+        key = f"{_canonical(name)} via {via}" if via is not None else _canonical(name)
+        if via is not None:
+            return _cached(key, lambda: _make(name, via), _split(name)[0])
     if name is None:
         name = os.environ.get("PYSHADE_DEVICE") or None
     if name is None:
@@ -88,17 +109,22 @@ def device(name: str | None = None, **options: Any) -> Device:
             except BackendUnavailable:
                 continue
     name = _canonical(name)
-    if name in _devices:
-        return _devices[name]
-    if name in _failures:
-        raise BackendUnavailable(_failures[name])
+    return _cached(name, lambda: _make(name), _split(name)[0])
+
+
+def _cached(key: str, make: Any, backend: str) -> Device:
+    """The device cached under ``key``, else ``make()``'s (a failure is cached too)."""
+    if key in _devices:
+        return _devices[key]
+    if key in _failures:
+        raise BackendUnavailable(_failures[key])
     try:
-        dev = _make(name)
+        dev = make()
     except BackendUnavailable as e:
-        if _split(name)[0] in BACKENDS:     # not arbitrary unknown names: the cache stays small
-            _failures[name] = str(e)
+        if backend in BACKENDS:     # not arbitrary unknown names: the cache stays small
+            _failures[key] = str(e)
         raise
-    _devices[name] = dev
+    _devices[key] = dev
     return dev
 
 
@@ -139,7 +165,20 @@ def devices() -> list[DeviceInfo]:
             try:
                 d = device(name)
                 out.append(DeviceInfo(name, d.backend, d.adapter, True,
-                                      note=getattr(d, "note", "")))
+                                      note=getattr(d, "note", ""), via=_routes(d)))
             except BackendUnavailable as e:
                 out.append(DeviceInfo(name, backend, "", False, str(e)))
     return out
+
+
+def _routes(d: Device) -> tuple:
+    """The languages device ``d`` runs kernels from: its own, and for vulkan HLSL where
+    DXC is installed."""
+    if d.backend != "vulkan":
+        return (d.target,)
+    try:
+        from ..toolchains.dxc import library_path
+        library_path()
+    except BackendUnavailable:
+        return ("glsl",)
+    return ("glsl", "hlsl")

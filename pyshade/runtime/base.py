@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
@@ -36,6 +37,9 @@ class ParamBlock:
     kind: str = "uniform"            # "uniform" or "storage" (read-only storage)
     fields: tuple = ()               # ((name, offset, pyshade type), ...)
     lengths: tuple = ()              # ((buffer index, offset of its u32 element count), ...)
+    # Offset of three u32 group counts the device writes at each dispatch (the HLSL
+    # emitter's num_groups: HLSL has no built-in for them), or -1.
+    groups: int = -1
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,13 @@ class Compiled:
     key: tuple = ()        # (kernel id, specialisation, target): cache key for pipelines
     log: str = ""          # toolchain warnings
     extra: dict = field(default_factory=dict)
+
+
+def with_group_counts(params: bytes, offset: int, groups: Sequence[int]) -> bytes:
+    """The parameter block ``params`` with the three group counts of the dispatch at
+    ``offset`` (``ParamBlock.groups``: where the kernel's language has no built-in for
+    them, the device writes them at each dispatch)."""
+    return b"".join((params[:offset], struct.pack("<3I", *groups), params[offset + 12:]))
 
 
 class DeviceArray:

@@ -56,7 +56,7 @@ import numpy as np
 
 from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
-from .base import Compiled, Device, DeviceArray
+from .base import Compiled, Device, DeviceArray, with_group_counts
 from .recording import Recording
 from .vulkan_memory import BARRIER_STAGES, LLVMPIPE_NOTE, Memory, Slot
 from .vulkan_support import add_denorm_preserve, binding, list_adapters
@@ -70,6 +70,9 @@ DESCRIPTOR_SET_CACHE_SIZE = 256
 # Submissions in flight before the host waits for the oldest (bounds memory when the
 # GPU lags); recorded launches are submitted in chunks (``recording``).
 MAX_IN_FLIGHT = 16
+
+# The languages a VulkanDevice compiles kernels from (SPIR-V by glslang or by DXC).
+VIA = ("glsl", "hlsl")
 
 _array_ids = itertools.count()
 _prep_ids = itertools.count()
@@ -125,7 +128,7 @@ class _Prepared:
     """
 
     __slots__ = ("dev", "uid", "module", "dsl", "playout", "pipeline", "entry", "slots",
-                 "written", "pb", "push_size", "dyn", "ds_key", "__weakref__")
+                 "written", "pb", "push_size", "dyn", "ds_key", "groups_at", "__weakref__")
 
     def __del__(self) -> None:
         dev = getattr(self, "dev", None)
@@ -141,9 +144,12 @@ class _DescriptorSet:
 
 
 class VulkanDevice(Recording, Device):
-    """A Vulkan device (the ``vulkan`` package): consumes SPIR-V made from GLSL.
+    """A Vulkan device (the ``vulkan`` package): consumes SPIR-V made from GLSL, or from
+    HLSL by DXC (``via="hlsl"``).
 
-    ``index`` picks ``list_adapters()[index]`` (0: the best). Attributes:
+    ``index`` picks ``list_adapters()[index]`` (0: the best); ``via`` the language
+    kernels are translated to (``target``; bindings, push constants and lengths are
+    the same either way). Attributes:
     ``name`` (``"vulkan"`` or ``"vulkan:N"``), ``adapter`` (label), ``kind``
     ("discrete GPU", ..., "CPU"), ``note`` (a known driver limitation, or ""),
     ``features`` (set: "f16", "i8", "i16", "i64", "f64",
@@ -158,7 +164,14 @@ class VulkanDevice(Recording, Device):
     backend = "vulkan"
     target = "glsl"
 
-    def __init__(self, index: int = 0, staging: bool = False):
+    def __init__(self, index: int = 0, staging: bool = False, via: str = "glsl"):
+        if via not in VIA:
+            raise BackendUnavailable(f"the vulkan device compiles kernels via {' or '.join(VIA)}, "
+                                     f"not {via!r}")
+        if via == "hlsl":
+            from ..toolchains.dxc import library_path
+            library_path()          # BackendUnavailable without DXC, naming pyshade[hlsl]
+        self.via = self.target = via
         self.vk = binding()
         found = list_adapters()
         if not found:
@@ -475,6 +488,8 @@ class VulkanDevice(Recording, Device):
         prep.pb = pb
         prep.push_size = 0
         prep.dyn = None
+        # HLSL has no built-in for the group counts: they go in the block (ParamBlock.groups)
+        prep.groups_at = pb.groups if pb is not None and pb.groups >= 0 else None
         if pb is not None:
             if pb.kind == "push":
                 if pb.size > self.max_push_constants_size:
@@ -490,6 +505,9 @@ class VulkanDevice(Recording, Device):
             self, binary, compiled, prep.push_size)
         prep.dev = self
         return prep
+
+    def __repr__(self) -> str:
+        return f"<pyshade.Device {self.name} via={self.via!r}: {self.adapter}>"
 
     def launch_compiled(self, compiled: Compiled, buffers: Sequence[DeviceArray],
                         params: bytes | None, groups: tuple[int, int, int]) -> None:
@@ -526,6 +544,8 @@ class VulkanDevice(Recording, Device):
         This is the per-launch hot path (bench/probes/vulkan_dispatch_probe.py): state the
         command buffer already has (pipeline, descriptor set, push-constant bytes) is not
         recorded again, and a barrier is recorded only before a dependent dispatch."""
+        if prep.groups_at is not None:
+            params = with_group_counts(params, prep.groups_at, groups)
         with self._lock:
             slot = self._slot or self._begin()
             uids = tuple(map(_UID, buffers))

@@ -362,7 +362,7 @@ def make_pipeline(dev: VulkanDevice, binary: bytes, compiled: Any, push_size: in
         lib.vkDestroyPipelineLayout(device, playout[0], ffi.NULL)
         lib.vkDestroyDescriptorSetLayout(device, dsl[0], ffi.NULL)
         raise CompileError(f"the Vulkan driver rejected the compute pipeline for "
-                           f"'{compiled.entry}' (VkResult {result})", target="glsl",
+                           f"'{compiled.entry}' (VkResult {result})", target=compiled.target,
                            log=f"{dev.adapter}: VkResult {result}", source=compiled.source)
     return None, dsl[0], playout[0], pipeline[0]
 

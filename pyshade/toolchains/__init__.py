@@ -48,7 +48,9 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
     whose lines are the user's. GLSL's binary is SPIR-V from glslang (entry point: the
     kernel's name), checked by spirv-val unless ``validate`` is false. CUDA's binary is
     PTX for compute_90 from NVRTC, or a CUBIN when ``validate`` names an architecture
-    (``"sm_90"``: what the cuda device passes); NVRTC checks as it compiles.
+    (``"sm_90"``: what the cuda device passes); NVRTC checks as it compiles. HLSL's is
+    SPIR-V from DXC, likewise checked; with ``validate`` DXC's DXIL is made and
+    validated too.
     """
     if target == "wgsl":
         if validate is True:
@@ -76,5 +78,13 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
         arch = validate if isinstance(validate, str) else "compute_90"
         return compile_cuda(text, name=f"{entry}.cu", files=files, log=log, arch=arch,
                             cubin=arch.startswith("sm_")), "".join(log)
+    if target == "hlsl":
+        # SPIR-V, what the vulkan device runs; a check also compiles the DXIL (D3D12's
+        # form) and validates both. The d3d12 device compiles its DXIL itself.
+        from .dxc import compile_hlsl
+        entry = emitter.global_name(emitter.k.name)
+        if validate:
+            compile_hlsl(text, entry=entry, target="dxil")
+        return compile_hlsl(text, entry=entry, target="spirv", validate=bool(validate)), ""
     from ..errors import BackendUnavailable
     raise BackendUnavailable(f"no toolchain for target {target!r} in this version")

@@ -86,8 +86,10 @@ def glslang_error(log: str, source: str, shader_file: str = "") -> CompileError:
                         source=source)
 
 
-def validate_spirv(binary: bytes, target_env: str = "vulkan1.1", source: str = "") -> None:
-    """Run spirv-val on ``binary``; a failure is a ``CompileError`` with its log."""
+def validate_spirv(binary: bytes, target_env: str = "vulkan1.1", source: str = "",
+                   producer: str = "glslang", target: str = "glsl") -> None:
+    """Run spirv-val on ``binary`` (made by ``producer`` from ``target`` code); a failure
+    is a ``CompileError`` with its log."""
     val = _tool("spirv-val")
     with tempfile.TemporaryDirectory(prefix="pyshade-spv-") as tmp:
         path = os.path.join(tmp, "kernel.spv")
@@ -96,8 +98,8 @@ def validate_spirv(binary: bytes, target_env: str = "vulkan1.1", source: str = "
         r = _run([val, "--target-env", target_env, path], tmp)
     if r.returncode != 0:
         log = (r.stdout + r.stderr).replace(path, "kernel.spv")
-        raise CompileError("spirv-val rejected the SPIR-V that glslang produced",
-                           target="glsl", log=log, source=source)
+        raise CompileError(f"spirv-val rejected the SPIR-V that {producer} produced",
+                           target=target, log=log, source=source)
 
 
 def compile_glsl(source: str, stage: str = "comp", target_env: str = "vulkan1.1",

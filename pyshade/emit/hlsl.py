@@ -1,0 +1,494 @@
+"""HLSL emitter: Shader Model 6 compute shaders for DXC, to SPIR-V (Vulkan) and DXIL (D3D12).
+
+Design notes:
+- Mostly tables (``hlsl_tables``) over the shared brace-language code of
+  ``clike.py``; statement lowering stays in ``base.py``, Python's semantics in
+  the prelude. Builtins are spelled by their ``clike`` rows in ``lang.py`` and
+  ``hlsl`` rows only where HLSL differs (``lerp``, ``mad``, ``atan2``, the
+  ``Interlocked`` atomics...). What HLSL can only say as statements (atomics,
+  struct values) or what DXC gets wrong (``round``, 64-bit bit operations) are
+  generated functions (``hlsl_helpers``), so every use stays an expression.
+- The language is HLSL 2021 (``-HV 2021``): there ``&&``, ``||`` and ``?:``
+  short-circuit on scalars as Python's ``and``/``or``/``if else`` do (HLSL 2018
+  evaluates both sides). DXC 1.7's SPIR-V does not keep that: where the later
+  operand matters, ``lazy.py`` writes the node as statements. Shader model 6.0,
+  6.2 where 16-bit types are used (``float16_t`` needs ``-enable-16bit-types``);
+  ``toolchains/dxc.py`` picks both.
+- Resources (``hlsl_tables.registers``): ``Buffer`` i is a ``StructuredBuffer``
+  (read only) or ``RWStructuredBuffer`` at ``[[vk::binding(i, 0)]]`` and the
+  D3D12 register of its class; the parameter block is
+  ``[[vk::push_constant]] ConstantBuffer`` when it fits 128 bytes, else a
+  ``StructuredBuffer`` at binding ``len(buffers)``, as ``runtime/vulkan.py``
+  binds GLSL. ``globallycoherent`` where the kernel has a barrier (GLSL's
+  ``coherent``). ``len(buf)`` reads the hidden length member (``GetDimensions``
+  would count the padding the runtime binds: buffers are at least 16 bytes);
+  ``num_groups()`` a hidden member the device fills at each dispatch (HLSL has
+  no semantic for it).
+- Layout: every struct (the parameter block too) gets explicit padding members, so
+  that each field sits at its canonical offset (``types.StructType.offsets``,
+  ``kernel.param_layout``) under DXC's Vulkan rules (std430 for structured
+  buffers and push constants) and under D3D's packed structured-buffer rules
+  alike. Where D3D packs differently whatever the padding (arrays of vec3 and mat3
+  in structured buffers, arrays with a stride under 16 in a constant buffer), the
+  d3d12 device refuses the kernel (``runtime/d3d12.py``).
+- Matrices: pyshade's column-major ``matN`` is an HLSL ``floatNxN`` whose rows are
+  the columns, stored ``row_major`` (``#pragma pack_matrix``), so memory matches
+  every other target and ``m[i]`` is column i; ``m @ v`` is ``mul(v, m)``,
+  ``a @ b`` is ``mul(b, a)``.
+- ``bool`` is stored as ``uint`` in buffers, parameters and struct fields; locals
+  are zero-initialised (``(T)0``), as GLSL's are.
+- ``#line N "file.py"`` precedes every statement whose Python line differs from
+  the line DXC would count, so DXC's errors name the Python file and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import struct
+from typing import Any
+
+from .. import types as T
+from ..frontend.program import FuncInfo
+from .base import CMP_SYMBOLS
+from .clike import BINOPS, CLikeEmitter, elem_type, shortest_f32
+from .features import DeviceChecks
+from .hlsl_helpers import HlslHelpers
+from .hlsl_tables import BITCASTS, IDS, LITERAL_SUFFIX, SCALARS, registers
+from .lazy import LazyLogic
+
+PUSH_CONSTANT_LIMIT = 128          # bytes: maxPushConstantsSize is at least this everywhere
+
+
+def _has_matrix(t: Any) -> bool:
+    """True when ``t`` is or contains a matrix."""
+    if isinstance(t, T.MatrixType):
+        return True
+    if isinstance(t, (T.ArrayType, T.BufferType)):
+        return _has_matrix(t.elem)
+    if isinstance(t, T.StructType):
+        return any(_has_matrix(ft) for _, ft in t.fields)
+    return False
+
+
+class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
+    """Writes a Program as an HLSL (Shader Model 6) compute shader."""
+
+    target = "hlsl"
+    explicit_lengths = True
+    groups_in_block = True
+    line_directives = True
+    # DXC's SPIR-V evaluates both sides of && || ?: (lazy.py writes them as statements)
+    eager_logic = True
+    # barrier(): device and group memory, then the workgroup's execution (GLSL's three).
+    BARRIER = ("AllMemoryBarrierWithGroupSync()",)
+
+    @classmethod
+    def block_kind(cls, layout: Any) -> str:
+        """Push constants when the block fits the guaranteed 128 bytes, else a read-only
+        storage buffer (same offsets either way), as the GLSL route."""
+        return "push" if layout.size <= PUSH_CONSTANT_LIMIT else "storage"
+
+    # -- types ----------------------------------------------------------------------------
+    def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
+        """HLSL spelling of ``t`` (bool as uint where ``storage``); arrays as ``T[N]`` (the
+        form of a cast; declarations put the sizes after the name: ``declarator``)."""
+        if isinstance(t, T.EnumType):
+            return self.type_name(t.base)
+        if isinstance(t, T.ScalarType):
+            return "uint" if t.kind == "bool" and storage else SCALARS[t.name]
+        if isinstance(t, T.VectorType):
+            elem = "u32" if t.elem == T.bool_ and storage else t.elem.name
+            return f"{SCALARS[elem]}{t.n}"
+        if isinstance(t, T.MatrixType):
+            return f"float{t.n}x{t.n}"
+        if isinstance(t, T.ArrayType):
+            base, dims = self._array_parts(t)
+            return self.type_name(base, node, storage) + dims
+        if isinstance(t, T.StructType):
+            return self.global_name(t.name)
+        raise self.error(node or self.func_node(), f"internal: no HLSL type for {t}")
+
+    @staticmethod
+    def _array_parts(t: T.Type) -> tuple[T.Type, str]:
+        dims = ""
+        while isinstance(t, T.ArrayType):        # outermost size first, as C writes it
+            dims += f"[{t.n}]"
+            t = t.elem
+        return t, dims
+
+    def declarator(self, t: T.Type, name: str, node: ast.AST | None = None,
+                   storage: bool = False) -> str:
+        """``T name``, with an array's sizes after the name (``float a[4]``)."""
+        base, dims = self._array_parts(t)
+        return f"{self.type_name(base, node, storage)} {name}{dims}"
+
+    def literal(self, value: Any, t: T.Type) -> str:
+        """An HLSL literal with its suffix (``1u``, ``1.5f``, ``1.5h``, ``1.5L``, ``1ll``);
+        inf and NaN from their bits."""
+        t = t.base if isinstance(t, T.EnumType) else t
+        if t == T.bool_ or isinstance(value, bool):
+            return "true" if value else "false"
+        suffix = LITERAL_SUFFIX[t.name]
+        if t.kind == "int":
+            v = int(value)
+            if v == t.min:           # -MIN is not representable: no literal for it
+                return f"({v + 1}{suffix} - 1{suffix})"
+            return f"{v}{suffix}"
+        if t.kind == "uint":
+            return f"{int(value)}{suffix}"
+        v = float(value)
+        if math.isnan(v) or math.isinf(v):
+            if t == T.f64:
+                lo, hi = struct.unpack("<II", struct.pack("<d", v))
+                return f"asdouble({lo:#010x}u, {hi:#010x}u)"
+            bits = struct.unpack("<I", struct.pack("<f", v))[0]
+            s = f"asfloat({bits:#010x}u)"
+            return s if t == T.f32 else f"{SCALARS[t.name]}({s})"
+        return (shortest_f32(v) if t == T.f32 else repr(v)) + suffix
+
+    def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
+        """The zero of ``t`` in its storage form: a literal, an array's zero function,
+        else ``(T)0``."""
+        if isinstance(t, T.EnumType):
+            t = t.base
+        if isinstance(t, T.ScalarType):
+            return self.literal(0, T.u32 if t == T.bool_ else t)
+        if isinstance(t, T.ArrayType):
+            return self.zero_array(t, storage=True)
+        return f"({self.type_name(t, node, storage=True)})0"
+
+    def zero_local(self, t: T.Type, node: ast.AST | None = None) -> str:
+        """The zero of ``t`` as a local holds it (bools as bools)."""
+        if isinstance(t, T.ArrayType):
+            return self.zero_array(t)
+        if isinstance(t, (T.ScalarType, T.EnumType)):
+            return self.literal(0 if t != T.bool_ else False, t)
+        return f"({self.type_name(t, node)})0"
+
+    def temp_zero(self, t: T.Type) -> str:
+        """An if-else temporary starts as the zero of its type (``lazy``)."""
+        return self.zero_local(t)
+
+    def bool_to_u32(self, v: str) -> str:
+        """``uint(b)``: 1 or 0."""
+        return f"uint({v})"
+
+    def cast(self, text: str, t: T.Type) -> str:
+        """``T(text)``."""
+        return f"{self.type_name(t)}({text})"
+
+    def broadcast(self, s: str, t: T.Type, want: T.Type) -> str:
+        """A scalar as the vector type ``want``: ``(float3)s`` (HLSL's ``float3(s)`` wants
+        three components)."""
+        if isinstance(want, T.VectorType) and not isinstance(t, T.VectorType):
+            return f"({self.type_name(want)})({s})"
+        return s
+
+    # -- declarations ---------------------------------------------------------------------
+    def header(self) -> None:
+        """The generated-by comment; ``row_major`` matrices where the program has any."""
+        super().header()
+        self.collect_features()
+        types = self.all_types() + [getattr(n, "ps_type", None)
+                                    for f in [self.k] + self.prog.funcs
+                                    for n in ast.walk(f.tree)]
+        if any(_has_matrix(t) for t in types):
+            self.line("#pragma pack_matrix(row_major)")
+
+    def enum_decl(self, e: T.EnumType) -> None:
+        """One ``static const`` per enum member."""
+        for m, v in e.members.items():
+            self.line(f"static const {self.type_name(e.base)} "
+                      f"{self.global_name(f'{e.name}_{m}')} = {self.literal(v, e.base)};")
+        self.line()
+
+    def padded_members(self, struct: str, members: list[tuple[str, T.Type, int]],
+                       size: int) -> list[str]:
+        """Member declarations of ``members`` (name, type, canonical offset), with padding
+        words in every gap and up to ``size``, so each member sits at its offset."""
+        items: list[tuple[str | None, Any]] = []     # (field, type) or (None, pad type)
+        end = 0
+        for name, t, off in members + [(None, None, size)]:
+            gap = off - end
+            if gap > 0:
+                words = []
+                if end % 4:                          # after a 16-bit member
+                    words.append("uint16_t")
+                    gap -= 2
+                words += ["uint"] * (gap // 4) + ["uint16_t"] * (gap % 4 // 2)
+                items += [(None, w) for w in words]
+            if t is not None:
+                items.append((name, t))
+                end = off + t.size
+        pads = [f"_ps_pad{i}" for i in range(sum(n is None for n, _ in items))]
+        fields = [n for n, _, _ in members] + pads
+        out, k = [], 0
+        for name, t in items:
+            if name is None:
+                out.append(f"{t} {self.field_name(struct, pads[k], fields)};")
+                k += 1
+            else:
+                out.append(self.declarator(t, self.field_name(struct, name, fields),
+                                           storage=True) + ";")
+        return out
+
+    def struct_decl(self, s: T.StructType) -> None:
+        """A ``struct`` of the fields' storage types (bool fields as uint), padded to the
+        canonical offsets and size."""
+        self.line(f"struct {self.global_name(s.name)} {{")
+        for m in self.padded_members(s.name, [(f, ft, s.offsets[f]) for f, ft in s.fields],
+                                     s.size):
+            self.line(f"    {m}")
+        self.line("};")
+        self.line()
+
+    def resources(self) -> None:
+        """The structured buffers, the parameter block and the groupshared arrays."""
+        k = self.k
+        pb = self.prog.param_block
+        regs, preg = registers([b.written or b.atomic for b in k.buffers],
+                               pb.kind if pb.types else None)
+        for i, b in enumerate(k.buffers):
+            elem = self.type_name(b.type.elem, storage=True)
+            kind = "RWStructuredBuffer" if b.written or b.atomic else "StructuredBuffer"
+            if k.uses_barrier and (b.written or b.atomic):
+                kind = "globallycoherent " + kind
+            self.line(f"[[vk::binding({i}, 0)]] {kind}<{elem}> {self.global_name(b.name)} : "
+                      f"register({regs[i]});")
+        if pb.types:
+            pname = self.globals.name("_ps_Params")
+            self.line(f"struct {pname} {{")
+            members = [(n, t, off) for (n, t), (_, off, _a, _s) in zip(pb.types, pb.placed)]
+            for m in self.padded_members("_ps_Params", members, members[-1][2]
+                                         + members[-1][1].size):
+                self.line(f"    {m}")
+            self.line("};")
+            params = self.globals.name("_ps_params")
+            if pb.kind == "push":
+                self.line(f"[[vk::push_constant]] ConstantBuffer<{pname}> {params} : "
+                          f"register({preg});")
+            else:
+                self.line(f"[[vk::binding({len(k.buffers)}, 0)]] StructuredBuffer<{pname}> "
+                          f"{params} : register({preg});")
+        for name, sh in k.shared.items():
+            self.line(f"groupshared {self.declarator(sh.type, self.global_name(name), storage=True)};")
+        self.line()
+
+    def param_block_ref(self) -> str:
+        """The parameter block: the constant buffer, or the storage buffer's element 0."""
+        params = self.globals.name("_ps_params")
+        return params if self.prog.param_block.kind == "push" else f"{params}[0]"
+
+    def param_member(self, name: str) -> str:
+        """``block.member`` of the parameter block's member ``name``."""
+        names = [n for n, _ in self.prog.param_block.types]
+        return f"{self.param_block_ref()}.{self.field_name('_ps_Params', name, names)}"
+
+    # -- functions ------------------------------------------------------------------------
+    def function_header(self, f: FuncInfo) -> None:
+        """The kernel is ``[numthreads(x, y, z)] void NAME(...)`` taking the ids it uses as
+        system values; a helper gets its parameters and the ids it uses."""
+        if f.is_kernel:
+            x, y, z = f.workgroup_size
+            self.line(f"[numthreads({x}, {y}, {z})]")
+            if f.folded:       # the raw ids, from which unfold_ids rebuilds the 1-D ones
+                wanted = ["group_id", "local_id"] + (
+                    ["local_index"] if "local_index" in f.ids_used else [])
+                self._raw = {w: self.names.name("_ps_sv_" + w) for w in wanted}
+            else:
+                wanted = [w for w in IDS if w in f.ids_used and IDS[w][1]]
+                self._raw = {w: self.id_value(w) for w in wanted}
+            params = [f"{IDS[w][0]} {self._raw[w]} : {IDS[w][1]}" for w in wanted]
+            self.line(f"void {self.global_name(self.k.name)}({', '.join(params)}) {{", f.tree)
+            return
+        params = [self.declarator(t, self.local(name), f.tree) for name, t in f.params]
+        params += [f"{IDS[w][0]} {self.id_value(w)}" for w in sorted(f.ids_used)]
+        ret = self.type_name(f.ret, f.tree) if f.ret is not None else "void"
+        if isinstance(f.ret, T.ArrayType):
+            ret = self.array_typedef(f.ret)
+        self.line(f"{ret} {self.global_name(f.emit_name)}({', '.join(params)}) {{", f.tree)
+
+    def function_prologue(self, f: FuncInfo) -> None:
+        """A kernel names the ids it uses (unfolding folded groups; the group counts from the
+        parameter block) and copies its parameters out of the parameter block."""
+        if not f.is_kernel:
+            return
+        if f.folded:
+            self.unfold_ids(f)
+        elif "num_groups" in f.ids_used:
+            self.declare_temp(self.id_value("num_groups"), T.uvec3, self.raw_id("num_groups"),
+                              None)
+        for name, t in f.values:
+            v = self.param_member(name)
+            if t == T.bool_:
+                v = f"({v} != 0u)"
+            self.line(f"{self.declarator(t, self.local(name))} = {v};")
+
+    def raw_id(self, which: str) -> str:
+        """The id as the entry point receives it: a system-value parameter, or the group
+        counts' member of the parameter block."""
+        if which == "num_groups":
+            return self.param_member(self.prog.param_block.groups)
+        return self._raw[which]
+
+    def function_footer(self, f: FuncInfo) -> None:
+        """``}``."""
+        self.line("}")
+
+    # -- statements -----------------------------------------------------------------------
+    def begin_for(self, var: str, t: T.Type, start: str, cond: str, step: str,
+                  node: ast.AST) -> None:
+        """``for (T v = start; cond; v += step) {``."""
+        self.line(f"for ({self.type_name(t)} {var} = {start}; {cond}; {var} += {step}) {{", node)
+
+    def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
+        """``T name = value;``; ``ps.array(T, N)`` is a zeroed declaration."""
+        if isinstance(t, T.ArrayType) and getattr(value, "ps_call", (None,))[0] == "array":
+            return self.declare_default(name, node)
+        self.line(f"{self.declarator(t, self.local(name), node)} = {self.value(value)};", node)
+
+    def declare_default(self, name: str, node: ast.AST | None = None) -> None:
+        """``T name = (T)0;`` (HLSL leaves locals undefined)."""
+        t = self.func.locals[name]
+        self.line(f"{self.declarator(t, self.local(name), node)} = {self.zero_local(t, node)};",
+                  node)
+
+    def declare_temp(self, name: str, t: T.Type, value: str, node: ast.AST) -> None:
+        """``T name = value;``."""
+        self.line(f"{self.declarator(t, name, node)} = {value};", node)
+
+    def atomic_load(self, s: str, node: ast.AST) -> str:
+        """An atomic read through its helper (``InterlockedOr`` with 0)."""
+        fn = self.atomic_fn("load", node.value, node.ps_type)
+        return f"{fn}({self.index_arg(node.slice)})"
+
+    def atomic_store(self, place: str, v: str, node: ast.AST) -> None:
+        """An atomic store through its helper (``InterlockedExchange``)."""
+        target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+        fn = self.atomic_fn("store", target.value, target.ps_type)
+        self.line(f"{fn}({self.index_arg(target.slice)}, {v});", node)
+
+    # -- expressions ----------------------------------------------------------------------
+    def untyped(self, node: ast.expr) -> bool:
+        """True for an i32 expression that HLSL types as a "literal int" (64 bits, taking
+        the type of the other operand: ``-3 >> s`` with a uint ``s`` shifts logically):
+        a literal, or an operation of such."""
+        if node.ps_type != T.i32 or id(node) in self.emitted:
+            return False
+        if isinstance(node, ast.Constant):
+            return getattr(node, "ps_enum", None) is None
+        if isinstance(node, ast.UnaryOp):
+            return self.untyped(node.operand)
+        if isinstance(node, ast.BinOp):
+            shift = isinstance(node.op, (ast.LShift, ast.RShift))
+            return self.untyped(node.left) and (shift or self.untyped(node.right))
+        if isinstance(node, ast.IfExp):
+            return self.untyped(node.body) and self.untyped(node.orelse)
+        return False
+
+    def typed_sub(self, node: ast.expr) -> str:
+        """An operand, as ``int(...)`` where HLSL would not type it i32 (``untyped``)."""
+        return f"int({self.expr(node)})" if self.untyped(node) else self.sub(node)
+
+    def ex_BinOp(self, node: ast.BinOp) -> str:
+        """``@`` as ``mul`` with the operands swapped (HLSL's rows are pyshade's columns);
+        an operation of i32 literals made i32 (``untyped``)."""
+        if isinstance(node.op, ast.MatMult):
+            return f"mul({self.value(node.right)}, {self.value(node.left)})"
+        if not isinstance(node.op, (ast.LShift, ast.RShift)) and self.untyped(node.left) \
+                and self.untyped(node.right):
+            return f"{self.typed_sub(node.left)} {BINOPS[type(node.op)]} {self.sub(node.right)}"
+        return super().ex_BinOp(node)
+
+    def shift(self, node: ast.BinOp, op: type) -> str:
+        """``a << b`` / ``a >> b``, an i32 literal ``a`` made i32 (``untyped``)."""
+        return f"{self.typed_sub(node.left)} {BINOPS[op]} {self.sub(node.right)}"
+
+    def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
+        """``a OP b``; of two i32 literals, the first made i32 (``untyped``)."""
+        if self.untyped(a) and self.untyped(b):
+            return f"{self.typed_sub(a)} {CMP_SYMBOLS[op]} {self.sub(b)}"
+        return super().compare(op, a, b, node)
+
+    def call_construct(self, node: ast.Call, t: T.Type) -> str:
+        """A vector or matrix constructor: ``(T)0`` without arguments, ``(T)x`` for one
+        scalar (HLSL's ``float3(x)`` wants three components)."""
+        if not node.args:
+            return self.zero_local(t, node)
+        if len(node.args) == 1 and not isinstance(node.args[0].ps_type, T.VectorType):
+            return f"({self.type_name(t, node)})({self.value(node.args[0])})"
+        return super().call_construct(node, t)
+
+    def call_struct(self, node: ast.Call, st: T.StructType) -> str:
+        """A struct value through its generated maker function (HLSL has no constructor
+        expression), every field given (a missing one zero, bools as u32)."""
+        vals = []
+        for f, a in node.ps_fields:
+            ft = st.field_types[f]
+            if a is None:
+                vals.append(self.zero_value(ft, node))
+            elif ft == T.bool_:
+                vals.append(self.bool_to_u32(self.value(a)))
+            else:
+                vals.append(self.value(a))
+        return f"{self.struct_maker(st)}({', '.join(vals)})"
+
+    # -- builtins with an HLSL shape (callable spellings in lang.py) ---------------------
+    def atomic_call(self, node: ast.Call) -> str:
+        """``atomic_<op>(buf, i, v...)`` through the (op, buffer) helper."""
+        kind, what = node.ps_call
+        op = what.kinds[1]
+        fn = self.atomic_fn(op, node.args[0], node.ps_type)
+        rest = ", ".join(self.value(a) for a in node.args[2:])
+        return f"{fn}({self.index_arg(node.args[1])}, {rest})"
+
+    def select_call(self, node: ast.Call) -> str:
+        """``select(f, t, c)``: a ternary, or the component-wise helper for a bool-vector
+        condition."""
+        f, t, c = (self.value(a) for a in node.args)
+        if isinstance(node.args[2].ps_type, T.VectorType):
+            want = node.ps_type
+            f = self.broadcast(f, node.args[0].ps_type, want)
+            t = self.broadcast(t, node.args[1].ps_type, want)
+            return f"{self.select_vector(want)}({f}, {t}, {c})"
+        if self.untyped(node.args[0]) and self.untyped(node.args[1]):
+            return f"({c} ? int({t}) : {f})"
+        return f"({c} ? {t} : {f})"
+
+    def bitcast_call(self, node: ast.Call) -> str:
+        """``bitcast(T, x)``: ``asuint``/``asint``/``asfloat``, f64 through its helpers, a
+        value conversion between integers of one width."""
+        src, dst = elem_type(node.args[1].ps_type), elem_type(node.ps_type)
+        if src == dst:
+            return self.sub(node.args[1])
+        x = self.value(node.args[1])
+        if src == T.f64:
+            bits = f"{self.f64_bits(True)}({x})"
+            return bits if dst == T.u64 else f"int64_t({bits})"
+        if dst == T.f64:
+            return f"{self.f64_bits(False)}({x if src == T.u64 else f'uint64_t({x})'})"
+        fn = BITCASTS.get((src.name, dst.name))
+        if fn is None:
+            if src.kind == "float" or dst.kind == "float":
+                raise self.error(node, f"bitcast {src} -> {dst} is not supported by HLSL")
+            fn = self.type_name(dst)
+        return f"{fn}({x})"
+
+    def round_call(self, node: ast.Call) -> str:
+        """``round(x)``: ties to even (``round_even``)."""
+        return f"{self.round_even(node.ps_type)}({self.value(node.args[0])})"
+
+    def bit_call(self, node: ast.Call, what: str) -> str:
+        """``popcount``, ``reverse_bits``, ``count_leading_zeros`` ("popcount", "reverse",
+        "clz"): HLSL's intrinsics on 32 bits, the halves' helpers on 64."""
+        t = node.ps_type
+        x = self.value(node.args[0])
+        if t.bits == 64:
+            return f"{self.type_name(t)}({self.bits64(what)}(uint64_t({x})))"
+        if what == "popcount":
+            return f"{self.type_name(t)}(countbits({x}))"
+        if what == "reverse":
+            return f"reversebits({x})"
+        # firstbithigh of an unsigned value; of 0 it is 0xffffffff: 31u - it wraps to 32
+        return f"{self.type_name(t)}(31u - firstbithigh(uint({x})))"
