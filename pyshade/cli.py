@@ -122,16 +122,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """``pyshade demo``: time the bitonic sort on each device and dtype against ``numpy.sort``;
     returns 1 on a wrong result."""
     from pyshade.algorithms import sort
-    names = args.device or [d.name for d in ps.devices() if d.available]
+    # Every available device, and each other language route it has (vulkan via hlsl).
+    routes = [(n, None) for n in args.device] if args.device else [
+        (d.name, v) for d in ps.devices() if d.available
+        for v in (None, *getattr(d, "via", ())[1:])]
     rng = np.random.default_rng()
     rows = []
     failed = False
-    for name in names:
+    for name, via in routes:
+        label = name if via is None else f"{name} via {via}"
         try:
-            dev = ps.device(name)
+            dev = ps.device(name) if via is None else ps.device(name, via=via)
         except ps.BackendUnavailable as e:
-            rows.append((name, str(e).splitlines()[0], "-", "-", "-", "unavailable"))
+            rows.append((label, str(e).splitlines()[0], "-", "-", "-", "unavailable"))
             continue
+        name = label
         n = args.n if args.n else (args.cpu_n if name == "cpu" else 1 << 16)
         try:
             sort(np.zeros(2, np.uint32), device=dev)
