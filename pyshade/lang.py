@@ -447,9 +447,10 @@ def _t_same_int(tc: Any, node: Any, args: list) -> T.Type:
     return t
 
 
-# Signed min/max that the CUDA compiler cannot see through (inline PTX min.s32/max.s32):
-# NVRTC 13.0 folded the select form of max(-x, x) clamped to [lo, hi] wrongly on the
-# H200 (bench/probes/cuda_diff_probe.py). Only the prelude's cuda branch uses them.
+# Signed min/max that the CUDA compilers cannot turn into a min/max instruction (inline
+# PTX selecting by a mask, emit/cuda_ops.asm_minmax): on the H200, max(-x, x) clamped to
+# [lo, hi] went wrong as VIMNMX (bench/probes/cuda_diff_probe.py). Only the prelude's
+# cuda branch uses them.
 _smin = _register("prelude.smin", None, _t_same_int, "Signed min, opaque to the optimiser.",
                   clike="min({0}, {1})", cuda=lambda em, node: em.asm_minmax(node, "min"))
 _smax = _register("prelude.smax", None, _t_same_int, "Signed max, opaque to the optimiser.",

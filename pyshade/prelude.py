@@ -154,8 +154,8 @@ def ps_pow_signed(x: T, n: u32, unsigned_zero: U) -> T:
 # Signed integers use select, not the targets' min/max: on NVIDIA's Vulkan driver a
 # nested min(a, min(b, c)) of i32 gave wrong results while each pairwise min was right
 # (bench/probes/nvidia_last_line_probe.py). Unsigned integers keep the native min/max.
-# On CUDA they are inline PTX instead (lang.smin/smax): NVRTC 13.0 miscompiled
-# clamp(max(-x, x), lo, hi) in select form on the H200 (bench/probes/cuda_diff_probe.py).
+# On CUDA they are inline PTX instead (lang.smin/smax): the H200's ptxas got
+# clamp(max(-x, x), lo, hi) wrong as its min/max instruction (bench/probes/cuda_diff_probe.py).
 def ps_min_signed(a: T, b: T) -> T:
     """``min(a, b)`` of signed integers."""
     if target == "cuda":

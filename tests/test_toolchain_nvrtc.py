@@ -158,3 +158,36 @@ def test_struct_layout_is_checked_by_static_assert() -> None:
     assert broken != text
     with pytest.raises(CompileError, match="offset of Shifted.b"):
         compile_cuda(broken)
+
+
+@ps.kernel(workgroup_size=64)
+def signed_minmax(a: ps.Buffer[ps.i32], b: ps.Buffer[ps.i32], out: ps.Buffer[ps.i32]):
+    i = ps.global_id().x
+    if i < len(a):
+        x, y = a[i], b[i]
+        out[i] = max(x | 1, abs(y)) + ps.clamp(max(-x, x), min(y, 7), max(y, 7))
+
+
+def _nvdisasm() -> str | None:
+    import shutil
+    import sysconfig
+    from pathlib import Path
+    found = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13" / "bin" / "nvdisasm"
+    return str(found) if found.exists() else shutil.which("nvdisasm")
+
+
+def test_signed_min_max_avoid_the_min_max_instruction() -> None:
+    """ptxas turns a compare and select (and PTX min/max.s32) into VIMNMX, and the H200's
+    ptxas computed a max of an abs-like max unsigned that way (bench/README.md): the
+    prelude's signed min/max/abs/clamp on CUDA must leave no IMNMX in the SASS."""
+    import subprocess
+    import tempfile
+    tool = _nvdisasm()
+    require(tool is not None, "nvdisasm (pip package nvidia-cuda-nvdisasm) is not installed")
+    cubin = compile_cuda(ps.translate(signed_minmax, "cuda"), arch="sm_90", cubin=True)
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        sass = subprocess.run([tool, f.name], capture_output=True, text=True, check=True).stdout
+    assert "ISETP" in sass                                 # it is SASS, with comparisons
+    assert [ln for ln in sass.splitlines() if "IMNMX" in ln] == []

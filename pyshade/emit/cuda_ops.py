@@ -355,19 +355,20 @@ class CudaOps:
 
     def asm_minmax_text(self, op: str, e: T.Type, a: str, b: str) -> str:
         """A call of the support function for PTX ``op.s32``/``op.s64``."""
-        # A compare and a select, not PTX min/max: with max.s32, a max of an abs-like
-        # max came out as an unsigned max on the H200 (the nested min/max the Vulkan
-        # driver also got wrong: bench/probes/nvidia_last_line_probe.py).
+        # A mask, not a select: ptxas turns a compare and select (and min/max.s32) into
+        # VIMNMX, and the H200's ptxas (CUDA 13.0) computed a max of an abs-like max
+        # unsigned that way (bench/README.md). Here r = a ^ ((a ^ b) & m), m all ones
+        # where b wins; `nvdisasm` of the CUBIN shows no VIMNMX for it.
         s, c, w = ("s64", "l", "b64") if e.bits == 64 else ("s32", "r", "b32")
         ty = self.tn(e)
-        cmp = "gt" if op == "max" else "lt"
+        cmp = "lt" if op == "max" else "gt"
         name = self.global_name(f"_ps_asm_{op}_{s}")
-        # Host compilers (tests/cuda_host) get the plain comparison.
         self.support(f"asm_{op}_{s}", f'{FDI} {ty} {name}({ty} a, {ty} b) {{\n'
                                       f'#ifdef __CUDA_ARCH__\n'
-                                      f'    {ty} r; asm("{{ .reg .pred p; setp.{cmp}.{s} p, '
-                                      f'%1, %2; selp.{w} %0, %1, %2, p; }}" : "={c}"(r) : '
-                                      f'"{c}"(a), "{c}"(b)); return r;\n'
+                                      f'    {ty} r; asm("{{ .reg .pred p; .reg .{w} m, t; '
+                                      f'setp.{cmp}.{s} p, %1, %2; selp.{w} m, -1, 0, p; '
+                                      f'xor.{w} t, %1, %2; and.{w} t, t, m; xor.{w} %0, %1, t; }}" '
+                                      f': "={c}"(r) : "{c}"(a), "{c}"(b)); return r;\n'
                                       f'#else\n'
                                       f'    return a {">" if op == "max" else "<"} b ? a : b;\n'
                                       f'#endif\n}}')

@@ -14,7 +14,7 @@ static_assert(PS_OFFSETOF(ps_Params, ps_len_x) == 0, "offset of ps_Params.ps_len
 
 __device__ __forceinline__ int ps_asm_max_s32(int a, int b) {
 #ifdef __CUDA_ARCH__
-    int r; asm("{ .reg .pred p; setp.gt.s32 p, %1, %2; selp.b32 %0, %1, %2, p; }" : "=r"(r) : "r"(a), "r"(b)); return r;
+    int r; asm("{ .reg .pred p; .reg .b32 m, t; setp.lt.s32 p, %1, %2; selp.b32 m, -1, 0, p; xor.b32 t, %1, %2; and.b32 t, t, m; xor.b32 %0, %1, t; }" : "=r"(r) : "r"(a), "r"(b)); return r;
 #else
     return a > b ? a : b;
 #endif
@@ -22,7 +22,7 @@ __device__ __forceinline__ int ps_asm_max_s32(int a, int b) {
 
 __device__ __forceinline__ int ps_asm_min_s32(int a, int b) {
 #ifdef __CUDA_ARCH__
-    int r; asm("{ .reg .pred p; setp.lt.s32 p, %1, %2; selp.b32 %0, %1, %2, p; }" : "=r"(r) : "r"(a), "r"(b)); return r;
+    int r; asm("{ .reg .pred p; .reg .b32 m, t; setp.gt.s32 p, %1, %2; selp.b32 m, -1, 0, p; xor.b32 t, %1, %2; and.b32 t, t, m; xor.b32 %0, %1, t; }" : "=r"(r) : "r"(a), "r"(b)); return r;
 #else
     return a < b ? a : b;
 #endif
