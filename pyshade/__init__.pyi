@@ -29,13 +29,21 @@ GPU_TARGETS: tuple[str, ...]
 # ---------------------------------------------------------------------------- scalars
 # Aliases for static checkers; at run time each is a ScalarType, callable as a cast.
 bool_: TypeAlias = bool
+"""Kernel bool (stored as a u32 in buffers and structs); ``bool`` works too."""
 i32: TypeAlias = int
+"""32-bit signed integer (wraps); ``int`` in an annotation means i32. ``i32(x)`` casts."""
 u32: TypeAlias = int
+"""32-bit unsigned integer (wraps). ``u32(x)`` casts; ``u32(-1)`` is 4294967295."""
 i64: TypeAlias = int
+"""64-bit signed integer (where the target has one)."""
 u64: TypeAlias = int
+"""64-bit unsigned integer (where the target has one)."""
 f16: TypeAlias = float
+"""16-bit float (where the target has one)."""
 f32: TypeAlias = float
+"""32-bit float; ``float`` in an annotation means f32. ``f32(x)`` casts."""
 f64: TypeAlias = float
+"""64-bit float (not on WGSL or MSL)."""
 
 _T = TypeVar("_T")
 _Ts = TypeVarTuple("_Ts")

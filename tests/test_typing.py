@@ -97,6 +97,19 @@ def test_stub_declares_every_export():
                          re.M), name
 
 
+def test_stub_launch_matches_run_time():
+    """The stub's ``Kernel.launch`` keywords are the run-time ones."""
+    import inspect
+
+    import pyshade
+    sig = inspect.signature(pyshade.Kernel.launch)
+    kw = [n for n, p in sig.parameters.items() if p.kind is p.KEYWORD_ONLY]
+    assert kw == ["threads", "groups", "device"]
+    stub = (ROOT / "pyshade" / "__init__.pyi").read_text()
+    assert "def launch(self, *args: Unpack[_Ts], threads: int | None = None," in stub
+    assert all(f"{k}: " in stub.split("def launch", 1)[1].split("->", 1)[0] for k in kw)
+
+
 def _no_type_ignore(files: list[str]) -> None:
     for f in files:
         for p in (ROOT / f).rglob("*.py") if (ROOT / f).is_dir() else [ROOT / f]:
