@@ -15,7 +15,7 @@ import argparse
 import sys
 import time
 from enum import IntEnum
-from typing import NewType, TypeVar
+from typing import Any, NewType, TypeVar
 
 import numpy as np
 
@@ -47,7 +47,7 @@ class Natural:                                # a "trait implementation"
 
 
 @ps.kernel(workgroup_size=256)
-def bitonic_step(data: ps.Buffer[T], p: BitonicParams, cmp: ps.Const[type] = Natural):
+def bitonic_step(data: ps.Buffer[T], p: BitonicParams, cmp: ps.Const[type[Natural]] = Natural) -> None:
     i = ps.global_id().x
     partner = i ^ (u32(1) << (p.stage - p.pass_of_stage))
     if partner > i and partner < p.n:
@@ -69,14 +69,14 @@ def bitonic_sort(data: ps.DeviceArray, descending: bool = False) -> None:
     with dev.batch():                            # one submission for the whole network
         for stage in range(max(n - 1, 0).bit_length()):
             for pass_of_stage in range(stage + 1):
-                params = BitonicParams(n=n, stage=stage, pass_of_stage=pass_of_stage,
-                                       order=order)
-                bitonic_step.launch(data, params, threads=n, device=dev)
+                params = BitonicParams(n=n, stage=Stage(stage),
+                                       pass_of_stage=Pass(pass_of_stage), order=order)
+                bitonic_step.launch(data, params, Natural, threads=n, device=dev)
 
 
 def main() -> int:
     """Sort random data on a device and compare with numpy."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--device", default=None, help="cpu, wgpu, ... (default: best available)")
     ap.add_argument("--n", type=int, default=0, help="elements (default 65536; cpu 4096)")
     ap.add_argument("--dtype", choices=["u32", "i32", "f32"], default="u32")
@@ -86,7 +86,7 @@ def main() -> int:
     n = args.n or (4096 if dev.name == "cpu" else 1 << 16)
     n2 = 1 << max(n - 1, 0).bit_length()       # the network needs a power of two
     rng = np.random.default_rng()
-    dtype = {"u32": np.uint32, "i32": np.int32, "f32": np.float32}[args.dtype]
+    dtype: Any = {"u32": np.uint32, "i32": np.int32, "f32": np.float32}[args.dtype]
     if dtype is np.float32:
         x = rng.standard_normal(n).astype(np.float32)
         pad = -np.inf if args.descending else np.inf

@@ -32,7 +32,7 @@ X0, X1, Y0, Y1 = -2.5, 1.0, -1.25, 1.25
 
 @ps.kernel(workgroup_size=(8, 8))
 def mandelbrot(counts: ps.Buffer[u32], width: u32, height: u32, origin: vec2, scale: f32,
-               max_iter: ps.Const[int] = 256):
+               max_iter: ps.Const[int] = 256) -> None:
     gid = ps.global_id()
     if gid.x >= width or gid.y >= height:
         return
@@ -98,14 +98,14 @@ def colourise(counts: np.ndarray, max_iter: int) -> np.ndarray:
     palette = np.stack([9 * (1 - t) * t**3, 15 * (1 - t)**2 * t**2, 8.5 * (1 - t)**3 * t], -1)
     palette = (np.clip(palette, 0, 1) * 255).astype(np.uint8)
     palette[max_iter] = 0
-    return palette[counts]
+    return np.asarray(palette[counts])
 
 
 # ---------------------------------------------------------------------------- main
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--device", default=None, help="device name (default: the best available)")
     ap.add_argument("--n", type=int, default=None,
                     help="image width in pixels (default: 1400; 140 on the cpu device)")
@@ -124,14 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     height = args.height if args.height is not None else max(1, round(width * 5 / 7))
     max_iter = args.max_iter if args.max_iter is not None else (64 if cpu else 256)
     scale = (X1 - X0) / width
-    origin = np.array([X0, (Y0 + Y1) / 2 - height * scale / 2], np.float32)
+    origin = vec2(X0, (Y0 + Y1) / 2 - height * scale / 2)   # a float32 numpy array
 
     counts = dev.zeros(width * height, np.uint32)
     groups = ((width + 7) // 8, (height + 7) // 8)
     times = []
     for _ in range(2):               # the first launch also translates and compiles
         t0 = time.perf_counter()
-        mandelbrot.launch(counts, width, height, origin, np.float32(scale), max_iter,
+        mandelbrot.launch(counts, width, height, origin, f32(scale), max_iter,
                           groups=groups, device=dev)
         dev.synchronize()
         times.append(time.perf_counter() - t0)

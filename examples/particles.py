@@ -18,6 +18,7 @@ import argparse
 import sys
 import time
 from enum import IntEnum
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -38,6 +39,12 @@ class Particle:
     kind: Kind
     age: u32
 
+    if TYPE_CHECKING:               # added by @ps.struct; declared for type checkers
+        dtype: ClassVar[np.dtype[np.void]]
+
+        @classmethod
+        def from_numpy(cls, arr: np.ndarray) -> Any: ...
+
 
 def wrap(x: f32, size: f32) -> f32:
     """x moved back into [0, size) (a step is shorter than the box)."""
@@ -49,7 +56,7 @@ def wrap(x: f32, size: f32) -> f32:
 
 
 @ps.kernel(workgroup_size=64)
-def step(particles: ps.Buffer[Particle], box: vec2, gravity: vec2, dt: f32):
+def step(particles: ps.Buffer[Particle], box: vec2, gravity: vec2, dt: f32) -> None:
     i = ps.global_id().x
     if i >= len(particles):
         return
@@ -79,7 +86,7 @@ def step(particles: ps.Buffer[Particle], box: vec2, gravity: vec2, dt: f32):
     particles[i] = p
 
 
-def step_numpy(a: np.ndarray, box: np.ndarray, gravity: np.ndarray, dt: np.float32) -> None:
+def step_numpy(a: np.ndarray, box: np.ndarray, gravity: np.ndarray, dt: float) -> None:
     """One step of the kernel on a record array, in place, with float32 arithmetic."""
     f = np.float32
     pos, vel, kind = a["pos"], a["vel"], a["kind"]
@@ -108,7 +115,7 @@ def make_particles(n: int, box: np.ndarray, rng: np.random.Generator) -> np.ndar
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--device", default=None, help="device name (default: the best available)")
     ap.add_argument("--n", type=int, default=None,
                     help="number of particles (default: 100000; 2000 on the cpu device)")
@@ -124,17 +131,18 @@ def main(argv: list[str] | None = None) -> int:
     steps = args.steps if args.steps is not None else (10 if cpu else 100)
     box = np.array([4.0, 3.0], np.float32)
     gravity = np.array([0.0, -9.81], np.float32)
-    dt = np.float32(0.01)
+    dt = f32(0.01)                  # an np.float32 at run time
+    kbox, kgravity = vec2(*box), vec2(*gravity)     # the kernel's vec2 arguments
 
     host = make_particles(n, box, np.random.default_rng(args.seed))
     arr = dev.array(host)
     # Warm up on one scratch particle: the first launch translates and compiles.
-    step.launch(dev.array(host[:1]), box, gravity, dt, threads=1, device=dev)
+    step.launch(dev.array(host[:1]), kbox, kgravity, dt, threads=1, device=dev)
     dev.synchronize()
     t0 = time.perf_counter()
     with dev.batch():
         for _ in range(steps):
-            step.launch(arr, box, gravity, dt, threads=n, device=dev)
+            step.launch(arr, kbox, kgravity, dt, threads=n, device=dev)
     dev.synchronize()
     elapsed = time.perf_counter() - t0
     got = arr.numpy()

@@ -20,14 +20,14 @@ from pyshade import f32
 
 
 @ps.kernel(workgroup_size=64)
-def saxpy(x: ps.Buffer[f32], y: ps.Buffer[f32], a: f32):
+def saxpy(x: ps.Buffer[f32], y: ps.Buffer[f32], a: f32) -> None:
     i = ps.global_id().x
     if i < len(x):
         y[i] = a * x[i] + y[i]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--device", default=None, help="device name (default: the best available)")
     ap.add_argument("--n", type=int, default=None,
                     help="number of elements (default: 2**20; 2**14 on the cpu device)")
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
-    a = np.float32(args.a)
+    a = f32(args.a)                  # an np.float32 at run time
 
     dx, dy = dev.array(x), dev.array(y)
     times = []

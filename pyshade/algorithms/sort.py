@@ -50,7 +50,7 @@ class Natural:                                # a "trait implementation"
 
 
 @ps.kernel(workgroup_size=256)
-def bitonic_step(data: ps.Buffer[T], p: BitonicParams, cmp: ps.Const[type] = Natural):
+def bitonic_step(data: ps.Buffer[T], p: BitonicParams, cmp: ps.Const[type[Natural]] = Natural) -> None:
     """One pass of the bitonic network: invocation i compare-exchanges ``data[i]`` with
     ``data[i ^ (1 << (stage - pass_of_stage))]``, ordering each block up or down."""
     i = ps.global_id().x
@@ -81,7 +81,7 @@ _PAD_BITS = 0x7FFFFFFF        # a positive NaN whose key is 0xFFFFFFFF, the larg
 
 
 @ps.kernel(workgroup_size=256)
-def float_keys(data: ps.Buffer[u32]):
+def float_keys(data: ps.Buffer[u32]) -> None:
     """In place: f32 bit patterns -> u32 keys whose unsigned order is IEEE total order.
 
     Negatives get all bits flipped (a larger magnitude gives a smaller key),
@@ -96,7 +96,7 @@ def float_keys(data: ps.Buffer[u32]):
 
 
 @ps.kernel(workgroup_size=256)
-def float_from_keys(keys: ps.Buffer[u32], out: ps.Buffer[u32], n: u32, order: SortOrder):
+def float_from_keys(keys: ps.Buffer[u32], out: ps.Buffer[u32], n: u32, order: SortOrder) -> None:
     """``out[i]`` = the f32 bits of the i-th element of the sorted result.
 
     ``keys[:n]`` are sorted ascending; the negative NaNs form a prefix (their
@@ -144,7 +144,7 @@ def sort_steps(n: int) -> list[tuple[int, int]]:
 
 
 @ps.kernel(workgroup_size=256)
-def _pad_copy(src: ps.Buffer[T], dst: ps.Buffer[T], n: u32, pad: T):
+def _pad_copy(src: ps.Buffer[T], dst: ps.Buffer[T], n: u32, pad: T) -> None:
     """dst[i] = src[i] for i < n, else the padding value (dst is 2^k long)."""
     i = ps.global_id().x
     if i < len(dst):
@@ -155,7 +155,7 @@ def _pad_copy(src: ps.Buffer[T], dst: ps.Buffer[T], n: u32, pad: T):
 
 
 @ps.kernel(workgroup_size=256)
-def _copy_prefix(src: ps.Buffer[T], dst: ps.Buffer[T]):
+def _copy_prefix(src: ps.Buffer[T], dst: ps.Buffer[T]) -> None:
     """dst[i] = src[i] for every i of dst (src may be longer)."""
     i = ps.global_id().x
     if i < len(dst):
@@ -194,10 +194,11 @@ def sort(array: Any, descending: bool = False, device: Any = None, *,
                             f"{dev.name} cannot use in place: pass device='cuda'")
         return _sort_in_place(dev, adopt(array), descending, array)
     dev = ps.device(device) if not isinstance(device, ps.Device) else device
+    adopt = getattr(dev, "adopt", None)
     if isinstance(array, ps.DeviceArray):
         host = array.numpy()
-    elif is_foreign_array(array) and hasattr(dev, "adopt"):
-        host = dev.adopt(array).numpy()
+    elif is_foreign_array(array) and adopt is not None:
+        host = adopt(array).numpy()
     else:
         host = np.asarray(array)
     if host.ndim != 1 or host.dtype not in _DTYPES:
@@ -233,7 +234,7 @@ def _sort_in_place(dev: ps.Device, arr: Any, descending: bool, result: Any) -> A
             # keys in a padded scratch buffer, mapped back into the array itself
             bits = arr.view(np.uint32)
             keys = dev.empty(n2, np.uint32)
-            _pad_copy.launch(bits, keys, n, u32(_PAD_BITS), threads=n2, device=dev)
+            _pad_copy.launch(bits, keys, n, bits.dtype.type(_PAD_BITS), threads=n2, device=dev)
             float_keys.launch(keys, threads=n2, device=dev)
             _network(dev, keys, n2, SortOrder.ASCENDING)
             float_from_keys.launch(keys, bits, n, order, threads=n, device=dev)
@@ -251,8 +252,9 @@ def _sort_in_place(dev: ps.Device, arr: Any, descending: bool, result: Any) -> A
 def _network(dev: ps.Device, buf: ps.DeviceArray, n2: int, order: SortOrder) -> None:
     """Record the whole bitonic network over ``buf`` (n2 = 2^k elements)."""
     for stage, pass_of_stage in sort_steps(n2):
-        params = BitonicParams(n=n2, stage=stage, pass_of_stage=pass_of_stage, order=order)
-        bitonic_step.launch(buf, params, threads=n2, device=dev)
+        params = BitonicParams(n=n2, stage=Stage(stage), pass_of_stage=Pass(pass_of_stage),
+                               order=order)
+        bitonic_step.launch(buf, params, Natural, threads=n2, device=dev)
 
 
 def _sort_float32(dev: ps.Device, host: np.ndarray, n2: int, descending: bool) -> np.ndarray:

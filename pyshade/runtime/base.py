@@ -12,7 +12,7 @@ import contextlib
 import copy
 import struct
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 
@@ -95,6 +95,13 @@ class DeviceArray:
 
     def __len__(self) -> int:
         return self.shape[0] if self.shape else 1
+
+    if TYPE_CHECKING:
+        # Static view only (no such methods at run time): a device array is what a
+        # kernel's ``Buffer[T]`` parameter takes at launch, and the type checkers'
+        # ``Buffer`` is a protocol of ``[]`` and ``len`` (pyshade/__init__.pyi).
+        def __getitem__(self, i: int, /) -> Any: ...
+        def __setitem__(self, i: int, v: Any, /) -> None: ...
 
     def numpy(self) -> np.ndarray:
         """Copy the array to the host and return it."""

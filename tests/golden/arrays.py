@@ -14,7 +14,7 @@ class Bin:
 
 
 @ps.kernel(workgroup_size=64)
-def fir(src: ps.Buffer[f32], dst: ps.Buffer[f32]):
+def fir(src: ps.Buffer[f32], dst: ps.Buffer[f32]) -> None:
     i = ps.global_id().x
     if i >= len(dst):
         return
@@ -30,7 +30,7 @@ def fir(src: ps.Buffer[f32], dst: ps.Buffer[f32]):
 
 
 @ps.kernel(workgroup_size=64)
-def sort8(data: ps.Buffer[i32]):
+def sort8(data: ps.Buffer[i32]) -> None:
     """Insertion sort of 8 consecutive values in a local array."""
     base = ps.global_id().x * 8
     if base + 8 > len(data):
@@ -50,7 +50,7 @@ def sort8(data: ps.Buffer[i32]):
 
 
 @ps.kernel(workgroup_size=64)
-def histogram(samples: ps.Buffer[f32], bins_out: ps.Buffer[Bin], pts: ps.Buffer[vec2]):
+def histogram(samples: ps.Buffer[f32], bins_out: ps.Buffer[Bin], pts: ps.Buffer[vec2]) -> None:
     if ps.global_id().x != 0:
         return
     bins = ps.array(Bin, 4)

@@ -6,7 +6,7 @@ from pyshade import f32, i32, u32
 
 
 @ps.kernel(workgroup_size=64)
-def fibonacci(out: ps.Buffer[u32], steps: u32):
+def fibonacci(out: ps.Buffer[u32], steps: u32) -> None:
     i = ps.global_id().x
     if i >= len(out):
         return
@@ -18,7 +18,7 @@ def fibonacci(out: ps.Buffer[u32], steps: u32):
 
 
 @ps.kernel(workgroup_size=64)
-def augmented(ints: ps.Buffer[i32], uints: ps.Buffer[u32], floats: ps.Buffer[f32]):
+def augmented(ints: ps.Buffer[i32], uints: ps.Buffer[u32], floats: ps.Buffer[f32]) -> None:
     i = ps.global_id().x
     if i >= len(ints):
         return
@@ -49,7 +49,7 @@ def augmented(ints: ps.Buffer[i32], uints: ps.Buffer[u32], floats: ps.Buffer[f32
 
 
 @ps.kernel(workgroup_size=64)
-def swaps(data: ps.Buffer[i32], pts: ps.Buffer[ps.vec2]):
+def swaps(data: ps.Buffer[i32], pts: ps.Buffer[ps.vec2]) -> None:
     i = ps.global_id().x
     j = i ^ 1
     if j >= len(data) or i > j:

@@ -7,7 +7,7 @@ from pyshade import i32, u32
 
 @ps.kernel(workgroup_size=64)
 def counters(values: ps.Buffer[u32], stats: ps.Buffer[u32], signed: ps.Buffer[i32],
-             old: ps.Buffer[u32]):
+             old: ps.Buffer[u32]) -> None:
     i = ps.global_id().x
     if i >= len(values):
         return
@@ -36,7 +36,7 @@ def counters(values: ps.Buffer[u32], stats: ps.Buffer[u32], signed: ps.Buffer[i3
 
 
 @ps.kernel(workgroup_size=64)
-def local_histogram(keys: ps.Buffer[u32], hist: ps.Buffer[u32]):
+def local_histogram(keys: ps.Buffer[u32], hist: ps.Buffer[u32]) -> None:
     """Count keys % 16 per workgroup in shared memory, then merge into hist."""
     bins = ps.shared_array(u32, 16)
     lid = ps.local_index()

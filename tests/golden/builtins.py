@@ -7,7 +7,7 @@ from pyshade import f32, i32, u32, vec2, vec3, vec4
 
 
 @ps.kernel(workgroup_size=64)
-def blend(pa: ps.Buffer[vec4], pb: ps.Buffer[vec4], t: ps.Buffer[f32], out: ps.Buffer[vec4]):
+def blend(pa: ps.Buffer[vec4], pb: ps.Buffer[vec4], t: ps.Buffer[f32], out: ps.Buffer[vec4]) -> None:
     i = ps.global_id().x
     if i >= len(out):
         return
@@ -27,7 +27,7 @@ def blend(pa: ps.Buffer[vec4], pb: ps.Buffer[vec4], t: ps.Buffer[f32], out: ps.B
 
 
 @ps.kernel(workgroup_size=64)
-def bits(x: ps.Buffer[u32], f: ps.Buffer[f32], out: ps.Buffer[u32], signed: ps.Buffer[i32]):
+def bits(x: ps.Buffer[u32], f: ps.Buffer[f32], out: ps.Buffer[u32], signed: ps.Buffer[i32]) -> None:
     i = ps.global_id().x
     if i >= len(x):
         return

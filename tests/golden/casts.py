@@ -16,7 +16,7 @@ class Level(IntEnum):
 
 
 @ps.kernel(workgroup_size=64)
-def convert(f: ps.Buffer[f32], u: ps.Buffer[u32], s: ps.Buffer[i32]):
+def convert(f: ps.Buffer[f32], u: ps.Buffer[u32], s: ps.Buffer[i32]) -> None:
     i = ps.global_id().x
     if i >= len(f):
         return

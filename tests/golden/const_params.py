@@ -19,7 +19,7 @@ class Descending:
 
 @ps.kernel(workgroup_size=64)
 def blocked_sum(src: ps.Buffer[f32], dst: ps.Buffer[f32],
-                width: ps.Const[int], relu: ps.Const[bool], scale: ps.Const[float] = 0.5):
+                width: ps.Const[int], relu: ps.Const[bool], scale: ps.Const[float] = 0.5) -> None:
     i = ps.global_id().x
     if (i + 1) * width > len(src):
         return
@@ -35,7 +35,7 @@ def blocked_sum(src: ps.Buffer[f32], dst: ps.Buffer[f32],
 
 
 @ps.kernel(workgroup_size=64)
-def best_of(data: ps.Buffer[u32], out: ps.Buffer[u32], order: ps.Const[type], n: ps.Const[int]):
+def best_of(data: ps.Buffer[u32], out: ps.Buffer[u32], order: ps.Const[type[Descending]], n: ps.Const[int]) -> None:  # noqa: E501
     i = ps.global_id().x
     if i >= len(out):
         return
@@ -48,7 +48,7 @@ def best_of(data: ps.Buffer[u32], out: ps.Buffer[u32], order: ps.Const[type], n:
 
 
 @ps.kernel(workgroup_size=64)
-def per_target(out: ps.Buffer[i32]):
+def per_target(out: ps.Buffer[i32]) -> None:
     i = ps.global_id().x
     if i >= len(out):
         return

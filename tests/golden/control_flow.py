@@ -6,7 +6,7 @@ from pyshade import i32, u32
 
 
 @ps.kernel(workgroup_size=64)
-def classify(values: ps.Buffer[i32], out_codes: ps.Buffer[u32]):
+def classify(values: ps.Buffer[i32], out_codes: ps.Buffer[u32]) -> None:
     i = ps.global_id().x
     if i >= len(values):
         return                      # early exit from a kernel
@@ -24,7 +24,7 @@ def classify(values: ps.Buffer[i32], out_codes: ps.Buffer[u32]):
 
 
 @ps.kernel(workgroup_size=64)
-def loops(data: ps.Buffer[i32], n: i32, step: i32):
+def loops(data: ps.Buffer[i32], n: i32, step: i32) -> None:
     i = ps.global_id().x
     if i >= len(data):
         return
@@ -56,7 +56,7 @@ def loops(data: ps.Buffer[i32], n: i32, step: i32):
 
 
 @ps.kernel(workgroup_size=64)
-def find_first(haystack: ps.Buffer[u32], needle: u32, found: ps.Buffer[i32]):
+def find_first(haystack: ps.Buffer[u32], needle: u32, found: ps.Buffer[i32]) -> None:
     """Linear search in one thread; the loop variable is also read after the loop."""
     if ps.global_id().x != 0:
         return

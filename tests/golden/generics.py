@@ -22,7 +22,7 @@ def twice(x: T) -> T:
 
 
 @ps.kernel(workgroup_size=64)
-def reduce_pairs(src: ps.Buffer[T], dst: ps.Buffer[T], zero: T):
+def reduce_pairs(src: ps.Buffer[T], dst: ps.Buffer[T], zero: T) -> None:
     i: Index = Index(ps.global_id().x)
     if i * 2 + 1 >= len(src):
         return
@@ -30,7 +30,7 @@ def reduce_pairs(src: ps.Buffer[T], dst: ps.Buffer[T], zero: T):
 
 
 @ps.kernel(workgroup_size=64)
-def clamp_lengths(lengths: ps.Buffer[Meters], counts: ps.Buffer[i32], limit: Meters):
+def clamp_lengths(lengths: ps.Buffer[Meters], counts: ps.Buffer[i32], limit: Meters) -> None:
     i = Index(ps.global_id().x)
     if i >= len(lengths):
         return

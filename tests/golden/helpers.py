@@ -27,7 +27,7 @@ def uniform01(seed: u32) -> f32:
     return f32(hash32(seed) >> 8) * (1.0 / 16777216.0)
 
 
-def sign_of(x: f32, zero: f32 = 0.0):
+def sign_of(x: f32, zero: f32 = 0.0) -> f32:
     if x > zero:
         return 1.0
     if x < zero:
@@ -54,7 +54,7 @@ def jitter(p: vec2, seed: u32) -> vec2:
 
 
 @ps.kernel(workgroup_size=64)
-def scatter(points: ps.Buffer[vec2], noise: ps.Buffer[f32], seed: u32):
+def scatter(points: ps.Buffer[vec2], noise: ps.Buffer[f32], seed: u32) -> None:
     i = ps.global_id().x
     if i >= len(points):
         return

@@ -6,7 +6,7 @@ from pyshade import f32, i32, u32
 
 
 @ps.kernel(workgroup_size=64)
-def signed_ops(a: ps.Buffer[i32], b: ps.Buffer[i32], out: ps.Buffer[i32]):
+def signed_ops(a: ps.Buffer[i32], b: ps.Buffer[i32], out: ps.Buffer[i32]) -> None:
     i = ps.global_id().x
     if i >= len(out):
         return
@@ -24,7 +24,7 @@ def signed_ops(a: ps.Buffer[i32], b: ps.Buffer[i32], out: ps.Buffer[i32]):
 
 
 @ps.kernel(workgroup_size=64)
-def unsigned_ops(a: ps.Buffer[u32], out: ps.Buffer[u32], k: u32):
+def unsigned_ops(a: ps.Buffer[u32], out: ps.Buffer[u32], k: u32) -> None:
     i = ps.global_id().x
     if i >= len(out):
         return
@@ -40,7 +40,7 @@ def unsigned_ops(a: ps.Buffer[u32], out: ps.Buffer[u32], k: u32):
 
 
 @ps.kernel(workgroup_size=64)
-def float_ops(a: ps.Buffer[f32], out: ps.Buffer[f32]):
+def float_ops(a: ps.Buffer[f32], out: ps.Buffer[f32]) -> None:
     i = ps.global_id().x
     if i >= len(out):
         return
@@ -52,7 +52,7 @@ def float_ops(a: ps.Buffer[f32], out: ps.Buffer[f32]):
 
 
 @ps.kernel(workgroup_size=64)
-def logic(a: ps.Buffer[i32], flags: ps.Buffer[u32], lo: i32, hi: i32):
+def logic(a: ps.Buffer[i32], flags: ps.Buffer[u32], lo: i32, hi: i32) -> None:
     i = ps.global_id().x
     if i >= len(a):
         return

@@ -22,7 +22,7 @@ class Direction(IntEnum):          # has a negative member: i32
 
 
 @ps.kernel(workgroup_size=64)
-def apply_op(ops: ps.Buffer[Op], a: ps.Buffer[f32], b: ps.Buffer[f32], out: ps.Buffer[f32]):
+def apply_op(ops: ps.Buffer[Op], a: ps.Buffer[f32], b: ps.Buffer[f32], out: ps.Buffer[f32]) -> None:
     i = ps.global_id().x
     if i >= len(out):
         return
@@ -42,7 +42,7 @@ def apply_op(ops: ps.Buffer[Op], a: ps.Buffer[f32], b: ps.Buffer[f32], out: ps.B
 
 
 @ps.kernel(workgroup_size=64)
-def day_kind(days: ps.Buffer[u32], kinds: ps.Buffer[u32]):
+def day_kind(days: ps.Buffer[u32], kinds: ps.Buffer[u32]) -> None:
     i = ps.global_id().x
     if i >= len(days):
         return
@@ -58,7 +58,7 @@ def day_kind(days: ps.Buffer[u32], kinds: ps.Buffer[u32]):
 
 
 @ps.kernel(workgroup_size=64)
-def walk(dirs: ps.Buffer[i32], pos: ps.Buffer[i32], steps: i32):
+def walk(dirs: ps.Buffer[i32], pos: ps.Buffer[i32], steps: i32) -> None:
     i = ps.global_id().x
     if i >= len(pos):
         return
@@ -97,7 +97,7 @@ def twice(n: u32) -> u32:
 
 
 @ps.kernel(workgroup_size=64)
-def apply_helper(ops: ps.Buffer[Op], a: ps.Buffer[f32], out: ps.Buffer[f32]):
+def apply_helper(ops: ps.Buffer[Op], a: ps.Buffer[f32], out: ps.Buffer[f32]) -> None:
     i = ps.global_id().x
     if i < len(out):
         out[i] = combine(ops[i], a[i], f32(twice(i)))

@@ -8,7 +8,7 @@ from pyshade import f32, i32, vec2, vec3, vec4
 
 
 @ps.kernel(workgroup_size=64)
-def trig(x: ps.Buffer[f32], out: ps.Buffer[f32]):
+def trig(x: ps.Buffer[f32], out: ps.Buffer[f32]) -> None:
     i = ps.global_id().x
     if i >= len(x):
         return
@@ -22,7 +22,7 @@ def trig(x: ps.Buffer[f32], out: ps.Buffer[f32]):
 
 
 @ps.kernel(workgroup_size=64)
-def rounding(x: ps.Buffer[f32], ints: ps.Buffer[i32], fracs: ps.Buffer[vec2]):
+def rounding(x: ps.Buffer[f32], ints: ps.Buffer[i32], fracs: ps.Buffer[vec2]) -> None:
     i = ps.global_id().x
     if i >= len(x):
         return
@@ -35,7 +35,7 @@ def rounding(x: ps.Buffer[f32], ints: ps.Buffer[i32], fracs: ps.Buffer[vec2]):
 
 
 @ps.kernel(workgroup_size=64)
-def specials(x: ps.Buffer[f32], out: ps.Buffer[f32], v: ps.Buffer[vec4]):
+def specials(x: ps.Buffer[f32], out: ps.Buffer[f32], v: ps.Buffer[vec4]) -> None:
     i = ps.global_id().x
     if i >= len(x):
         return

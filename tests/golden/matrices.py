@@ -16,7 +16,7 @@ def rotation_z(angle: f32) -> mat3:
 
 @ps.kernel(workgroup_size=64)
 def transform(points: ps.Buffer[vec4], out: ps.Buffer[vec4], model: mat4, view: mat4,
-              angle: f32):
+              angle: f32) -> None:
     i = ps.global_id().x
     if i >= len(points):
         return
@@ -34,7 +34,7 @@ def transform(points: ps.Buffer[vec4], out: ps.Buffer[vec4], model: mat4, view: 
 
 
 @ps.kernel(workgroup_size=64)
-def solve2(a: ps.Buffer[mat2], b: ps.Buffer[vec2], x: ps.Buffer[vec2]):
+def solve2(a: ps.Buffer[mat2], b: ps.Buffer[vec2], x: ps.Buffer[vec2]) -> None:
     """Cramer's rule for 2x2 systems a @ x = b."""
     i = ps.global_id().x
     if i >= len(b):

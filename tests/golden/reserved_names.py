@@ -19,7 +19,7 @@ def main(device: f32, half: f32) -> f32:
 
 @ps.kernel(workgroup_size=64)
 def kernel(out: ps.Buffer[f32], layout: ps.Buffer[u32], uniform: f32, struct: Layout,
-           loop: u32, threadgroup: ps.Buffer[Layout]):
+           loop: u32, threadgroup: ps.Buffer[Layout]) -> None:
     threadIdx = ps.global_id().x
     if threadIdx >= len(out):
         return

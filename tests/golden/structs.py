@@ -48,7 +48,7 @@ class Stats:
 
 
 @ps.kernel(workgroup_size=64)
-def step_bodies(bodies: ps.Buffer[Body], world: World, energy: ps.Buffer[f32]):
+def step_bodies(bodies: ps.Buffer[Body], world: World, energy: ps.Buffer[f32]) -> None:
     i = ps.global_id().x
     if i >= len(bodies):
         return
@@ -68,7 +68,7 @@ def step_bodies(bodies: ps.Buffer[Body], world: World, energy: ps.Buffer[f32]):
 
 
 @ps.kernel(workgroup_size=64)
-def summarize(bodies: ps.Buffer[Body], stats: ps.Buffer[Stats]):
+def summarize(bodies: ps.Buffer[Body], stats: ps.Buffer[Stats]) -> None:
     if ps.global_id().x != 0:
         return
     s = Stats(count=0, energy=0.0, center=vec2(0.0))

@@ -7,7 +7,7 @@ from pyshade import bvec3, ivec2, u32, uvec4, vec2, vec3, vec4
 
 
 @ps.kernel(workgroup_size=64)
-def shade(normals: ps.Buffer[vec4], colors: ps.Buffer[vec4], light: vec3, tint: vec4):
+def shade(normals: ps.Buffer[vec4], colors: ps.Buffer[vec4], light: vec3, tint: vec4) -> None:
     i = ps.global_id().x
     if i >= len(normals):
         return
@@ -26,7 +26,7 @@ def shade(normals: ps.Buffer[vec4], colors: ps.Buffer[vec4], light: vec3, tint: 
 
 
 @ps.kernel(workgroup_size=64)
-def int_vectors(cells: ps.Buffer[ivec2], hist: ps.Buffer[uvec4], size: ivec2):
+def int_vectors(cells: ps.Buffer[ivec2], hist: ps.Buffer[uvec4], size: ivec2) -> None:
     i = ps.global_id().x
     if i >= len(cells):
         return

@@ -8,7 +8,7 @@ GROUP = 64
 
 
 @ps.kernel(workgroup_size=GROUP)
-def block_sum(src: ps.Buffer[f32], partial: ps.Buffer[f32]):
+def block_sum(src: ps.Buffer[f32], partial: ps.Buffer[f32]) -> None:
     """Tree reduction of each workgroup's block into partial[group]."""
     tile = ps.shared_array(f32, GROUP)
     gid = ps.global_id().x
@@ -29,7 +29,7 @@ def block_sum(src: ps.Buffer[f32], partial: ps.Buffer[f32]):
 
 
 @ps.kernel(workgroup_size=(4, 4, 2))
-def ids(out: ps.Buffer[uvec4], flat: ps.Buffer[u32]):
+def ids(out: ps.Buffer[uvec4], flat: ps.Buffer[u32]) -> None:
     g = ps.global_id()
     n = ps.num_groups()
     size = n * uvec3(4, 4, 2)
@@ -39,7 +39,7 @@ def ids(out: ps.Buffer[uvec4], flat: ps.Buffer[u32]):
 
 
 @ps.kernel(workgroup_size=GROUP)
-def transpose_tiles(src: ps.Buffer[f32], dst: ps.Buffer[f32], n: u32):
+def transpose_tiles(src: ps.Buffer[f32], dst: ps.Buffer[f32], n: u32) -> None:
     """Reverse each block of 64 values through shared memory."""
     buf = ps.shared_array(f32, GROUP)
     i = ps.local_index()
