@@ -32,7 +32,7 @@ from conftest import require
 import pyshade as ps
 
 GOLDEN = Path(__file__).parent / "golden"
-TARGETS = {"wgsl": "wgsl", "glsl": "glsl", "hlsl": "hlsl", "cuda": "cu",
+TARGETS = {"wgsl": "wgsl", "glsl": "glsl", "hlsl": "hlsl", "cuda": "cu", "msl": "metal",
            "python": "py"}                                    # target -> extension
 
 

@@ -105,7 +105,8 @@ class CudaEmitter(CudaOps, CLikeEmitter):
         """The buffers a helper reads or writes and whether it needs the parameter
         block (``len`` of a buffer), its callees' included."""
         bufs, block = set(), False
-        names = {b.name for b in self.k.buffers}
+        order = self.resource_names()
+        names = set(order)
         for n in ast.walk(f.tree):
             ref = getattr(n, "ps_ref", None)
             if isinstance(n, ast.Name) and ref and ref[0] == "global" and ref[1] in names:
@@ -118,7 +119,12 @@ class CudaEmitter(CudaOps, CLikeEmitter):
             elif call and call[0] == "builtin" and call[1].name == "len" and \
                     isinstance(n.args[0].ps_type, T.BufferType):
                 block = True
-        return [b.name for b in self.k.buffers if b.name in bufs], block
+        return [n for n in order if n in bufs], block
+
+    def resource_names(self) -> list[str]:
+        """The kernel-scope resources a helper gets as hidden arguments: the buffers (an
+        MSL threadgroup array, declared in the kernel, is one too)."""
+        return [b.name for b in self.k.buffers]
 
     # -- types ----------------------------------------------------------------------------
     def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
