@@ -21,6 +21,7 @@ from conftest import (
     HLSL_PARAMS,
     VULKAN_PARAMS,
     cuda_host_device,
+    msl_host_device,
     get_device,
     gpu_device,
     vulkan_device,
@@ -298,13 +299,14 @@ def _label(dev: ps.Device) -> str:
 def test_random_integer_kernels(tmp_path: Path) -> None:
     only = os.environ.get("PYSHADE_DIFF_DEVICES")   # e.g. "cpu,cuda": those backends only
     want = set(only.split(",")) if only else {"cpu", "wgpu", "vulkan", "vulkan-hlsl", "cuda",
-                                             "cuda-host"}
+                                             "cuda-host", "msl-host"}
     devs = [*([ps.device("cpu")] if "cpu" in want else []),
             *([get_device("wgpu")] if "wgpu" in want else []),
             *(map(vulkan_device, VULKAN_PARAMS) if "vulkan" in want else []),
             *(map(vulkan_device, HLSL_PARAMS) if "vulkan-hlsl" in want else []),
             *(map(gpu_device, CUDA_PARAMS) if "cuda" in want else []),
-            *([cuda_host_device()] if "cuda-host" in want else [])]
+            *([cuda_host_device()] if "cuda-host" in want else []),
+            *([msl_host_device()] if "msl-host" in want else [])]
     seed = int(os.environ.get("PYSHADE_DIFF_SEED") or np.random.SeedSequence().entropy % 2**63)
     rng = np.random.default_rng(seed)
     failures = []

@@ -271,6 +271,12 @@ class MslEmitter(CudaEmitter):
             return f"{self.type_name(res)}({u}({a}) {sym} {u}({b}))"
         return f"{a} {sym} {b}"
 
+    def bool_bitop(self, node: ast.BinOp, op: type) -> str:
+        """Bool ``&``/``|`` as ``bool(a & b)``: in C++ ``&`` of two bools is an int, which
+        MSL's ``select(T, T, bool)`` would not take next to a bool."""
+        text = super().bool_bitop(node, op)
+        return text if op is ast.BitXor else f"bool({text})"
+
     def negate(self, node: ast.UnaryOp) -> str:
         """Unary minus; of a signed integer vector through the unsigned vector type."""
         t = _base(node.ps_type)
