@@ -21,9 +21,9 @@ from conftest import (
     HLSL_PARAMS,
     VULKAN_PARAMS,
     cuda_host_device,
-    msl_host_device,
     get_device,
     gpu_device,
+    msl_host_device,
     vulkan_device,
 )
 
