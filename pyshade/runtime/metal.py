@@ -24,7 +24,7 @@ from .base import Device, Layout
 
 __all__ = ["Bindings", "MetalDevice", "available", "bindings"]
 
-_ELSEWHERE = ("Metal is macOS only: the metal device needs a Mac (Apple GPU, metalcompute); "
+_ELSEWHERE = ("Metal is macOS only: the 'metal' device needs a Mac (Apple GPU, metalcompute); "
               "on this system ps.translate(kernel, \"msl\") still writes the MSL")
 
 
@@ -32,7 +32,7 @@ def available(platform: str | None = None) -> tuple[bool, str]:
     """(True, "") where the device could exist, else (False, why not)."""
     if (platform or sys.platform) != "darwin":
         return False, _ELSEWHERE
-    return False, ("the metal device is not implemented in this version of pyshade (no Mac "
+    return False, ("the 'metal' device is not implemented in this version of pyshade (no Mac "
                    "was at hand to test it); the MSL compiles with "
                    "pyshade.toolchains.metal.compile_msl")
 
