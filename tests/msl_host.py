@@ -152,3 +152,17 @@ class MslHostDevice(CudaHostDevice):
         lib.ps_host_run.restype = None
         lib.ps_params_size = compiled.layout.params.size if compiled.layout.params else 0
         return lib
+
+
+def syntax_check(source: str, name: str = "kernel.metal") -> str:
+    """g++'s diagnostics for ``source`` with its launcher, compiled against the stand-in
+    without code generation (the emitted static_asserts of every layout included); "" when
+    it compiles. The entry point is the source's one ``kernel void``."""
+    m = re.search(r"^kernel void (\w+)\(", source, re.M)
+    if m is None:
+        return f"{name}: no kernel void entry point"
+    cmd = [compiler() or "g++", "-std=c++20", "-fsyntax-only", "-Wno-attributes", f"-I{HERE}",
+           "-x", "c++", "-"]
+    text = host_source(source) + launcher(source, m.group(1), (64, 1, 1))
+    r = subprocess.run(cmd, input=text, capture_output=True, text=True)
+    return "" if r.returncode == 0 else r.stderr[-4000:]

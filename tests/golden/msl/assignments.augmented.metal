@@ -16,7 +16,7 @@ int ps_trunc_div_i32(int a, int b) {  // prelude.py:58
 #line 61 "prelude.py"
     int one = 1;  // prelude.py:61
     bool neg = b == (int(uint(0) - uint(one)));  // prelude.py:62
-    int q = (a / select(b, one, (b == 0) | neg));  // prelude.py:63
+    int q = (a / select(b, one, bool((b == 0) | neg)));  // prelude.py:63
     return select(q, int(0u - uint(q)), neg);  // prelude.py:64
 }
 
@@ -25,14 +25,14 @@ int ps_floordiv_signed_i32(int a, int b) {  // prelude.py:67
     int q = ps_trunc_div_i32(a, b);  // prelude.py:69
     int r = int(uint(a) - (uint(q) * uint(b)));  // prelude.py:70
     int zero = 0;  // prelude.py:71
-    return select(q, int(uint(q) - 1u), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:72
+    return select(q, int(uint(q) - 1u), bool((r != zero) & ((r < zero) != (b < zero))));  // prelude.py:72
 }
 
 int ps_mod_signed_i32(int a, int b) {  // prelude.py:75
 #line 77 "prelude.py"
     int r = int(uint(a) - (uint(ps_trunc_div_i32(a, b)) * uint(b)));  // prelude.py:77
     int zero = 0;  // prelude.py:78
-    return select(r, int(uint(r) + uint(b)), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:79
+    return select(r, int(uint(r) + uint(b)), bool((r != zero) & ((r < zero) != (b < zero))));  // prelude.py:79
 }
 
 #line 138 "prelude.py"
@@ -72,7 +72,7 @@ float ps_floordiv_float_f32(float a, float b) {  // prelude.py:92
     float r = a - (q * b);  // prelude.py:98
     bool pos = b > zero;  // prelude.py:99
     bool dec = select(r > zero, r < zero, pos);  // prelude.py:100
-    bool inc = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:101
+    bool inc = select(bool((b < zero) & (r <= b)), r >= b, pos);  // prelude.py:101
     return select(select(q, q + one, inc), q - one, dec);  // prelude.py:102
 }
 

@@ -25,7 +25,7 @@ int ps_float_to_int_f32_i32(float x, int bottom, int top) {  // prelude.py:244
 #line 249 "prelude.py"
     float lo = float(bottom);  // prelude.py:249
     float hi = float(top);  // prelude.py:250
-    int v = int(select(0.0f, x, (x > lo) & (x < hi)));  // prelude.py:251
+    int v = int(select(0.0f, x, bool((x > lo) & (x < hi))));  // prelude.py:251
     v = select(select(v, top, x >= hi), bottom, x <= lo);  // prelude.py:252
     return select(v, 0, ps_nan_bits_i32(as_type<int>(x)));  // prelude.py:253
 }

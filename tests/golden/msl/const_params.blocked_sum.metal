@@ -18,8 +18,8 @@ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
     int inf = 2139095040;  // prelude.py:192
     int kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
     int ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
-    bool ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != 0);  // prelude.py:195
-    return (kx < ky) & ordered;  // prelude.py:196
+    bool ordered = bool((bool(((x & mag) <= inf) & ((y & mag) <= inf))) & (((x | y) & mag) != 0));  // prelude.py:195
+    return bool((kx < ky) & ordered);  // prelude.py:196
 }
 
 #line 208 "prelude.py"

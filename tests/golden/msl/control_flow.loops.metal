@@ -20,7 +20,7 @@ int ps_trunc_div_i32(int a, int b) {  // prelude.py:58
 #line 61 "prelude.py"
     int one = 1;  // prelude.py:61
     bool neg = b == (int(uint(0) - uint(one)));  // prelude.py:62
-    int q = (a / select(b, one, (b == 0) | neg));  // prelude.py:63
+    int q = (a / select(b, one, bool((b == 0) | neg)));  // prelude.py:63
     return select(q, int(0u - uint(q)), neg);  // prelude.py:64
 }
 
@@ -29,7 +29,7 @@ int ps_mod_signed_i32(int a, int b) {  // prelude.py:75
 #line 77 "prelude.py"
     int r = int(uint(a) - (uint(ps_trunc_div_i32(a, b)) * uint(b)));  // prelude.py:77
     int zero = 0;  // prelude.py:78
-    return select(r, int(uint(r) + uint(b)), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:79
+    return select(r, int(uint(r) + uint(b)), bool((r != zero) & ((r < zero) != (b < zero))));  // prelude.py:79
 }
 
 #line 27 "control_flow.py"

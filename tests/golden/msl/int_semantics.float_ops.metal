@@ -20,7 +20,7 @@ float ps_floordiv_float_f32(float a_, float b) {  // prelude.py:92
     float r = a_ - (q * b);  // prelude.py:98
     bool pos = b > zero;  // prelude.py:99
     bool dec = select(r > zero, r < zero, pos);  // prelude.py:100
-    bool inc = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:101
+    bool inc = select(bool((b < zero) & (r <= b)), r >= b, pos);  // prelude.py:101
     return select(select(q, q + one, inc), q - one, dec);  // prelude.py:102
 }
 

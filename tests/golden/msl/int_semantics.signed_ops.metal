@@ -16,7 +16,7 @@ int ps_trunc_div_i32(int a_, int b_) {  // prelude.py:58
 #line 61 "prelude.py"
     int one = 1;  // prelude.py:61
     bool neg = b_ == (int(uint(0) - uint(one)));  // prelude.py:62
-    int q = (a_ / select(b_, one, (b_ == 0) | neg));  // prelude.py:63
+    int q = (a_ / select(b_, one, bool((b_ == 0) | neg)));  // prelude.py:63
     return select(q, int(0u - uint(q)), neg);  // prelude.py:64
 }
 
@@ -25,14 +25,14 @@ int ps_floordiv_signed_i32(int a_, int b_) {  // prelude.py:67
     int q = ps_trunc_div_i32(a_, b_);  // prelude.py:69
     int r = int(uint(a_) - (uint(q) * uint(b_)));  // prelude.py:70
     int zero = 0;  // prelude.py:71
-    return select(q, int(uint(q) - 1u), (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:72
+    return select(q, int(uint(q) - 1u), bool((r != zero) & ((r < zero) != (b_ < zero))));  // prelude.py:72
 }
 
 int ps_mod_signed_i32(int a_, int b_) {  // prelude.py:75
 #line 77 "prelude.py"
     int r = int(uint(a_) - (uint(ps_trunc_div_i32(a_, b_)) * uint(b_)));  // prelude.py:77
     int zero = 0;  // prelude.py:78
-    return select(r, int(uint(r) + uint(b_)), (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:79
+    return select(r, int(uint(r) + uint(b_)), bool((r != zero) & ((r < zero) != (b_ < zero))));  // prelude.py:79
 }
 
 #line 138 "prelude.py"

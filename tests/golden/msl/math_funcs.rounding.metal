@@ -22,7 +22,7 @@ int ps_float_to_int_f32_i32(float x_, int bottom, int top) {  // prelude.py:244
 #line 249 "prelude.py"
     float lo = float(bottom);  // prelude.py:249
     float hi = float(top);  // prelude.py:250
-    int v = int(select(0.0f, x_, (x_ > lo) & (x_ < hi)));  // prelude.py:251
+    int v = int(select(0.0f, x_, bool((x_ > lo) & (x_ < hi))));  // prelude.py:251
     v = select(select(v, top, x_ >= hi), bottom, x_ <= lo);  // prelude.py:252
     return select(v, 0, ps_nan_bits_i32(as_type<int>(x_)));  // prelude.py:253
 }
@@ -40,8 +40,8 @@ bool ps_key_before_i32(int x_, int y) {  // prelude.py:187
     int inf = 2139095040;  // prelude.py:192
     int kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:193
     int ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
-    bool ordered = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != 0);  // prelude.py:195
-    return (kx < ky) & ordered;  // prelude.py:196
+    bool ordered = bool((bool(((x_ & mag) <= inf) & ((y & mag) <= inf))) & (((x_ | y) & mag) != 0));  // prelude.py:195
+    return bool((kx < ky) & ordered);  // prelude.py:196
 }
 
 #line 208 "prelude.py"
