@@ -444,7 +444,7 @@ class CudaOps:
                          "a0.x * a1.y - a0.y * a1.x};",
             }[b.name]
         else:
-            fabs = "__habs" if e == T.f16 else "fabs"
+            fabs = self.tables.HALF_ABS if e == T.f16 else "fabs"
             body = {"dot": f"return {self.arith('*', 'a0', 'a1', e)};",
                     "length": f"return {fabs}(a0);",
                     "distance": f"return {fabs}({self.arith('-', 'a0', 'a1', e)});",

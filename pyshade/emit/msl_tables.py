@@ -18,6 +18,7 @@ COMPONENTS = "xyzw"
 VEC_LAYOUT = {2: (8, 8), 3: (16, 16), 4: (16, 16)}
 # MSL half arithmetic rounds each operation (IEEE); no intrinsics are needed.
 HALF_OPS: dict[str, str] = {}
+HALF_ABS = "abs"
 # The bits of special floats, for literals (MSL has no inf/nan literal).
 SPECIAL_FLOAT = {"f32": "as_type<float>({:#010x}u)", "f16": "as_type<half>(ushort({:#06x}u))"}
 
