@@ -6,7 +6,9 @@ expressions with explicit wrapping (DESIGN.md 1.1).
 Each run draws fresh kernels. A failure prints the seed and the kernel source;
 rerun with PYSHADE_DIFF_SEED=<seed> (and PYSHADE_DIFF_KERNELS=<count>).
 PYSHADE_DIFF_DEVICES=cpu,cuda limits the run to those backends (the Python
-reference is always evaluated)."""
+reference is always evaluated); its names: cpu, wgpu, vulkan, vulkan-hlsl, cuda,
+cuda-host and msl-host (the CUDA and MSL emissions run on the CPU by tests/cuda_host.py
+and tests/msl_host.py)."""
 
 from __future__ import annotations
 

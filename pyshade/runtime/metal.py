@@ -8,6 +8,10 @@ What runs everywhere, and is tested here:
   the parameter block, when there is one, at index ``len(buffers)``, bound with
   ``setBytes``).
 
+A device built on this must compile with fast math off (``MTLCompileOptions``
+``fastMathEnabled = NO``, as ``toolchains/metal.py`` passes ``-fno-fast-math``): Metal's
+default reassociates and flushes what the kernel language rounds exactly.
+
 The device itself (arrays and dispatches through metalcompute) is not part of this
 version: no Mac was at hand to test it, and the generated MSL is checked here only by
 a C++ stand-in (tests/msl_host), not by Apple's compiler. On macOS ``ps.device("metal")``
