@@ -103,3 +103,23 @@ def test_ids_and_atomics_spelling() -> None:
     assert "uint3 ps_global_id [[thread_position_in_grid]]" in text
     assert "atomic_fetch_add_explicit(&hist[" in text
     assert "atomic_compare_exchange_weak_explicit" in text
+
+
+def test_stand_in_launcher_and_threadgroup_rewrite() -> None:
+    """tests/msl_host's two source steps: the launcher reads buffer indices and id
+    attributes from the entry point; kernel-scope threadgroup arrays become statics."""
+    from msl_host import host_source, launcher
+
+    @ps.kernel(workgroup_size=8)
+    def tile(x: ps.Buffer[u32]):
+        t = ps.shared_array(u32, 8)
+        t[ps.local_id().x] = x[ps.global_id().x]
+        ps.barrier()
+        x[ps.global_id().x] = t[7 - ps.local_id().x] + len(x)
+
+    text = ps.translate(tile, "msl")
+    assert "    threadgroup uint t[8];" in text
+    assert "    static uint t[8];" in host_source(text)
+    call = launcher(text, "tile", (8, 1, 1))
+    assert "::tile((uint*)b[0], *(ps_Params*)b[1], uint3(g.x * 8u + i" in call
+    assert "if (1)" in call          # a barrier: one thread per invocation
