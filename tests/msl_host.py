@@ -20,6 +20,7 @@ at a time, so one copy is the group's.
 from __future__ import annotations
 
 import ctypes
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -141,7 +142,10 @@ class MslHostDevice(CudaHostDevice):
         src.write_text(host_source(compiled.source) +
                        launcher(compiled.source, compiled.entry, compiled.layout.workgroup_size))
         cmd = [self.cxx, "-std=c++20", "-O1", "-fPIC", "-shared", "-ffp-contract=off",
-               "-Wno-attributes", f"-I{HERE}", "-pthread", "-o", str(so), str(src)]
+               "-Wno-attributes", f"-I{HERE}", "-pthread", "-o", str(so), str(src),
+               # e.g. -fsanitize=signed-integer-overflow: the emission must never
+               # overflow a signed type (it computes in the unsigned one).
+               *os.environ.get("PYSHADE_MSL_HOST_CXXFLAGS", "").split()]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise LaunchError(f"g++ rejected the MSL emission of '{compiled.entry}' "
