@@ -285,14 +285,14 @@ for _op, _w in _ATOMICS.items():
         glsl=(f"atomic{_w}({{0}}[{{1}}], {{2}})" if _op != "sub"      # GLSL has no atomicSub
               else "atomicAdd({0}[{1}], -({2}))"),
         cuda=f"atomic{_CUDA_ATOMICS.get(_op, _w)}(&{{0}}[{{1}}], {{2}})",
-        hlsl=lambda em, node: em.atomic_call(node),
+        hlsl=lambda em, node: em.atomic_call(node), msl=lambda em, node: em.atomic_call(node),
         python=f"_atomic('{_op}', {{0}}, {{1}}, {{2}}, {{wrap}})")
 atomic_compare_exchange = _register(
     "atomic_compare_exchange", None, _t_atomic(4),
     "Atomically store ``new`` in ``buf[i]`` if it equals ``expected``; returns the old value.",
     pure=False, kinds=("atomic", "cas"), wgsl="{cas}",
     glsl="atomicCompSwap({0}[{1}], {2}, {3})", cuda="atomicCAS(&{0}[{1}], {2}, {3})",
-    hlsl=lambda em, node: em.atomic_call(node),
+    hlsl=lambda em, node: em.atomic_call(node), msl=lambda em, node: em.atomic_call(node),
     python="_atomic_cas({0}, {1}, {2}, {3})")
 
 # ----------------------------------------------------------------------------
@@ -300,14 +300,14 @@ atomic_compare_exchange = _register(
 
 _register("abs", builtins.abs, _t_num_map(1), "Absolute value.", clike="abs({0})",
           glsl=lambda em, node: em.unsigned_abs(node), cuda=lambda em, node: em.abs_call(node),
-          hlsl=lambda em, node: em.unsigned_abs(node),
+          hlsl=lambda em, node: em.unsigned_abs(node), msl=lambda em, node: em.unsigned_abs(node),
           python="{abs}")
 _register("min", builtins.min, _t_minmax, "Smaller of two values.", clike="min({0}, {1})",
           python="{min}")
 _register("max", builtins.max, _t_minmax, "Larger of two values.", clike="max({0}, {1})",
           python="{max}")
 _register("round", builtins.round, _t_round, "Round to nearest, ties to even (returns a float).",
-          wgsl="round({0})", glsl="roundEven({0})", cuda="rint({0})",
+          wgsl="round({0})", glsl="roundEven({0})", cuda="rint({0})", msl="rint({0})",
           hlsl=lambda em, node: em.round_call(node), python="{r}(_round({0}))")
 _register("int", builtins.int, _t_int, "Convert to i32 (floats truncate toward zero).",
           wgsl="", python="")
@@ -345,7 +345,8 @@ _register("math.isinf", math.isinf, _t_float_pred, "True where x is +-infinity."
 # pyshade helpers
 
 # CUDA has no vector math library (without headers NVRTC lacks): the emitter writes these
-# as functions that round each operation as the CPU device does.
+# as functions that round each operation as the CPU device does. MSL uses them too: its
+# library's mix/dot/... may fuse or reorder operations, numpy's result rounds each one.
 _cuda_formula = lambda em, node: em.formula_call(node)  # noqa: E731
 
 clamp = _register("clamp", None, _t_clamp,
@@ -353,24 +354,30 @@ clamp = _register("clamp", None, _t_clamp,
                   "otherwise: GPUs disagree on the result).",
                   clike="min(max({0}, {1}), {2})", python="_clamp({0}, {1}, {2})")
 mix = _register("mix", None, _t_mix, "Linear interpolation a*(1-t) + b*t.",
-                clike="mix({0}, {1}, {2})", cuda=_cuda_formula, hlsl="lerp({0}, {1}, {2})",
+                clike="mix({0}, {1}, {2})", cuda=_cuda_formula, msl=_cuda_formula, hlsl="lerp({0}, {1}, {2})",
                 python="_mix({0}, {1}, {2}, {r})")
 step = _register("step", None, _t_step, "0.0 where x < edge, else 1.0: step(edge, x).",
-                 clike="step({0}, {1})", cuda=_cuda_formula, python="{map}(_step)")
+                 clike="step({0}, {1})", cuda=_cuda_formula, msl=_cuda_formula,
+                python="{map}(_step)")
 smoothstep = _register("smoothstep", None, _t_smoothstep,
                        "Hermite interpolation between edges e0 and e1: smoothstep(e0, e1, x).",
-                       clike="smoothstep({0}, {1}, {2})", cuda=_cuda_formula,
+                       clike="smoothstep({0}, {1}, {2})", cuda=_cuda_formula, msl=_cuda_formula,
                        python="_smoothstep({0}, {1}, {2}, {r})")
 dot = _register("dot", None, _t_vec_reduce(2), "Dot product of two float vectors.",
-                clike="dot({0}, {1})", cuda=_cuda_formula, python="_dot({0}, {1}, {r})")
+                clike="dot({0}, {1})", cuda=_cuda_formula, msl=_cuda_formula,
+                python="_dot({0}, {1}, {r})")
 cross = _register("cross", None, _t_cross, "Cross product of two vec3.",
-                  clike="cross({0}, {1})", cuda=_cuda_formula, python="_cross({0}, {1}, {r})")
+                  clike="cross({0}, {1})", cuda=_cuda_formula, msl=_cuda_formula,
+                python="_cross({0}, {1}, {r})")
 length = _register("length", None, _t_vec_reduce(1), "Euclidean length of a float vector.",
-                   clike="length({0})", cuda=_cuda_formula, python="_length({0}, {r})")
+                   clike="length({0})", cuda=_cuda_formula, msl=_cuda_formula,
+                python="_length({0}, {r})")
 normalize = _register("normalize", None, _t_normalize, "The vector scaled to length 1.",
-                      clike="normalize({0})", cuda=_cuda_formula, python="_normalize({0}, {r})")
+                      clike="normalize({0})", cuda=_cuda_formula, msl=_cuda_formula,
+                python="_normalize({0}, {r})")
 distance = _register("distance", None, _t_vec_reduce(2), "length(a - b).",
-                     clike="distance({0}, {1})", cuda=_cuda_formula, python="_distance({0}, {1}, {r})")
+                     clike="distance({0}, {1})", cuda=_cuda_formula, msl=_cuda_formula,
+                python="_distance({0}, {1}, {r})")
 fma = _register("fma", None, _t_fma, "a * b + c (fused where the target fuses).",
                 clike="fma({0}, {1}, {2})", hlsl="mad({0}, {1}, {2})",
                 python="_fma({0}, {1}, {2}, {r})")
@@ -379,28 +386,30 @@ select = _register("select", None, _t_select,
                    wgsl="select({0}, {1}, {2})",
                    glsl=lambda em, node: em.select_call(node),
                    cuda=lambda em, node: em.select_call(node),
-                   hlsl=lambda em, node: em.select_call(node), python="_select({0}, {1}, {2})")
+                   hlsl=lambda em, node: em.select_call(node), msl="select({0}, {1}, {2})",
+                   python="_select({0}, {1}, {2})")
 bitcast = _register("bitcast", None, _t_bitcast,
                     "bitcast(T, x): reinterpret the bits of x as scalar type T.",
                     wgsl="bitcast<{T}>({1})", glsl=lambda em, node: em.bitcast_call(node),
                     cuda=lambda em, node: em.bitcast_call(node),
-                    hlsl=lambda em, node: em.bitcast_call(node),
+                    hlsl=lambda em, node: em.bitcast_call(node), msl="as_type<{T}>({1})",
                     python="_bitcast({1}, '{src}', '{T}')")
 popcount = _register("popcount", None, _t_int_bits, "Number of 1 bits.",
                      wgsl="countOneBits({0})", glsl="{T}(bitCount({0}))",
                      cuda=lambda em, node: em.bit_call(node),
-                     hlsl=lambda em, node: em.bit_call(node, "popcount"),
+                     hlsl=lambda em, node: em.bit_call(node, "popcount"), msl="popcount({0})",
                      python="_popcount({0}, {bits})")
 reverse_bits = _register("reverse_bits", None, _t_int_bits, "Bits in reverse order.",
                          wgsl="reverseBits({0})", glsl="bitfieldReverse({0})",
                          cuda=lambda em, node: em.bit_call(node),
                          hlsl=lambda em, node: em.bit_call(node, "reverse"),
+                         msl="reverse_bits({0})",
                          python="{wrap}(_reverse_bits({0}, {bits}))")
 count_leading_zeros = _register("count_leading_zeros", None, _t_int_bits,
                                 "Number of leading 0 bits.", wgsl="countLeadingZeros({0})",
                                 glsl=lambda em, node: em.clz_call(node),
                                 cuda=lambda em, node: em.bit_call(node),
-                                hlsl=lambda em, node: em.bit_call(node, "clz"),
+                                hlsl=lambda em, node: em.bit_call(node, "clz"), msl="clz({0})",
                                 python="_clz({0}, {bits})")
 
 
@@ -462,7 +471,8 @@ _tdiv = _register("prelude.tdiv", None, _t_tdiv,
 _bits = _register("prelude.bits", None, _t_bits,
                   "The bits of an f32 (vector) as i32 (same shape).",
                   wgsl="bitcast<{T}>({0})", glsl="floatBitsToInt({0})",
-                  cuda="__float_as_int({0})", hlsl="asint({0})", python="{pred}(_f32_bits)")
+                  cuda="__float_as_int({0})", hlsl="asint({0})", msl="as_type<{T}>({0})",
+                  python="{pred}(_f32_bits)")
 _convert = _register("prelude.convert", None, _t_convert,
                      "convert(T, x): the target's own conversion of an in-range value "
                      "(a float already truncatable, an integer that fits).",

@@ -140,6 +140,10 @@ CUDA_PARAMS = _cuda_params()
 # CI included, since CI has no GPU.
 CUDA_HOST_PARAMS = [GpuParam("cuda-host", backend="cuda-host")]
 _cuda_host: list = []
+# The MSL emission compiled by g++ against a metal_stdlib stand-in (tests/msl_host.py):
+# no Mac here, so this is the only execution of the MSL.
+MSL_HOST_PARAMS = [GpuParam("msl-host", backend="msl-host")]
+_msl_host: list = []
 # The same Vulkan adapters, running SPIR-V that DXC made from the HLSL emission.
 HLSL_PARAMS = [GpuParam(p.id.replace("vulkan", "vulkan-hlsl", 1), p.driver, p.device_name,
                         "vulkan", "hlsl") for p in VULKAN_PARAMS]
@@ -186,6 +190,8 @@ def gpu_device(param: GpuParam) -> ps.Device:
         return get_device(param.device_name)
     if param.backend == "cuda-host":
         return cuda_host_device()
+    if param.backend == "msl-host":
+        return msl_host_device()
     if param.device_name:
         return get_device(param.device_name)
     if not param.driver:
@@ -250,15 +256,25 @@ def cuda_host_device() -> ps.Device:
     return _cuda_host[0]
 
 
+def msl_host_device() -> ps.Device:
+    """The one MslHostDevice of the session (g++ is needed)."""
+    from msl_host import MslHostDevice, compiler
+    require(compiler() is not None, "g++ is not installed (Debian package g++)")
+    if not _msl_host:
+        _msl_host.append(MslHostDevice())
+    return _msl_host[0]
+
+
 ALL_GPU_PARAMS = [*GPU_PARAMS, *VULKAN_PARAMS, *HLSL_PARAMS, *CUDA_PARAMS,
-                  *CUDA_HOST_PARAMS]
+                  *CUDA_HOST_PARAMS, *MSL_HOST_PARAMS]
 
 
 @pytest.fixture(params=["cpu", *ALL_GPU_PARAMS], ids=["cpu", *(p.id for p in ALL_GPU_PARAMS)])
 def dev(request: pytest.FixtureRequest) -> ps.Device:
     """Each execution test runs on the CPU interpreter, on every WebGPU adapter, on
     every Vulkan adapter (the ``vulkan`` device, from GLSL and from HLSL), on every CUDA
-    GPU and on the CUDA emission run on the CPU (``cuda-host``, tests/cuda_host.py)."""
+    GPU, on the CUDA emission run on the CPU (``cuda-host``, tests/cuda_host.py) and on
+    the MSL emission run on the CPU (``msl-host``, tests/msl_host.py)."""
     if request.param == "cpu":
         return get_device("cpu")
     return gpu_device(request.param)

@@ -6,7 +6,9 @@ expressions with explicit wrapping (DESIGN.md 1.1).
 Each run draws fresh kernels. A failure prints the seed and the kernel source;
 rerun with PYSHADE_DIFF_SEED=<seed> (and PYSHADE_DIFF_KERNELS=<count>).
 PYSHADE_DIFF_DEVICES=cpu,cuda limits the run to those backends (the Python
-reference is always evaluated)."""
+reference is always evaluated); its names: cpu, wgpu, vulkan, vulkan-hlsl, cuda,
+cuda-host and msl-host (the CUDA and MSL emissions run on the CPU by tests/cuda_host.py
+and tests/msl_host.py)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from conftest import (
     cuda_host_device,
     get_device,
     gpu_device,
+    msl_host_device,
     vulkan_device,
 )
 
@@ -298,13 +301,14 @@ def _label(dev: ps.Device) -> str:
 def test_random_integer_kernels(tmp_path: Path) -> None:
     only = os.environ.get("PYSHADE_DIFF_DEVICES")   # e.g. "cpu,cuda": those backends only
     want = set(only.split(",")) if only else {"cpu", "wgpu", "vulkan", "vulkan-hlsl", "cuda",
-                                             "cuda-host"}
+                                             "cuda-host", "msl-host"}
     devs = [*([ps.device("cpu")] if "cpu" in want else []),
             *([get_device("wgpu")] if "wgpu" in want else []),
             *(map(vulkan_device, VULKAN_PARAMS) if "vulkan" in want else []),
             *(map(vulkan_device, HLSL_PARAMS) if "vulkan-hlsl" in want else []),
             *(map(gpu_device, CUDA_PARAMS) if "cuda" in want else []),
-            *([cuda_host_device()] if "cuda-host" in want else [])]
+            *([cuda_host_device()] if "cuda-host" in want else []),
+            *([msl_host_device()] if "msl-host" in want else [])]
     seed = int(os.environ.get("PYSHADE_DIFF_SEED") or np.random.SeedSequence().entropy % 2**63)
     rng = np.random.default_rng(seed)
     failures = []

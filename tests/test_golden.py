@@ -11,8 +11,9 @@ the TypeVar and Const bindings of its generic or ``Const`` kernels.
 
 Every stored WGSL file is also validated by naga (wgpu-py), every stored GLSL
 file is compiled by glslangValidator and validated by spirv-val, every stored
-CUDA file is compiled by NVRTC to PTX, every stored HLSL file is compiled by DXC to
-SPIR-V (validated by spirv-val) and to DXIL (validated by DXC's validator) and by
+CUDA file is compiled by NVRTC to PTX, every stored MSL file is compiled by g++ against
+the stand-in of tests/msl_host (no Mac here for Apple's compiler), every stored HLSL
+file is compiled by DXC to SPIR-V (validated by spirv-val) and to DXIL (validated by DXC's validator) and by
 glslang's HLSL front end, and every stored Python file is compiled with ``compile()``.
 """
 
@@ -32,7 +33,7 @@ from conftest import require
 import pyshade as ps
 
 GOLDEN = Path(__file__).parent / "golden"
-TARGETS = {"wgsl": "wgsl", "glsl": "glsl", "hlsl": "hlsl", "cuda": "cu",
+TARGETS = {"wgsl": "wgsl", "glsl": "glsl", "hlsl": "hlsl", "cuda": "cu", "msl": "metal",
            "python": "py"}                                    # target -> extension
 
 
@@ -228,6 +229,18 @@ def test_cuda_golden_compiles(case: str, kernel: str) -> None:
     except ps.BackendUnavailable as e:
         require(False, f"NVRTC missing: {e}")
     assert b".entry " + kernel.encode() in ptx or b".entry " + kernel.encode() + b"_" in ptx
+
+
+@pytest.mark.parametrize(("case", "kernel"), KERNELS, ids=IDS)
+def test_msl_golden_compiles_on_the_stand_in(case: str, kernel: str) -> None:
+    """Every MSL golden compiles as C++20 against tests/msl_host's metal_stdlib stand-in
+    (not Apple's compiler, which needs a Mac): its syntax and layout static_asserts."""
+    from msl_host import compiler, syntax_check
+
+    path = golden_path(case, kernel, "msl")
+    assert path.exists(), f"{path} is missing: run pytest --update-golden"
+    require(compiler() is not None, "g++ is not installed (Debian package g++)")
+    assert syntax_check(path.read_text(), path.name) == ""
 
 
 def test_nvrtc_error_names_the_python_line() -> None:

@@ -22,10 +22,13 @@ def emitter_class(target: str) -> type:
     if target == "hlsl":
         from .hlsl import HlslEmitter
         return HlslEmitter
+    if target == "msl":
+        from .msl import MslEmitter
+        return MslEmitter
     if target == "python":
         from .python import PythonEmitter
         return PythonEmitter
     if target in TARGETS:
         raise BackendUnavailable(f"the {target!r} emitter is not implemented yet in this version "
-                                 "of pyshade (available: wgsl, glsl, hlsl, cuda, python)")
+                                 "of pyshade (available: wgsl, glsl, hlsl, msl, cuda, python)")
     raise ValueError(f"unknown target {target!r}: choose one of {', '.join(TARGETS)}")

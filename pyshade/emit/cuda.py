@@ -93,6 +93,7 @@ class CudaEmitter(CudaOps, CLikeEmitter):
     line_directives = True
     # __syncthreads() waits for the block and makes its shared and global stores visible.
     BARRIER = ("__syncthreads()",)
+    DEVICE = "__device__ "          # the qualifier of a struct constructor
 
     def __init__(self, prog: Any):
         super().__init__(prog)
@@ -104,7 +105,8 @@ class CudaEmitter(CudaOps, CLikeEmitter):
         """The buffers a helper reads or writes and whether it needs the parameter
         block (``len`` of a buffer), its callees' included."""
         bufs, block = set(), False
-        names = {b.name for b in self.k.buffers}
+        order = self.resource_names()
+        names = set(order)
         for n in ast.walk(f.tree):
             ref = getattr(n, "ps_ref", None)
             if isinstance(n, ast.Name) and ref and ref[0] == "global" and ref[1] in names:
@@ -117,7 +119,12 @@ class CudaEmitter(CudaOps, CLikeEmitter):
             elif call and call[0] == "builtin" and call[1].name == "len" and \
                     isinstance(n.args[0].ps_type, T.BufferType):
                 block = True
-        return [b.name for b in self.k.buffers if b.name in bufs], block
+        return [n for n in order if n in bufs], block
+
+    def resource_names(self) -> list[str]:
+        """The kernel-scope resources a helper gets as hidden arguments: the buffers (an
+        MSL threadgroup array, declared in the kernel, is one too)."""
+        return [b.name for b in self.k.buffers]
 
     # -- types ----------------------------------------------------------------------------
     def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
@@ -255,19 +262,25 @@ class CudaEmitter(CudaOps, CLikeEmitter):
         """Member lines placing each (member, type, offset) at its canonical offset with
         ``unsigned char`` padding, then the static_asserts of ``size`` and the offsets."""
         lines, asserts, off, pads = [], [], 0, 0
-        for member, t, want in members:
-            csize, calign = self.cpp_layout(t)
+        for i, (member, t, want) in enumerate(members):
+            room = (members[i + 1][2] if i + 1 < len(members) else size) - want
+            tname, csize, calign = self.member_type(t, room)
             natural = (off + calign - 1) // calign * calign
             if want > natural:
                 lines.append(f"    unsigned char _ps_pad{pads}[{want - natural}];")
                 pads += 1
-            lines.append(f"    {self.type_name(t, storage=True)} {member};")
+            lines.append(f"    {tname} {member};")
             asserts.append(f"static_assert(PS_OFFSETOF({name}, {member}) == {want}, "
                            f'"offset of {name}.{member}");')
             off = want + csize
         if asserts:
             asserts = ["#ifdef PS_OFFSETOF", *asserts, "#endif"]
         return lines, [f'static_assert(sizeof({name}) == {size}, "size of {name}");'] + asserts
+
+    def member_type(self, t: T.Type, room: int) -> tuple[str, int, int]:
+        """(type name, C++ size, alignment) of a struct member of type ``t`` that has
+        ``room`` bytes before the next member (a target with wide 3-vectors packs them)."""
+        return (self.type_name(t, storage=True), *self.cpp_layout(t))
 
     def struct_decl(self, s: T.StructType) -> None:
         """A struct with the canonical layout (padding members, ``alignas``), bool fields
@@ -282,7 +295,7 @@ class CudaEmitter(CudaOps, CLikeEmitter):
         params = ", ".join(f"{self.type_name(t, storage=True)} {m}" for m, t, _ in fields)
         inits = ", ".join(f"{m}({m})" for m, _, _ in fields)
         self.line(f"    {name}() = default;")
-        self.line(f"    __device__ {name}({params}) : {inits} {{}}")
+        self.line(f"    {self.DEVICE}{name}({params}) : {inits} {{}}")
         self.line("};")
         for ln in asserts:
             self.line(ln)
@@ -291,6 +304,14 @@ class CudaEmitter(CudaOps, CLikeEmitter):
     def resources(self) -> None:
         """The parameter block struct and the ``__shared__`` arrays (buffers are kernel
         parameters)."""
+        self.param_struct()
+        for name, sh in self.k.shared.items():
+            elem = self.type_name(sh.type.elem, storage=True)
+            self.line(f"__shared__ {elem} {self.global_name(name)}[{sh.type.n}];")
+        self.line()
+
+    def param_struct(self) -> None:
+        """The parameter block's struct, laid out as ``ParamBlock`` says."""
         pb = self.prog.param_block
         if pb.types:
             name = self.globals.name("_ps_Params")
@@ -304,10 +325,6 @@ class CudaEmitter(CudaOps, CLikeEmitter):
             self.line("};")
             for ln in asserts:
                 self.line(ln)
-        for name, sh in self.k.shared.items():
-            elem = self.type_name(sh.type.elem, storage=True)
-            self.line(f"__shared__ {elem} {self.global_name(name)}[{sh.type.n}];")
-        self.line()
 
     # -- functions ------------------------------------------------------------------------
     def buffer_param(self, name: str) -> str:
@@ -360,6 +377,10 @@ class CudaEmitter(CudaOps, CLikeEmitter):
             for which, (t, value) in C.IDS.items():
                 if which in f.ids_used:
                     self.line(f"{t} {self.id_value(which)} = {value};")
+        self.copy_params(f)
+
+    def copy_params(self, f: FuncInfo) -> None:
+        """The kernel's scalar parameters, copied out of the parameter block."""
         params = self.globals.name("_ps_params")
         for name, t in f.values:
             v = f"{params}.{self.field_name('_ps_Params', name)}"

@@ -42,6 +42,12 @@ def _p(x: str) -> str:
 class CudaOps:
     """Operators, conversions, constructors and builtins of ``CudaEmitter``."""
 
+    # The spelling tables (``cuda_tables``; the MSL emitter, which reuses this code for
+    # its scalar rules and generated formulas, has its own) and the prefix of a
+    # generated support function.
+    tables: Any = C
+    FDI = FDI
+
     def support(self, key: str, text: str) -> None:
         """Add the fixed text of a support function once (before every function)."""
         self.helper(key, lambda _name: text)
@@ -53,7 +59,7 @@ class CudaOps:
     def comps(self, t: T.Type, var: str, n: int) -> list[str]:
         """The components of ``var`` (a scalar is broadcast)."""
         if isinstance(t, T.VectorType):
-            return [f"{var}.{c}" for c in C.COMPONENTS[:t.n]]
+            return [f"{var}.{c}" for c in self.tables.COMPONENTS[:t.n]]
         return [var] * n
 
     # -- scalar rules -------------------------------------------------------------------
@@ -61,11 +67,11 @@ class CudaOps:
         """``a sym b`` of scalar type ``t``: f16 through its rounding intrinsics, signed
         ``+ - * <<`` through the unsigned type (where C++ defines wrap-around)."""
         e = _base(elem_type(_base(t)))
-        if e == T.f16 and sym in C.HALF_OPS:
-            return C.HALF_OPS[sym].format(a, b)
+        if e == T.f16 and sym in self.tables.HALF_OPS:
+            return self.tables.HALF_OPS[sym].format(a, b)
         if e.kind == "int" and sym in ("+", "-", "*", "<<"):
-            s = C.SCALARS[e.name]
-            u = C.UNSIGNED[s]
+            s = self.tables.SCALARS[e.name]
+            u = self.tables.UNSIGNED[s]
             return f"{s}({u}({a}) {sym} {b if sym == '<<' else f'{u}({b})'})"
         return f"{a} {sym} {b}"
 
@@ -73,8 +79,8 @@ class CudaOps:
         """``-x`` of a scalar (signed integers wrap: ``-MIN`` is ``MIN``)."""
         e = _base(e)
         if e.kind == "int":
-            s = C.SCALARS[e.name]
-            u = C.UNSIGNED[s]
+            s = self.tables.SCALARS[e.name]
+            u = self.tables.UNSIGNED[s]
             return f"{s}({u}(0) - {u}({x}))"
         return f"-{x}"
 
@@ -84,9 +90,9 @@ class CudaOps:
         if src == dst:      # no conversion, but the text stays one operand: u32(a >> b) - c
             return x if re.fullmatch(r"[\w.]+", x) else f"({x})"
         if dst == T.f16:
-            return C.TO_HALF[src.name].format(x)
+            return self.tables.TO_HALF[src.name].format(x)
         if src == T.f16:
-            return C.FROM_HALF[dst.name].format(x)
+            return self.tables.FROM_HALF[dst.name].format(x)
         if dst == T.bool_:
             return f"({x} != {self.literal(0, src)})"
         return f"{self.type_name(dst)}({x})"
@@ -120,7 +126,7 @@ class CudaOps:
 
     def unsigned_text(self, node: ast.expr) -> str:
         """The unsigned computation of a wrapping signed operation (see ``wrapping``)."""
-        u = C.UNSIGNED[self.tn(node.ps_type)]
+        u = self.tables.UNSIGNED[self.tn(node.ps_type)]
         if isinstance(node, ast.UnaryOp):
             return f"{u}(0) - {self.unsigned_term(node.operand, u)}"
         a = self.unsigned_term(node.left, u)
@@ -130,7 +136,7 @@ class CudaOps:
 
     def unsigned_term(self, node: ast.expr, u: str) -> str:
         """An operand of ``unsigned_text`` in the unsigned type ``u``."""
-        if self.wrapping(node) and C.UNSIGNED[self.tn(node.ps_type)] == u:
+        if self.wrapping(node) and self.tables.UNSIGNED[self.tn(node.ps_type)] == u:
             return f"({self.unsigned_text(node)})"
         if isinstance(node, ast.Constant) and getattr(node, "ps_enum", None) is None and \
                 int(node.value) >= 0:
@@ -179,12 +185,12 @@ class CudaOps:
                 else:
                     parts.append(self.arith(sym, x, y, e))
             body = f"return {{{', '.join(parts)}}};"
-        self.support(key, f"{FDI} {tres} operator{sym}({tl} a, {tr} b) {{ {body} }}")
+        self.support(key, f"{self.FDI} {tres} operator{sym}({tl} a, {tr} b) {{ {body} }}")
 
     def matrix_body(self, sym: str, lt: T.Type, rt: T.Type, res: T.Type) -> str:
         """The body of a matrix operator: ``@`` (spelled ``*``) between matrices and
         vectors, summing left to right as the CPU device does, else column-wise."""
-        cs = C.COMPONENTS
+        cs = self.tables.COMPONENTS
         if sym == "*" and isinstance(lt, T.MatrixType) and isinstance(rt, T.VectorType):
             n = lt.n
             rows = [" + ".join(f"a[{k}].{cs[r]} * b.{cs[k]}" for k in range(n)) for r in range(n)]
@@ -209,25 +215,25 @@ class CudaOps:
         """Define ``operator-`` or ``operator~`` of a vector or matrix type once."""
         tt = self.tn(t)
         if isinstance(t, T.MatrixType):
-            parts = ", ".join(f"-a[i].{c}" for c in C.COMPONENTS[:t.n])
+            parts = ", ".join(f"-a[i].{c}" for c in self.tables.COMPONENTS[:t.n])
             body = f"{tt} r; for (uint i = 0u; i < {t.n}u; i++) r[i] = {{{parts}}}; return r;"
         else:
             f = (lambda x: self.neg_text(x, t.elem)) if sym == "-" else (lambda x: f"~{x}")
             body = f"return {{{', '.join(f(x) for x in self.comps(t, 'a', t.n))}}};"
         self.support(f"op_{OPNAMES['neg' if sym == '-' else sym]}_{tt}",
-                     f"{FDI} {tt} operator{sym}({tt} a) {{ {body} }}")
+                     f"{self.FDI} {tt} operator{sym}({tt} a) {{ {body} }}")
 
     # -- components, swizzles, constructors ----------------------------------------------
     def vector_index(self, text: str, index: ast.expr, vt: T.VectorType) -> str:
         """Component ``index`` of a vector: ``.x`` for a constant, else ``ps_elem``."""
         if isinstance(index, ast.Constant):
-            return f"{text}.{C.COMPONENTS[index.value]}"
+            return f"{text}.{self.tables.COMPONENTS[index.value]}"
         name = self.global_name("_ps_elem")
         tv, e = self.tn(vt), self.tn(vt.elem)
-        sel = " : ".join(f"i == {k}u ? v.{C.COMPONENTS[k]}" for k in range(vt.n - 1))
-        sel += f" : v.{C.COMPONENTS[vt.n - 1]}"
-        self.support(f"elem_{tv}", f"{FDI} {e}& {name}({tv}& v, uint i) {{ return {sel}; }}\n"
-                                   f"{FDI} {e} {name}(const {tv}& v, uint i) {{ return {sel}; }}")
+        sel = " : ".join(f"i == {k}u ? v.{self.tables.COMPONENTS[k]}" for k in range(vt.n - 1))
+        sel += f" : v.{self.tables.COMPONENTS[vt.n - 1]}"
+        self.support(f"elem_{tv}", f"{self.FDI} {e}& {name}({tv}& v, uint i) {{ return {sel}; }}\n"
+                                   f"{self.FDI} {e} {name}(const {tv}& v, uint i) {{ return {sel}; }}")
         return f"{name}({text}, {self.expr(index)})"
 
     def swizzle(self, comps: str, vt: T.VectorType) -> str:
@@ -236,7 +242,7 @@ class CudaOps:
         res = T.vector_of(vt.elem, len(comps))
         parts = ", ".join(f"v.{c}" for c in comps)
         self.support(f"swizzle_{comps}_{self.tn(vt)}",
-                     f"{FDI} {self.tn(res)} {name}({self.tn(vt)} v) {{ return {{{parts}}}; }}")
+                     f"{self.FDI} {self.tn(res)} {name}({self.tn(vt)} v) {{ return {{{parts}}}; }}")
         return name
 
     def call_cast(self, node: ast.Call, t: T.Type) -> str:
@@ -278,7 +284,7 @@ class CudaOps:
             parts = parts * t.n if len(parts) == 1 else parts
             body = f"return {{{', '.join(parts)}}};"
         self.support(f"make_{tt}_{'_'.join(self.tn(x) for x in types)}",
-                     f"{FDI} {tt} {name}({params}) {{ {body} }}")
+                     f"{self.FDI} {tt} {name}({params}) {{ {body} }}")
         return f"{name}({', '.join(vals)})"
 
     # -- builtins -------------------------------------------------------------------------
@@ -294,8 +300,8 @@ class CudaOps:
             return f"__hfma({', '.join(self.value(a) for a in node.args)})"
         if spell is not None and self.half_math(node, b):
             vals = [self.value(a) for a in node.args]
-            text = spell.format(*(C.FROM_HALF["f32"].format(v) for v in vals))
-            return C.TO_HALF["f32"].format(text)
+            text = spell.format(*(self.tables.FROM_HALF["f32"].format(v) for v in vals))
+            return self.tables.TO_HALF["f32"].format(text)
         return super().call_builtin(node, b)
 
     def has_vector(self, node: ast.Call) -> bool:
@@ -331,7 +337,7 @@ class CudaOps:
                  for cs in columns]
         params = ", ".join(f"{self.tn(x)} a{i}" for i, x in enumerate(types))
         self.support(f"{short}_{'_'.join(self.tn(x) for x in types)}",
-                     f"{FDI} {self.tn(res)} {name}({params}) {{ return {{{', '.join(parts)}}}; }}")
+                     f"{self.FDI} {self.tn(res)} {name}({params}) {{ return {{{', '.join(parts)}}}; }}")
         return f"{name}({', '.join(self.value(a) for a in args)})"
 
     def component(self, b: Any, xs: list[str], elems: list, e: T.Type) -> str:
@@ -363,7 +369,7 @@ class CudaOps:
         ty = self.tn(e)
         cmp = "lt" if op == "max" else "gt"
         name = self.global_name(f"_ps_asm_{op}_{s}")
-        self.support(f"asm_{op}_{s}", f'{FDI} {ty} {name}({ty} a, {ty} b) {{\n'
+        self.support(f"asm_{op}_{s}", f'{self.FDI} {ty} {name}({ty} a, {ty} b) {{\n'
                                       f'#ifdef __CUDA_ARCH__\n'
                                       f'    {ty} r; asm("{{ .reg .pred p; .reg .{w} m, t; '
                                       f'setp.{cmp}.{s} p, %1, %2; selp.{w} m, -1, 0, p; '
@@ -402,14 +408,14 @@ class CudaOps:
         src, dst = _base(node.args[1].ps_type), _base(node.ps_type)
         if src == dst:
             return self.sub(node.args[1])
-        fmt = C.BITCASTS.get((src.name, dst.name), f"{self.tn(dst)}({{}})")
+        fmt = self.tables.BITCASTS.get((src.name, dst.name), f"{self.tn(dst)}({{}})")
         return fmt.format(self.value(node.args[1]))
 
     def bit_call(self, node: ast.Call) -> str:
         """popcount, count_leading_zeros, reverse_bits by width (``BIT_INTRINSICS``)."""
         t = _base(node.ps_type)
         k = ("popcount", "count_leading_zeros", "reverse_bits").index(node.ps_call[1].name)
-        return f"{self.tn(t)}({C.BIT_INTRINSICS[t.bits][k].format(self.value(node.args[0]))})"
+        return f"{self.tn(t)}({self.tables.BIT_INTRINSICS[t.bits][k].format(self.value(node.args[0]))})"
 
     def formula_call(self, node: ast.Call) -> str:
         """mix, step, smoothstep, dot, cross, length, normalize, distance: generated
@@ -426,7 +432,7 @@ class CudaOps:
         one = self.tn(e)
         name = self.global_name(f"_ps_{b.name}")
         if isinstance(t, T.VectorType):
-            cs = C.COMPONENTS[:t.n]
+            cs = self.tables.COMPONENTS[:t.n]
             sq = lambda v: " + ".join(f"{v}.{c} * {v}.{c}" for c in cs)  # noqa: E731
             body = {
                 "dot": "return " + " + ".join(f"a0.{c} * a1.{c}" for c in cs) + ";",
@@ -439,7 +445,7 @@ class CudaOps:
                          "a0.x * a1.y - a0.y * a1.x};",
             }[b.name]
         else:
-            fabs = "__habs" if e == T.f16 else "fabs"
+            fabs = self.tables.HALF_ABS if e == T.f16 else "fabs"
             body = {"dot": f"return {self.arith('*', 'a0', 'a1', e)};",
                     "length": f"return {fabs}(a0);",
                     "distance": f"return {fabs}({self.arith('-', 'a0', 'a1', e)});",
@@ -447,7 +453,7 @@ class CudaOps:
         ret = self.tn(node.ps_type)
         params = ", ".join(f"{self.tn(x)} a{i}" for i, x in enumerate(types))
         self.support(f"{b.name}_{'_'.join(self.tn(x) for x in types)}",
-                     f"{FDI} {ret} {name}({params}) {{ {body} }}")
+                     f"{self.FDI} {ret} {name}({params}) {{ {body} }}")
         return f"{name}({', '.join(self.value(a) for a in node.args)})"
 
     def formula_scalar(self, which: str, e: T.Type) -> str:
@@ -466,7 +472,7 @@ class CudaOps:
                     f"t = t < {z} ? {z} : (t > {o} ? {o} : t); "
                     f"return {ar('*', ar('*', 't', 't'), ar('-', lit(3.0), ar('*', lit(2.0), 't')))};")
         params = ", ".join(f"{te} a{i}" for i in range(2 if which == "step" else 3))
-        self.support(f"{which}_{te}", f"{FDI} {te} {name}({params}) {{ {body} }}")
+        self.support(f"{which}_{te}", f"{self.FDI} {te} {name}({params}) {{ {body} }}")
         return name
 
     def printf_call(self, node: ast.Call) -> str:
@@ -480,11 +486,11 @@ class CudaOps:
             t = _base(a.ps_type)
             text = self.value(a)
             if isinstance(t, T.VectorType):
-                conv, how = C.PRINTF[t.elem.name]
+                conv, how = self.tables.PRINTF[t.elem.name]
                 fmt.append("Vec(" + ", ".join([conv] * t.n) + ")")
                 args += [how.format(c) for c in self.comps(t, text, t.n)]
             else:
-                conv, how = C.PRINTF[t.name]
+                conv, how = self.tables.PRINTF[t.name]
                 fmt.append(conv)
                 args.append(how.format(text))
         return f'printf("{" ".join(fmt)}\\n"{"".join(", " + x for x in args)})'

@@ -43,6 +43,7 @@ FROM_HALF = {"f32": "__half2float({})", "f64": "double(__half2float({}))",
 # ptxas (the plain operators of cuda_fp16.h may be).
 HALF_OPS = {"+": "__hadd_rn({}, {})", "-": "__hsub_rn({}, {})", "*": "__hmul_rn({}, {})",
             "/": "__hdiv({}, {})"}
+HALF_ABS = "__habs"         # |x| of an f16
 
 # bitcast(dst, x) by (source, destination); a pair missing here is a value conversion
 # (integers of one width keep their bits).

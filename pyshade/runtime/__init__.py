@@ -73,6 +73,9 @@ def _make(name: str, via: str | None = None) -> Device:
     if backend == "d3d12":
         from .d3d12 import D3D12Device
         return D3D12Device(index=index)
+    if backend == "metal":
+        from .metal import MetalDevice
+        return MetalDevice(index=index)
     if backend in BACKENDS:
         raise BackendUnavailable(f"the {backend!r} device is not implemented yet in this "
                                  "version of pyshade (available: cpu, wgpu, vulkan, cuda)")

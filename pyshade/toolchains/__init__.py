@@ -50,7 +50,8 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
     PTX for compute_90 from NVRTC, or a CUBIN when ``validate`` names an architecture
     (``"sm_90"``: what the cuda device passes); NVRTC checks as it compiles. HLSL's is
     SPIR-V from DXC, likewise checked; with ``validate`` DXC's DXIL is made and
-    validated too.
+    validated too. MSL's is a metallib from ``xcrun metal`` (macOS only); unvalidated, the
+    source bytes.
     """
     if target == "wgsl":
         if validate is True:
@@ -86,5 +87,16 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
         if validate:
             compile_hlsl(text, entry=entry, target="dxil")
         return compile_hlsl(text, entry=entry, target="spirv", validate=bool(validate)), ""
+    if target == "msl":
+        # A metallib from Apple's compiler: macOS only (BackendUnavailable elsewhere).
+        # Without ``validate`` (a device whose runtime compiles MSL source itself, as
+        # Metal's newLibraryWithSource does; the tests' stand-in) the binary is the text.
+        if not validate:
+            return text.encode(), ""
+        from .metal import compile_msl
+        files = {os.path.basename(f.src.filename): f.src.filename
+                 for f in [emitter.k, *emitter.prog.funcs]}
+        return compile_msl(text, name=f"{emitter.global_name(emitter.k.name)}.metal",
+                           files=files), ""
     from ..errors import BackendUnavailable
     raise BackendUnavailable(f"no toolchain for target {target!r} in this version")

@@ -1,0 +1,351 @@
+"""Metal Shading Language emitter: one ``kernel void`` entry point per specialisation.
+
+Binding convention (what a Metal runtime binds; ``Layout`` describes it)::
+
+    kernel void NAME(
+        [const] device T0* buf0 [[buffer(0)]], ..., [const] device Tk* bufk [[buffer(k)]],
+        constant ps_Params& ps_params [[buffer(k + 1)]],
+        uint3 ps_global_id [[thread_position_in_grid]], ...)
+
+- ``NAME`` is ``Compiled.entry``. One ``device`` pointer per ``Buffer[T]`` parameter,
+  in binding order, at buffer index = its position (``Layout.buffers``); ``const`` when
+  the kernel never writes it. A buffer used atomically points at ``atomic_uint`` or
+  ``atomic_int``. The element type has the canonical layout (``float3`` is 16 bytes in
+  MSL, as a vec3 slot of the canonical layout).
+- Then, only when ``Layout.params`` is not None, the parameter block at buffer index
+  N = the number of buffers (``setBytes`` of ``ParamBlock.size`` bytes): each field at
+  its ``ParamBlock.fields`` offset, bools as uint, the hidden element count of each
+  buffer whose ``len()`` the kernel reads inside it (``ParamBlock.lengths``).
+  ``static_assert`` checks its size and offsets, as for every struct.
+- The invocation ids are entry-point parameters with their attributes; dispatch with
+  threadsPerThreadgroup = ``Layout.workgroup_size`` and the group counts (folded
+  launches unfold them, as on the other targets). Threadgroup arrays are declared in
+  the kernel function (MSL allows them only there) and passed to helpers as pointers.
+
+Design notes: MSL is C++14 with real vector and matrix types (operators, swizzles,
+``float3(v.xy, z)``), so unlike CUDA no operator functions are generated. The scalar
+rules (signed ``+ - * <<`` through the unsigned type: signed overflow is undefined in
+C++), the struct padding, static_asserts, the hidden helper arguments and the formula
+functions (``mix``... rounding each operation as the CPU device does) are the CUDA
+emitter's, reused by subclassing with MSL's tables (``msl_tables.py``). MSL has no
+f64: using it is a TranslationError at the Python line. ``#line`` directives map the
+Metal compiler's errors to Python lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import struct
+from typing import Any
+
+import numpy as np
+
+from .. import types as T
+from ..frontend.program import FuncInfo
+from . import msl_tables as M
+from .clike import CLikeEmitter, elem_type, shortest_f32
+from .cuda import CudaEmitter, is_vec3
+from .features import scalars_in
+
+
+def _base(t: Any) -> Any:
+    return t.base if isinstance(t, T.EnumType) else t
+
+
+class MslEmitter(CudaEmitter):
+    """Writes a Program as Metal Shading Language."""
+
+    target = "msl"
+    families = ("clike",)
+    tables = M
+    FDI = "inline"
+    DEVICE = ""
+    BARRIER = M.BARRIER
+
+    # -- types ----------------------------------------------------------------------------
+    def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
+        """MSL spelling of ``t`` (bool as uint where ``storage``); f64 is an error."""
+        if isinstance(t, T.EnumType):
+            return self.type_name(t.base)
+        if isinstance(t, T.ScalarType):
+            if t.name not in M.SCALARS:
+                raise self.f64_error(node or self.func_node())
+            return "uint" if t.kind == "bool" and storage else M.SCALARS[t.name]
+        if isinstance(t, T.VectorType):
+            if t.elem == T.bool_ and storage:
+                return f"uint{t.n}"
+            return f"{M.VEC_BASE[t.elem.name]}{t.n}"
+        if isinstance(t, T.MatrixType):
+            return f"float{t.n}x{t.n}"
+        if isinstance(t, T.ArrayType):
+            return f"array<{self.type_name(t.elem, node, storage)}, {t.n}>"
+        if isinstance(t, T.StructType):
+            return self.global_name(t.name)
+        raise self.error(node or self.func_node(), f"internal: no MSL type for {t}")
+
+    def f64_error(self, node: ast.AST) -> Exception:
+        """The TranslationError of a use of f64."""
+        return self.error(node, "f64 is not supported by MSL (Metal has no double): use f32, "
+                                "or another target")
+
+    def cpp_layout(self, t: T.Type) -> tuple[int, int]:
+        """(size, alignment) of ``t`` in MSL: float3 is 16 bytes, aligned to 16."""
+        if isinstance(t, T.VectorType):
+            return M.VEC_LAYOUT[t.n]
+        return super().cpp_layout(t)
+
+    def member_type(self, t: T.Type, room: int) -> tuple[str, int, int]:
+        """A vec3 member followed by a member within 16 bytes is ``packed_float3`` (12
+        bytes, aligned to 4) so that the canonical offsets hold."""
+        if is_vec3(t) and room < 16:
+            return f"packed_{self.type_name(t, storage=True)}", 12, 4
+        return super().member_type(t, room)
+
+    def vector_text(self, t: T.Type, parts: Any) -> str:
+        """``uint3(a, b, c)``."""
+        return CLikeEmitter.vector_text(self, t, parts)
+
+    # -- literals -------------------------------------------------------------------------
+    def literal(self, value: Any, t: T.Type) -> str:
+        """An MSL literal of exactly type ``t`` (``1u``, ``1.5f``, ``2l``, ``half(0.5f)``)."""
+        t = _base(t)
+        if isinstance(t, T.VectorType):
+            return self.vector_text(t, [self.literal(value, t.elem)] * t.n)
+        if t == T.bool_ or isinstance(value, bool):
+            return "true" if value else "false"
+        if t.is_int:
+            v, suffix = int(value), M.LITERAL_SUFFIX[t.name]
+            if t.kind == "int" and v == t.min:      # -MIN is no literal of the type
+                return f"({v + 1}{suffix} - 1{suffix})"
+            return f"{v}{suffix}"
+        if t == T.f64:
+            raise self.f64_error(self.func_node())
+        v = float(value)
+        if v != v or v in (float("inf"), float("-inf")):
+            fmt = {"f32": "<f", "f16": "<e"}[t.name]
+            bits = int.from_bytes(struct.pack(fmt, v), "little")
+            return M.SPECIAL_FLOAT[t.name].format(bits)
+        if t == T.f16:      # the f16 value, exact in f32 (no ``h`` suffix: see tests/msl_host)
+            return f"half({shortest_f32(float(np.float16(v)))}f)"
+        return shortest_f32(v) + "f"
+
+    def convert_text(self, x: str, src: T.Type, dst: T.Type) -> str:
+        """A scalar value conversion ``T(x)``; MSL's half conversions round once."""
+        src, dst = _base(src), _base(dst)
+        if src == dst or dst == T.bool_:
+            return super().convert_text(x, src, dst)
+        return f"{self.type_name(dst)}({x})"
+
+    # -- declarations ---------------------------------------------------------------------
+    def header(self) -> None:
+        """The comment line, ``metal_stdlib`` and the offsetof macro; f64 anywhere is an
+        error at its Python line."""
+        CLikeEmitter.header(self)
+        self.check_no_f64()
+        self.line("#include <metal_stdlib>")
+        self.line("using namespace metal;")
+        self.line("#define PS_OFFSETOF(T, m) __builtin_offsetof(T, m)")
+        self.line()
+
+    def check_no_f64(self) -> None:
+        """Raise at the first Python node of type f64 (buffers and parameters: the kernel)."""
+        used: set = set()
+        for t in self.all_types():
+            scalars_in(t, used)
+        if "f64" in used:
+            for f in [self.k] + self.prog.funcs:
+                for n in ast.walk(f.tree):
+                    here: set = set()
+                    scalars_in(getattr(n, "ps_type", None), here)
+                    if "f64" in here:
+                        raise self.f64_error(n)
+            raise self.f64_error(self.k.tree)
+
+    def enum_decl(self, e: T.EnumType) -> None:
+        """One program-scope ``constant constexpr`` per enum member."""
+        for m, v in e.members.items():
+            self.line(f"constant constexpr {self.type_name(e.base)} "
+                      f"{self.global_name(f'{e.name}_{m}')} = {self.literal(v, e.base)};")
+        self.line()
+
+    def resources(self) -> None:
+        """The parameter block struct (threadgroup arrays are declared in the kernel)."""
+        self.param_struct()
+        self.line()
+
+    def resource_names(self) -> list[str]:
+        """Buffers and threadgroup arrays: both are passed to the helpers that use them."""
+        return [b.name for b in self.k.buffers] + list(self.k.shared)
+
+    # -- functions ------------------------------------------------------------------------
+    def buffer_param(self, name: str, binding: int | None = None) -> str:
+        """``[const] device T* name [[buffer(i)]]``; a threadgroup array as a pointer."""
+        if name in self.k.shared:
+            sh = self.k.shared[name]
+            return f"threadgroup {self.elem_storage(sh.type.elem, sh.atomic)}* " \
+                   f"{self.global_name(name)}"
+        b = next(b for b in self.k.buffers if b.name == name)
+        const = "" if b.written or b.atomic else "const "
+        attr = f" [[buffer({binding})]]" if binding is not None else ""
+        return f"{const}device {self.elem_storage(b.type.elem, b.atomic)}* " \
+               f"{self.global_name(name)}{attr}"
+
+    def elem_storage(self, t: T.Type, atomic: bool) -> str:
+        """The element type of a buffer or threadgroup array (atomic_uint if atomic)."""
+        return M.ATOMIC_TYPES[_base(t).name] if atomic else self.type_name(t, storage=True)
+
+    def function_header(self, f: FuncInfo) -> None:
+        """The ``kernel void`` entry point (buffers, parameter block, id attributes); a
+        helper with its parameters, then the ids, buffers, threadgroup arrays and block it
+        uses as hidden parameters."""
+        block = self.globals.name("_ps_Params")
+        if f.is_kernel:
+            params = [self.buffer_param(b.name, i) for i, b in enumerate(self.k.buffers)]
+            if self.prog.param_block.types:
+                params.append(f"constant {block}& {self.globals.name('_ps_params')} "
+                              f"[[buffer({len(self.k.buffers)})]]")
+            for which, (t, attr) in M.ID_ATTRS.items():
+                if which in self.entry_ids(f):
+                    params.append(f"{t} {self.entry_id(f, which)} [[{attr}]]")
+            self.line(f"kernel void {self.global_name(f.name)}({', '.join(params)}) {{", f.tree)
+            return
+        params = [f"{self.type_name(t, f.tree)} {self.local(name)}" for name, t in f.params]
+        params += [f"{M.ID_ATTRS[w][0]} {self.id_value(w)}" for w in sorted(f.ids_used)]
+        res, needs_block = self.uses[f.emit_name]
+        params += [self.buffer_param(b) for b in res]
+        if needs_block:
+            params.append(f"constant {block}& {self.globals.name('_ps_params')}")
+        ret = self.type_name(f.ret, f.tree) if f.ret is not None else "void"
+        self.line(f"{ret} {self.global_name(f.emit_name)}({', '.join(params)}) {{", f.tree)
+
+    def entry_ids(self, f: FuncInfo) -> set:
+        """The id attributes the entry point takes: those used, or, for a folded launch,
+        the raw ids ``unfold_ids`` rebuilds them from."""
+        if not f.folded:
+            return set(f.ids_used)
+        raw = {"group_id", "num_groups", "local_id"}
+        return raw | ({"local_index"} & set(f.ids_used))
+
+    def entry_id(self, f: FuncInfo, which: str) -> str:
+        """The name of an id parameter of the entry point."""
+        return self.raw_id(which) if f.folded else self.id_value(which)
+
+    def raw_id(self, which: str) -> str:
+        """The entry point's raw id parameter of a folded launch."""
+        return self.globals.name(f"_ps_in_{which}")
+
+    def function_prologue(self, f: FuncInfo) -> None:
+        """A kernel declares its threadgroup arrays, unfolds folded ids and copies its
+        parameters out of the parameter block."""
+        if not f.is_kernel:
+            return
+        for name, sh in self.k.shared.items():
+            elem = self.elem_storage(sh.type.elem, sh.atomic)
+            self.line(f"threadgroup {elem} {self.global_name(name)}[{sh.type.n}];")
+        if f.folded:
+            self.unfold_ids(f)
+        self.copy_params(f)
+
+    # -- operators: MSL's own ---------------------------------------------------------------
+    def operator(self, sym: str, lt: T.Type, rt: T.Type, res: T.Type) -> None:
+        """Nothing to define: MSL vectors and matrices have their operators."""
+
+    def unary_operator(self, sym: str, t: T.Type) -> None:
+        """Nothing to define (see ``operator``)."""
+
+    def ex_BinOp(self, node: ast.BinOp) -> str:
+        """Vector operators as written; signed integer vectors wrap through the unsigned
+        vector type, bool vectors combine through uint vectors."""
+        lt, rt = _base(node.left.ps_type), _base(node.right.ps_type)
+        if not any(isinstance(t, (T.VectorType, T.MatrixType)) for t in (lt, rt)):
+            return super().ex_BinOp(node)
+        res = _base(node.ps_type)
+        e = elem_type(res)
+        a, b = self.sub(node.left), self.sub(node.right)
+        sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "*", ast.Div: "/",
+               ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
+               ast.RShift: ">>"}[type(node.op)]
+        if isinstance(res, T.VectorType) and e.kind in ("int", "bool") and \
+                (e.kind == "bool" or sym in ("+", "-", "*", "<<")):
+            u = f"{M.UNSIGNED.get(M.SCALARS[e.name], 'uint')}{res.n}"
+            return f"{self.type_name(res)}({u}({a}) {sym} {u}({b}))"
+        return f"{a} {sym} {b}"
+
+    def bool_bitop(self, node: ast.BinOp, op: type) -> str:
+        """Bool ``&``/``|`` as ``bool(a & b)``: in C++ ``&`` of two bools is an int, which
+        MSL's ``select(T, T, bool)`` would not take next to a bool."""
+        text = super().bool_bitop(node, op)
+        return text if op is ast.BitXor else f"bool({text})"
+
+    def negate(self, node: ast.UnaryOp) -> str:
+        """Unary minus; of a signed integer vector through the unsigned vector type."""
+        t = _base(node.ps_type)
+        if isinstance(t, T.VectorType) and t.elem.kind == "int":
+            u = f"{M.UNSIGNED[M.SCALARS[t.elem.name]]}{t.n}"
+            return f"{self.type_name(t)}({u}(0) - {u}({self.sub(node.operand)}))"
+        if isinstance(t, (T.VectorType, T.MatrixType)):
+            return f"-{self.sub(node.operand)}"
+        return super().negate(node)
+
+    # -- components and constructors ----------------------------------------------------------
+    def vector_index(self, text: str, index: ast.expr, vt: T.VectorType) -> str:
+        """Component ``index``: ``.x`` for a constant, else ``v[i]``."""
+        if isinstance(index, ast.Constant):
+            return f"{text}.{M.COMPONENTS[index.value]}"
+        return f"{text}[{self.expr(index)}]"
+
+    def place(self, target: ast.expr) -> str:
+        """A store place (no slots: ``float3`` already fills 16 bytes)."""
+        if isinstance(target, ast.Subscript) and isinstance(target.value.ps_type, T.VectorType):
+            return self.vector_index(self.place(target.value), target.slice,
+                                     target.value.ps_type)
+        return CLikeEmitter.place(self, target)
+
+    def ex_Subscript(self, node: ast.Subscript) -> str:
+        """``a[i]``; a vector component."""
+        if isinstance(node.value.ps_type, T.VectorType):
+            return self.vector_index(self.sub(node.value), node.slice, node.value.ps_type)
+        return CLikeEmitter.ex_Subscript(self, node)
+
+    def ex_Attribute(self, node: ast.Attribute) -> str:
+        """Swizzles are MSL's own."""
+        return CLikeEmitter.ex_Attribute(self, node)
+
+    def call_construct(self, node: ast.Call, t: T.Type) -> str:
+        """MSL's vector and matrix constructors take every form (splat, concatenation,
+        conversion, columns or scalars)."""
+        if not node.args:
+            return f"{self.tn(t)}()"
+        return CLikeEmitter.call_construct(self, node, t)
+
+    # -- builtins -------------------------------------------------------------------------
+    def call_builtin(self, node: ast.Call, b: Any) -> str:
+        """The ``msl`` row, else the ``clike`` row: MSL's library is element-wise on
+        vectors and has half overloads."""
+        return CLikeEmitter.call_builtin(self, node, b)
+
+    def atomic_load(self, s: str, node: ast.AST) -> str:
+        """``atomic_load_explicit`` (relaxed)."""
+        return f"atomic_load_explicit(&{s}, memory_order_relaxed)"
+
+    def atomic_store(self, place: str, v: str, node: ast.AST) -> None:
+        """``atomic_store_explicit`` (relaxed)."""
+        self.line(f"atomic_store_explicit(&{place}, {v}, memory_order_relaxed);", node)
+
+    def atomic_call(self, node: ast.Call) -> str:
+        """``atomic_fetch_OP_explicit(&buf[i], v, memory_order_relaxed)``; compare-exchange
+        through a generated loop (``msl_tables.CAS``)."""
+        kinds = node.ps_call[1].kinds
+        buf = self.sub(node.args[0])
+        vals = [self.value(a) for a in node.args[1:]]
+        elem = f"&{buf}[{vals[0]}]"
+        if kinds[1] != "cas":
+            return f"{M.ATOMICS[kinds[1]]}({elem}, {vals[1]}, memory_order_relaxed)"
+        name = node.args[0].ps_ref[1]
+        space = "threadgroup" if name in self.k.shared else "device"
+        e = _base(node.ps_type)
+        t, a = self.tn(e), M.ATOMIC_TYPES[e.name]
+        fn = self.global_name("_ps_cas")
+        self.support(f"cas_{space}_{t}", M.CAS.format(t=t, name=fn, space=space, a=a))
+        return f"{fn}({elem}, {vals[1]}, {vals[2]})"
+

@@ -1,0 +1,72 @@
+"""MSL -> metallib with Apple's Metal compiler (``xcrun -sdk macosx metal``), macOS only.
+
+The compile runs ``metal -c`` (MSL to AIR) and ``metallib`` (AIR to a library the Metal
+runtime loads) through subprocess. ``-fno-fast-math``: Metal compiles with fast math by
+default, which would reassociate and flush what the kernel language rounds exactly.
+Elsewhere (no Xcode command-line tools) compiling is a ``BackendUnavailable`` that says
+so; translating (``ps.translate(k, "msl")``) needs no compiler and works everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from ..errors import BackendUnavailable, CompileError
+
+__all__ = ["available", "compile_msl", "metal_command"]
+
+ELSEWHERE = ("the Metal compiler (xcrun -sdk macosx metal) exists only on macOS with the "
+             "Xcode command-line tools; ps.translate(kernel, \"msl\") works everywhere")
+FLAGS = ("-std=metal3.0", "-fno-fast-math")
+
+
+def available(platform: str | None = None, which: object = shutil.which) -> tuple[bool, str]:
+    """(True, "") when the Metal compiler can run here, else (False, why not)."""
+    platform = platform or sys.platform
+    if platform != "darwin":
+        return False, ELSEWHERE
+    if which("xcrun") is None:
+        return False, ("xcrun is not installed: install the Xcode command-line tools "
+                       "(xcode-select --install) to compile MSL")
+    return True, ""
+
+
+def metal_command(src: str, air: str, lib: str) -> list[list[str]]:
+    """The two commands: MSL source -> AIR object -> metallib."""
+    return [["xcrun", "-sdk", "macosx", "metal", *FLAGS, "-c", src, "-o", air],
+            ["xcrun", "-sdk", "macosx", "metallib", air, "-o", lib]]
+
+
+def compile_msl(text: str, name: str = "kernel.metal", files: dict | None = None) -> bytes:
+    """Compile MSL ``text`` to metallib bytes; a compiler error is a ``CompileError`` whose
+    message names the Python line (the source's ``#line`` directives)."""
+    ok, why = available()
+    if not ok:
+        raise BackendUnavailable(why)
+    with tempfile.TemporaryDirectory() as d:
+        src, air, lib = (os.path.join(d, name + ext) for ext in ("", ".air", ".metallib"))
+        with open(src, "w") as f:
+            f.write(text)
+        for cmd in metal_command(src, air, lib):
+            res = subprocess.run(cmd, capture_output=True, text=True)
+            if res.returncode != 0:
+                m = re.search(r"([\w.-]+\.py):(\d+)", res.stderr)
+                filename = (files or {}).get(m.group(1), m.group(1)) if m else None
+                raise CompileError("the Metal compiler rejected the MSL", target="msl",
+                                   log=_python_lines(res.stderr, files), filename=filename,
+                                   lineno=int(m.group(2)) if m else None, source=text)
+        with open(lib, "rb") as f:
+            return f.read()
+
+
+def _python_lines(log: str, files: dict | None) -> str:
+    """The log with ``file.py:LINE`` locations expanded to the full paths in ``files``."""
+    if not files:
+        return log
+    return re.sub(r"([\w.-]+\.py):(\d+)",
+                  lambda m: f"{files.get(m.group(1), m.group(1))}:{m.group(2)}", log)
