@@ -7,6 +7,7 @@ import struct
 from typing import Any
 
 from .. import types as T
+from ..frontend.program import FuncInfo
 from .base import CMP_SYMBOLS, Emitter, IdNames
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "*", ast.Div: "/",
@@ -107,6 +108,36 @@ class CLikeEmitter(Emitter):
     def end_block(self) -> None:
         """``}``."""
         self.line("}")
+
+    # -- C-family declarations and statements (WGSL overrides them with its own forms) --
+    def declarator(self, t: T.Type, name: str, node: ast.AST | None = None,
+                   storage: bool = False) -> str:
+        """``T name``: the type and name of a declaration (HLSL puts array sizes after
+        the name)."""
+        return f"{self.type_name(t, node, storage)} {name}"
+
+    def function_footer(self, f: FuncInfo) -> None:
+        """``}``."""
+        self.line("}")
+
+    def cast(self, text: str, t: T.Type) -> str:
+        """``T(text)``."""
+        return f"{self.type_name(t)}({text})"
+
+    def begin_for(self, var: str, t: T.Type, start: str, cond: str, step: str,
+                  node: ast.AST) -> None:
+        """``for (T v = start; cond; v += step) {``."""
+        self.line(f"for ({self.type_name(t)} {var} = {start}; {cond}; {var} += {step}) {{", node)
+
+    def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
+        """``T name = value;``; ``ps.array(T, N)`` is a zeroed declaration."""
+        if isinstance(t, T.ArrayType) and getattr(value, "ps_call", (None,))[0] == "array":
+            return self.declare_default(name, node)
+        self.line(f"{self.declarator(t, self.local(name), node)} = {self.value(value)};", node)
+
+    def declare_temp(self, name: str, t: T.Type, value: str, node: ast.AST) -> None:
+        """``T name = value;``."""
+        self.line(f"{self.declarator(t, name, node)} = {value};", node)
 
     def select(self, if_false: str, if_true: str, cond: str) -> str:
         """``(cond ? if_true : if_false)``."""
@@ -286,7 +317,11 @@ class CLikeEmitter(Emitter):
                 vals.append(self.bool_to_u32(self.value(a)))
             else:
                 vals.append(self.value(a))
-        return f"{self.global_name(st.name)}({', '.join(vals)})"
+        return f"{self.struct_constructor(st)}({', '.join(vals)})"
+
+    def struct_constructor(self, st: T.StructType) -> str:
+        """What a struct value is built with: its name (HLSL: a generated maker)."""
+        return self.global_name(st.name)
 
     def call_array(self, node: ast.Call, at: T.ArrayType) -> str:
         """``ps.array(T, N)``: its zero value."""

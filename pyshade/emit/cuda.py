@@ -183,7 +183,7 @@ class CudaEmitter(CudaOps, CLikeEmitter):
         if t == T.bool_ or isinstance(value, bool):
             return "true" if value else "false"
         if t.is_int:
-            v, suffix = int(value), C.LITERAL_SUFFIX[t.name]
+            v, suffix = int(value), self.tables.LITERAL_SUFFIX[t.name]
             if t.kind == "int" and v == t.min:      # -MIN is no literal of the type
                 return f"({v + 1}{suffix} - 1{suffix})"
             return f"{v}{suffix}"
@@ -191,9 +191,9 @@ class CudaEmitter(CudaOps, CLikeEmitter):
         if math.isnan(v) or math.isinf(v):
             fmt = {"f32": "<f", "f64": "<d", "f16": "<e"}[t.name]
             bits = int.from_bytes(struct.pack(fmt, v), "little")
-            return C.SPECIAL_FLOAT[t.name].format(bits)
+            return self.tables.SPECIAL_FLOAT[t.name].format(bits)
         if t == T.f16:      # the f16 value, exact in f32: one rounding, as on the CPU
-            return f"__half({shortest_f32(float(np.float16(v)))}f)"
+            return self.tables.HALF_LITERAL.format(shortest_f32(float(np.float16(v))))
         return shortest_f32(v) + "f" if t == T.f32 else repr(v)
 
     def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
@@ -392,35 +392,12 @@ class CudaEmitter(CudaOps, CLikeEmitter):
         """The builtin id as CUDA names it (blockIdx, gridDim, threadIdx)."""
         return C.RAW_IDS[which]
 
-    def function_footer(self, f: FuncInfo) -> None:
-        """``}``."""
-        self.line("}")
-
     # -- statements -----------------------------------------------------------------------
-    def cast(self, text: str, t: T.Type) -> str:
-        """``T(text)`` (one-word type names: the typedefs)."""
-        return f"{self.type_name(t)}({text})"
-
-    def begin_for(self, var: str, t: T.Type, start: str, cond: str, step: str,
-                  node: ast.AST) -> None:
-        """``for (T v = start; cond; v += step) {``."""
-        self.line(f"for ({self.type_name(t)} {var} = {start}; {cond}; {var} += {step}) {{", node)
-
-    def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
-        """``T name = value;``; ``ps.array(T, N)`` is a zeroed declaration."""
-        if isinstance(t, T.ArrayType) and getattr(value, "ps_call", (None,))[0] == "array":
-            return self.declare_default(name, node)
-        self.line(f"{self.type_name(t, node)} {self.local(name)} = {self.value(value)};", node)
-
     def declare_default(self, name: str, node: ast.AST | None = None) -> None:
         """``T name = 0;`` for a scalar, ``T name = {};`` (all zeros) otherwise."""
         t = self.func.locals[name]
         zero = self.literal(0, t) if isinstance(t, (T.ScalarType, T.EnumType)) else "{}"
         self.line(f"{self.type_name(t, node)} {self.local(name)} = {zero};", node)
-
-    def declare_temp(self, name: str, t: T.Type, value: str, node: ast.AST) -> None:
-        """``T name = value;``."""
-        self.line(f"{self.type_name(t, node)} {name} = {value};", node)
 
     def atomic_load(self, s: str, node: ast.AST) -> str:
         """An atomic read: adding zero (a plain load could be torn or cached)."""

@@ -57,6 +57,8 @@ BITCASTS = {("f32", "u32"): "__float_as_uint({})", ("f32", "i32"): "__float_as_i
 BIT_INTRINSICS = {32: ("__popc(uint({}))", "__clz(int({}))", "__brev(uint({}))"),
                   64: ("__popcll(uint64_t({}))", "__clzll(int64_t({}))",
                        "__brevll(uint64_t({}))")}
+# An f16 literal from its value, exact in f32 (one rounding, as on the CPU).
+HALF_LITERAL = "__half({}f)"
 # The bits of special floats, for literals (CUDA C has no inf/nan literal).
 SPECIAL_FLOAT = {"f32": "__uint_as_float({:#010x}u)",
                  "f64": "__longlong_as_double({:#018x}ll)",

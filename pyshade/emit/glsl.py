@@ -243,26 +243,7 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
         """The builtin id as the entry point receives it (a ``gl_`` variable)."""
         return IDS[which][1]
 
-    def function_footer(self, f: FuncInfo) -> None:
-        """``}``."""
-        self.line("}")
-
     # -- statements -----------------------------------------------------------------------
-    def cast(self, text: str, t: T.Type) -> str:
-        """``T(text)``."""
-        return f"{self.type_name(t)}({text})"
-
-    def begin_for(self, var: str, t: T.Type, start: str, cond: str, step: str,
-                  node: ast.AST) -> None:
-        """``for (T v = start; cond; v += step) {``."""
-        self.line(f"for ({self.type_name(t)} {var} = {start}; {cond}; {var} += {step}) {{", node)
-
-    def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
-        """``T name = value;``; ``ps.array(T, N)`` is a zeroed declaration."""
-        if isinstance(t, T.ArrayType) and getattr(value, "ps_call", (None,))[0] == "array":
-            return self.declare_default(name, node)
-        self.line(f"{self.type_name(t, node)} {self.local(name)} = {self.value(value)};", node)
-
     def declare_default(self, name: str, node: ast.AST | None = None) -> None:
         """``T name = zero;`` (GLSL leaves locals undefined); a long array is zeroed by a loop."""
         t = self.func.locals[name]
@@ -274,10 +255,6 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
                       f"{self.zero_value(t.elem, node)}; }}", node)
             return
         self.line(f"{self.type_name(t, node)} {var} = {self.zero_value(t, node)};", node)
-
-    def declare_temp(self, name: str, t: T.Type, value: str, node: ast.AST) -> None:
-        """``T name = value;``."""
-        self.line(f"{self.type_name(t, node)} {name} = {value};", node)
 
     def atomic_load(self, s: str, node: ast.AST) -> str:
         """An atomic read: adding zero (GLSL has no atomicLoad without the Vulkan memory

@@ -332,31 +332,12 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
             return self.param_member(self.prog.param_block.groups)
         return self._raw[which]
 
-    def function_footer(self, f: FuncInfo) -> None:
-        """``}``."""
-        self.line("}")
-
     # -- statements -----------------------------------------------------------------------
-    def begin_for(self, var: str, t: T.Type, start: str, cond: str, step: str,
-                  node: ast.AST) -> None:
-        """``for (T v = start; cond; v += step) {``."""
-        self.line(f"for ({self.type_name(t)} {var} = {start}; {cond}; {var} += {step}) {{", node)
-
-    def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
-        """``T name = value;``; ``ps.array(T, N)`` is a zeroed declaration."""
-        if isinstance(t, T.ArrayType) and getattr(value, "ps_call", (None,))[0] == "array":
-            return self.declare_default(name, node)
-        self.line(f"{self.declarator(t, self.local(name), node)} = {self.value(value)};", node)
-
     def declare_default(self, name: str, node: ast.AST | None = None) -> None:
         """``T name = (T)0;`` (HLSL leaves locals undefined)."""
         t = self.func.locals[name]
         self.line(f"{self.declarator(t, self.local(name), node)} = {self.zero_local(t, node)};",
                   node)
-
-    def declare_temp(self, name: str, t: T.Type, value: str, node: ast.AST) -> None:
-        """``T name = value;``."""
-        self.line(f"{self.declarator(t, name, node)} = {value};", node)
 
     def atomic_load(self, s: str, node: ast.AST) -> str:
         """An atomic read through its helper (``InterlockedOr`` with 0)."""
@@ -419,20 +400,6 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
         if len(node.args) == 1 and not isinstance(node.args[0].ps_type, T.VectorType):
             return f"({self.type_name(t, node)})({self.value(node.args[0])})"
         return super().call_construct(node, t)
-
-    def call_struct(self, node: ast.Call, st: T.StructType) -> str:
-        """A struct value through its generated maker function (HLSL has no constructor
-        expression), every field given (a missing one zero, bools as u32)."""
-        vals = []
-        for f, a in node.ps_fields:
-            ft = st.field_types[f]
-            if a is None:
-                vals.append(self.zero_value(ft, node))
-            elif ft == T.bool_:
-                vals.append(self.bool_to_u32(self.value(a)))
-            else:
-                vals.append(self.value(a))
-        return f"{self.struct_maker(st)}({', '.join(vals)})"
 
     # -- builtins with an HLSL shape (callable spellings in lang.py) ---------------------
     def atomic_call(self, node: ast.Call) -> str:

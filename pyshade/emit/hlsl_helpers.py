@@ -64,7 +64,7 @@ class HlslHelpers:
                     f"    {ATOMICS[op]}({arr}[_ps_i], {v}, _ps_old);\n    return _ps_old;\n}}")
         return self.helper(f"atomic_{op}_{arr}", make)
 
-    def struct_maker(self, st: T.StructType) -> str:
+    def struct_constructor(self, st: T.StructType) -> str:
         """The function building a ``st`` value from its fields (storage types), padding
         zeroed."""
         sname = self.global_name(st.name)

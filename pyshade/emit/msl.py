@@ -35,15 +35,12 @@ Metal compiler's errors to Python lines.
 from __future__ import annotations
 
 import ast
-import struct
 from typing import Any
-
-import numpy as np
 
 from .. import types as T
 from ..frontend.program import FuncInfo
 from . import msl_tables as M
-from .clike import CLikeEmitter, elem_type, shortest_f32
+from .clike import CLikeEmitter, elem_type
 from .cuda import CudaEmitter, is_vec3
 from .features import scalars_in
 
@@ -107,27 +104,11 @@ class MslEmitter(CudaEmitter):
 
     # -- literals -------------------------------------------------------------------------
     def literal(self, value: Any, t: T.Type) -> str:
-        """An MSL literal of exactly type ``t`` (``1u``, ``1.5f``, ``2l``, ``half(0.5f)``)."""
-        t = _base(t)
-        if isinstance(t, T.VectorType):
-            return self.vector_text(t, [self.literal(value, t.elem)] * t.n)
-        if t == T.bool_ or isinstance(value, bool):
-            return "true" if value else "false"
-        if t.is_int:
-            v, suffix = int(value), M.LITERAL_SUFFIX[t.name]
-            if t.kind == "int" and v == t.min:      # -MIN is no literal of the type
-                return f"({v + 1}{suffix} - 1{suffix})"
-            return f"{v}{suffix}"
-        if t == T.f64:
+        """An MSL literal of exactly type ``t`` (``1u``, ``1.5f``, ``2l``, ``half(0.5f)``):
+        CUDA's rules over the MSL tables; MSL has no f64."""
+        if _base(t) == T.f64:
             raise self.f64_error(self.func_node())
-        v = float(value)
-        if v != v or v in (float("inf"), float("-inf")):
-            fmt = {"f32": "<f", "f16": "<e"}[t.name]
-            bits = int.from_bytes(struct.pack(fmt, v), "little")
-            return M.SPECIAL_FLOAT[t.name].format(bits)
-        if t == T.f16:      # the f16 value, exact in f32 (no ``h`` suffix: see tests/msl_host)
-            return f"half({shortest_f32(float(np.float16(v)))}f)"
-        return shortest_f32(v) + "f"
+        return super().literal(value, t)
 
     def convert_text(self, x: str, src: T.Type, dst: T.Type) -> str:
         """A scalar value conversion ``T(x)``; MSL's half conversions round once."""
