@@ -123,7 +123,7 @@ class CudaHostDevice(Device):
         self._dir = Path(tempfile.mkdtemp(prefix="pyshade_cuda_host_"))
         self._libs: dict[str, Any] = {}
         self._lock = threading.Lock()
-        self._header = self._precompile_header()
+        self._header: Path | None = None    # precompiled on the first build
 
     # The flags of every compile; the precompiled header must be built with the same ones.
     FLAGS = ("-std=c++20", "-O1", "-fPIC", "-fwrapv", "-ffp-contract=off", "-w", "-pthread")
@@ -158,20 +158,31 @@ class CudaHostDevice(Device):
                 lib = self._libs[key] = self._build(compiled, key)
         return lib
 
-    def _build(self, compiled: Compiled, key: str) -> Any:
+    # What differs between the stand-ins (tests/msl_host.py overrides these three).
+    LANGUAGE = "CUDA"
+
+    def host_text(self, compiled: Compiled) -> str:
+        """The C++ translation unit: the emission and its launcher."""
         bx, by, bz = compiled.layout.workgroup_size
         threaded = int(bool(re.search(r"\b__syncthreads\s*\(", compiled.source)))
+        return compiled.source + _LAUNCHER % {"bx": bx, "by": by, "bz": bz,
+                                              "threaded": threaded, "entry": compiled.entry}
+
+    def compile_command(self, src: Path, so: Path) -> list[str]:
+        """g++ on ``src`` to the shared object ``so``, with the precompiled stand-in."""
+        if self._header is None:
+            self._header = self._precompile_header()
+        return [self.cxx, *self.FLAGS, "-shared", f"-I{HERE}", "-include", str(self._header),
+                "-o", str(so), str(src)]
+
+    def _build(self, compiled: Compiled, key: str) -> Any:
         src = self._dir / f"{key}.cpp"
         so = self._dir / f"{key}.so"
-        src.write_text(compiled.source + _LAUNCHER % {"bx": bx, "by": by, "bz": bz,
-                                                      "threaded": threaded,
-                                                      "entry": compiled.entry})
-        cmd = [self.cxx, *self.FLAGS, "-shared", f"-I{HERE}", "-include", str(self._header),
-               "-o", str(so), str(src)]
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        src.write_text(self.host_text(compiled))
+        r = subprocess.run(self.compile_command(src, so), capture_output=True, text=True)
         if r.returncode != 0:
-            raise LaunchError(f"g++ rejected the CUDA emission of '{compiled.entry}' "
-                              f"({src}):\n{r.stderr[-4000:]}")
+            raise LaunchError(f"g++ rejected the {self.LANGUAGE} emission of "
+                              f"'{compiled.entry}' ({src}):\n{r.stderr[-4000:]}")
         lib = ctypes.CDLL(str(so))
         lib.ps_host_run.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint,
                                     ctypes.c_uint, ctypes.c_uint]

@@ -19,12 +19,10 @@ at a time, so one copy is the group's.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import re
 import subprocess
 from pathlib import Path
-from typing import Any
 
 from cuda_host import CudaHostDevice, compiler
 
@@ -136,26 +134,20 @@ class MslHostDevice(CudaHostDevice):
         self.features = {"f16", "i64"}        # MSL has no f64
         self.limits = {"max_compute_shared_memory_size": 32768}     # Apple GPUs' 32 KiB
 
-    def _build(self, compiled: Compiled, key: str) -> Any:
-        src = self._dir / f"{key}.cpp"
-        so = self._dir / f"{key}.so"
-        src.write_text(host_source(compiled.source) +
-                       launcher(compiled.source, compiled.entry, compiled.layout.workgroup_size))
-        cmd = [self.cxx, "-std=c++20", "-O1", "-fPIC", "-shared", "-ffp-contract=off",
-               "-Wno-attributes", f"-I{HERE}", "-pthread", "-o", str(so), str(src),
-               # e.g. -fsanitize=signed-integer-overflow: the emission must never
-               # overflow a signed type (it computes in the unsigned one).
-               *os.environ.get("PYSHADE_MSL_HOST_CXXFLAGS", "").split()]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise LaunchError(f"g++ rejected the MSL emission of '{compiled.entry}' "
-                              f"({src}):\n{r.stderr[-4000:]}")
-        lib = ctypes.CDLL(str(so))
-        lib.ps_host_run.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint,
-                                    ctypes.c_uint, ctypes.c_uint]
-        lib.ps_host_run.restype = None
-        lib.ps_params_size = compiled.layout.params.size if compiled.layout.params else 0
-        return lib
+    LANGUAGE = "MSL"
+
+    def host_text(self, compiled: Compiled) -> str:
+        """The emission (threadgroup arrays as statics) and its launcher."""
+        return host_source(compiled.source) + launcher(compiled.source, compiled.entry,
+                                                       compiled.layout.workgroup_size)
+
+    def compile_command(self, src: Path, so: Path) -> list[str]:
+        """g++ on ``src`` against the metal_stdlib stand-in."""
+        return [self.cxx, "-std=c++20", "-O1", "-fPIC", "-shared", "-ffp-contract=off",
+                "-Wno-attributes", f"-I{HERE}", "-pthread", "-o", str(so), str(src),
+                # e.g. -fsanitize=signed-integer-overflow: the emission must never
+                # overflow a signed type (it computes in the unsigned one).
+                *os.environ.get("PYSHADE_MSL_HOST_CXXFLAGS", "").split()]
 
 
 def syntax_check(source: str, name: str = "kernel.metal") -> str:
