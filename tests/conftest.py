@@ -298,6 +298,13 @@ def hlsl_dev(request: pytest.FixtureRequest) -> ps.Device:
     return vulkan_device(request.param)
 
 
+@pytest.fixture(params=[*VULKAN_PARAMS, *HLSL_PARAMS],
+                ids=[p.id for p in [*VULKAN_PARAMS, *HLSL_PARAMS]])
+def vk_route_dev(request: pytest.FixtureRequest) -> ps.Device:
+    """Each Vulkan adapter in turn, from GLSL and from HLSL (``vulkan_dev`` + ``hlsl_dev``)."""
+    return vulkan_device(request.param)
+
+
 @pytest.fixture
 def rng() -> np.random.Generator:
     """Fresh random data every run (seed printed on failure via the repr)."""

@@ -1,7 +1,8 @@
 """HLSL-specific execution tests on every Vulkan adapter via DXC (``hlsl_dev``): how the
 parameter block and the group counts travel, why lengths are hidden members, the
 struct layout DXC gives, and the helpers that stand in for DXC's gaps (ties-to-even
-round, 64-bit bit operations, f64 bitcasts, short-circuits)."""
+round, 64-bit bit operations, f64 bitcasts, short-circuits). The parameter-block and
+f16 tests of both Vulkan routes are in test_exec_glsl.py."""
 
 from __future__ import annotations
 
@@ -12,58 +13,11 @@ import subprocess
 import numpy as np
 import pytest
 from conftest import require
+from test_exec_glsl import small_params
 
 import pyshade as ps
-from pyshade import f16, f32, f64, i32, i64, u32, u64
+from pyshade import f32, f64, i32, i64, u32, u64
 from pyshade.runtime.base import BufferSlot, Compiled, Layout
-
-
-@ps.struct
-class Pair:
-    a: ps.vec3
-    flag: bool
-    w: ps.array(f32, 3)
-
-
-@ps.kernel(workgroup_size=64)
-def small_params(out: ps.Buffer[f32], s: f32, p: Pair, on: bool):
-    i = ps.global_id().x
-    if i < len(out):
-        v = s * f32(i) + p.a.y + p.w[2]
-        if on and p.flag:
-            v = -v
-        out[i] = v
-
-
-@ps.kernel(workgroup_size=64)
-def big_params(out: ps.Buffer[f32], m: ps.mat4, n: ps.mat4, k: f32, tail: u32):
-    i = ps.global_id().x
-    if i < len(out):
-        v = (m @ n) @ ps.vec4(1.0, 2.0, 3.0, 4.0)
-        out[i] = v.x + v.w * k + f32(tail)
-
-
-def test_push_constant_block(hlsl_dev: ps.Device) -> None:
-    c = ps.compile(small_params, "hlsl")
-    assert c.layout.params.kind == "push" and "[[vk::push_constant]]" in c.source
-    out = hlsl_dev.zeros(70, np.float32)
-    p = Pair(a=ps.vec3(0.0, 1.5, 0.0), flag=True, w=[0.0, 0.0, 0.25])
-    small_params.launch(out, 2.0, p, True, threads=70, device=hlsl_dev)
-    np.testing.assert_array_equal(out.numpy(), -(2.0 * np.arange(70, dtype=np.float32) + 1.75))
-
-
-def test_storage_parameter_block_when_push_constants_do_not_fit(hlsl_dev: ps.Device) -> None:
-    c = ps.compile(big_params, "hlsl")
-    assert c.layout.params.size > 128 and c.layout.params.kind == "storage"
-    assert "StructuredBuffer<ps_Params> ps_params" in c.source
-    rng = np.random.default_rng(1)
-    m = rng.integers(-3, 4, (4, 4)).astype(np.float32)
-    n = rng.integers(-3, 4, (4, 4)).astype(np.float32)
-    out = hlsl_dev.zeros(5, np.float32)
-    big_params.launch(out, ps.mat4(*m.T.ravel()), ps.mat4(*n.T.ravel()), 0.5, 7,
-                      threads=5, device=hlsl_dev)
-    v = m @ n @ np.array([1, 2, 3, 4], np.float32)
-    np.testing.assert_allclose(out.numpy(), v[0] + v[3] * 0.5 + 7)
 
 
 @ps.kernel(workgroup_size=(2, 2, 1))
@@ -258,25 +212,6 @@ def test_f64_bitcasts(hlsl_dev: ps.Device) -> None:
     np.testing.assert_array_equal(out.numpy(), x.view(np.uint64))
     np.testing.assert_array_equal(back.numpy().view(np.uint64),
                                   x.view(np.uint64) ^ np.uint64(1 << 63))
-
-
-@ps.kernel(workgroup_size=64)
-def halves(a: ps.Buffer[f16], out: ps.Buffer[f16]):
-    i = ps.global_id().x
-    if i < len(a):
-        out[i] = a[i] * f16(2.0)
-
-
-def test_f16_needs_the_feature(hlsl_dev: ps.Device) -> None:
-    assert "-enable-16bit-types" not in ps.translate(halves, "hlsl")    # DXC's flag, not text
-    a = hlsl_dev.array(np.arange(8, dtype=np.float16))
-    out = hlsl_dev.zeros(8, np.float16)
-    if "f16" in hlsl_dev.features:
-        halves.launch(a, out, threads=8, device=hlsl_dev)
-        np.testing.assert_array_equal(out.numpy(), np.arange(8, dtype=np.float16) * 2)
-        return
-    with pytest.raises(ps.TranslationError, match="no f16 support"):
-        halves.launch(a, out, threads=8, device=hlsl_dev)
 
 
 @ps.kernel(workgroup_size=64)
