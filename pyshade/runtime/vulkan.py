@@ -59,7 +59,7 @@ from ..errors import BackendUnavailable, CompileError, LaunchError
 from .base import Compiled, Device, DeviceArray, with_group_counts
 from .recording import Recording
 from .vulkan_memory import BARRIER_STAGES, LLVMPIPE_NOTE, Memory, Slot
-from .vulkan_support import add_denorm_preserve, binding, list_adapters
+from .vulkan_support import add_denorm_preserve, binding, list_adapters, open_device
 
 __all__ = ["VulkanArray", "VulkanDevice", "list_adapters"]
 
@@ -207,91 +207,8 @@ class VulkanDevice(Recording, Device):
     # ---- device creation ---------------------------------------------------
 
     def _open(self, ad: Any, staging: bool) -> None:
-        vk = self.vk
-        ffi, lib = vk.ffi, vk.lib
-        n = ffi.new("uint32_t*")
-        lib.vkGetPhysicalDeviceQueueFamilyProperties(ad.handle, n, ffi.NULL)
-        fams = ffi.new("VkQueueFamilyProperties[]", n[0])
-        lib.vkGetPhysicalDeviceQueueFamilyProperties(ad.handle, n, fams)
-        family = next((i for i in range(n[0]) if fams[i].queueFlags & vk.VK_QUEUE_COMPUTE_BIT),
-                      None)
-        if family is None:
-            raise BackendUnavailable(f"{self.adapter} has no compute queue")
-        self.queue_family = family
-
-        # Enable only the shader features the emitters may use, where present.
-        f2, f16, s8, s16 = ad.feature_chain
-        base = f2.features
-        want = ffi.new("VkPhysicalDeviceFeatures2*", {
-            "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2})
-        for k in ("shaderInt64", "shaderFloat64", "shaderInt16"):
-            setattr(want.features, k, getattr(base, k))
-        w16 = ffi.new("VkPhysicalDevice16BitStorageFeatures*", {
-            "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
-            "storageBuffer16BitAccess": s16.storageBuffer16BitAccess,
-            "uniformAndStorageBuffer16BitAccess": s16.uniformAndStorageBuffer16BitAccess,
-            "storagePushConstant16": s16.storagePushConstant16})
-        want.pNext = w16
-        keep = [want, w16]
-        exts = []
-        feats = set()
-        if ad.core12 or "VK_KHR_8bit_storage" in ad.extensions:
-            w8 = ffi.new("VkPhysicalDevice8BitStorageFeatures*", {
-                "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
-                "storageBuffer8BitAccess": s8.storageBuffer8BitAccess,
-                "uniformAndStorageBuffer8BitAccess": s8.uniformAndStorageBuffer8BitAccess,
-                "storagePushConstant8": s8.storagePushConstant8, "pNext": want.pNext})
-            want.pNext = w8
-            keep.append(w8)
-            if not ad.core12:
-                exts.append("VK_KHR_8bit_storage")
-        else:
-            s8 = None
-        if ad.core12 or "VK_KHR_shader_float16_int8" in ad.extensions:
-            wf = ffi.new("VkPhysicalDeviceShaderFloat16Int8Features*", {
-                "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
-                "shaderFloat16": f16.shaderFloat16, "shaderInt8": f16.shaderInt8,
-                "pNext": want.pNext})
-            want.pNext = wf
-            keep.append(wf)
-            if not ad.core12:
-                exts.append("VK_KHR_shader_float16_int8")
-            if f16.shaderFloat16 and s16.storageBuffer16BitAccess:
-                feats.add("f16")
-            if f16.shaderInt8 and s8 is not None and s8.storageBuffer8BitAccess:
-                feats.add("i8")
-        if base.shaderInt16 and s16.storageBuffer16BitAccess:
-            feats.add("i16")
-        if base.shaderInt64:
-            feats.add("i64")
-        if base.shaderFloat64:
-            feats.add("f64")
-        self.denorm_preserve = ad.denorm_preserve32
-        if self.denorm_preserve:
-            feats.add("float-controls-denorm-preserve")
-            if not ad.core12:
-                exts.append("VK_KHR_shader_float_controls")
-        self.features: set[str] = feats
-
-        prio = ffi.new("float[]", [1.0])
-        qinfo = ffi.new("VkDeviceQueueCreateInfo*", {
-            "sType": vk.VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-            "queueFamilyIndex": family, "queueCount": 1, "pQueuePriorities": prio})
-        names = [ffi.new("char[]", e.encode()) for e in exts]
-        cnames = ffi.new("char*[]", names) if names else ffi.NULL
-        info = ffi.new("VkDeviceCreateInfo*", {
-            "sType": vk.VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, "pNext": want,
-            "queueCreateInfoCount": 1, "pQueueCreateInfos": qinfo,
-            "enabledExtensionCount": len(names), "ppEnabledExtensionNames": cnames})
-        out = ffi.new("VkDevice*")
-        result = lib.vkCreateDevice(ad.handle, info, ffi.NULL, out)
-        del keep
-        if result != vk.VK_SUCCESS:
-            raise BackendUnavailable(f"vkCreateDevice failed on {self.adapter} ({result})")
-        self.vk_device = out[0]
-        q = ffi.new("VkQueue*")
-        lib.vkGetDeviceQueue(self.vk_device, family, 0, q)
-        self.queue = q[0]
+        self.vk_device, self.queue, self.queue_family, self.features, \
+            self.denorm_preserve = open_device(self.vk, ad, self.adapter)
         self._mem = Memory(self, staging)
         self.unified_memory = self._mem.unified
         self._init_recording()

@@ -201,6 +201,93 @@ def list_adapters() -> list[Adapter]:
     return sorted(found, key=lambda a: _TYPE_RANK.get(a.device_type, 4))
 
 
+def open_device(vk: Any, ad: Any, adapter: str) -> tuple:
+    """A logical device on adapter ``ad`` with one compute queue and only the shader
+    features the emitters may use enabled where present: (VkDevice, VkQueue, queue
+    family, feature names, DenormPreserve requested)."""
+    ffi, lib = vk.ffi, vk.lib
+    n = ffi.new("uint32_t*")
+    lib.vkGetPhysicalDeviceQueueFamilyProperties(ad.handle, n, ffi.NULL)
+    fams = ffi.new("VkQueueFamilyProperties[]", n[0])
+    lib.vkGetPhysicalDeviceQueueFamilyProperties(ad.handle, n, fams)
+    family = next((i for i in range(n[0]) if fams[i].queueFlags & vk.VK_QUEUE_COMPUTE_BIT),
+                  None)
+    if family is None:
+        raise BackendUnavailable(f"{adapter} has no compute queue")
+
+    # Enable only the shader features the emitters may use, where present.
+    f2, f16, s8, s16 = ad.feature_chain
+    base = f2.features
+    want = ffi.new("VkPhysicalDeviceFeatures2*", {
+        "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2})
+    for k in ("shaderInt64", "shaderFloat64", "shaderInt16"):
+        setattr(want.features, k, getattr(base, k))
+    w16 = ffi.new("VkPhysicalDevice16BitStorageFeatures*", {
+        "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+        "storageBuffer16BitAccess": s16.storageBuffer16BitAccess,
+        "uniformAndStorageBuffer16BitAccess": s16.uniformAndStorageBuffer16BitAccess,
+        "storagePushConstant16": s16.storagePushConstant16})
+    want.pNext = w16
+    keep = [want, w16]
+    exts = []
+    feats = set()
+    if ad.core12 or "VK_KHR_8bit_storage" in ad.extensions:
+        w8 = ffi.new("VkPhysicalDevice8BitStorageFeatures*", {
+            "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
+            "storageBuffer8BitAccess": s8.storageBuffer8BitAccess,
+            "uniformAndStorageBuffer8BitAccess": s8.uniformAndStorageBuffer8BitAccess,
+            "storagePushConstant8": s8.storagePushConstant8, "pNext": want.pNext})
+        want.pNext = w8
+        keep.append(w8)
+        if not ad.core12:
+            exts.append("VK_KHR_8bit_storage")
+    else:
+        s8 = None
+    if ad.core12 or "VK_KHR_shader_float16_int8" in ad.extensions:
+        wf = ffi.new("VkPhysicalDeviceShaderFloat16Int8Features*", {
+            "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
+            "shaderFloat16": f16.shaderFloat16, "shaderInt8": f16.shaderInt8,
+            "pNext": want.pNext})
+        want.pNext = wf
+        keep.append(wf)
+        if not ad.core12:
+            exts.append("VK_KHR_shader_float16_int8")
+        if f16.shaderFloat16 and s16.storageBuffer16BitAccess:
+            feats.add("f16")
+        if f16.shaderInt8 and s8 is not None and s8.storageBuffer8BitAccess:
+            feats.add("i8")
+    if base.shaderInt16 and s16.storageBuffer16BitAccess:
+        feats.add("i16")
+    if base.shaderInt64:
+        feats.add("i64")
+    if base.shaderFloat64:
+        feats.add("f64")
+    denorm = bool(ad.denorm_preserve32)
+    if denorm:
+        feats.add("float-controls-denorm-preserve")
+        if not ad.core12:
+            exts.append("VK_KHR_shader_float_controls")
+
+    prio = ffi.new("float[]", [1.0])
+    qinfo = ffi.new("VkDeviceQueueCreateInfo*", {
+        "sType": vk.VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        "queueFamilyIndex": family, "queueCount": 1, "pQueuePriorities": prio})
+    names = [ffi.new("char[]", e.encode()) for e in exts]
+    cnames = ffi.new("char*[]", names) if names else ffi.NULL
+    info = ffi.new("VkDeviceCreateInfo*", {
+        "sType": vk.VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, "pNext": want,
+        "queueCreateInfoCount": 1, "pQueueCreateInfos": qinfo,
+        "enabledExtensionCount": len(names), "ppEnabledExtensionNames": cnames})
+    out = ffi.new("VkDevice*")
+    result = lib.vkCreateDevice(ad.handle, info, ffi.NULL, out)
+    del keep
+    if result != vk.VK_SUCCESS:
+        raise BackendUnavailable(f"vkCreateDevice failed on {adapter} ({result})")
+    q = ffi.new("VkQueue*")
+    lib.vkGetDeviceQueue(out[0], family, 0, q)
+    return out[0], q[0], family, feats, denorm
+
+
 # ---- SPIR-V -------------------------------------------------------------------
 
 _OP_EXTENSION, _OP_CAPABILITY, _OP_ENTRY_POINT, _OP_EXECUTION_MODE = 10, 17, 15, 16
