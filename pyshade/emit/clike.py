@@ -109,6 +109,14 @@ class CLikeEmitter(Emitter):
         """``}``."""
         self.line("}")
 
+    def int_literal(self, value: Any, t: T.Type, suffix: str) -> str:
+        """An integer literal of type ``t`` with the target's ``suffix``; the most negative
+        value as ``(MIN + 1) - 1``, since ``-MIN`` is not a literal of the type."""
+        v = int(value)
+        if t.kind == "int" and v == t.min:
+            return f"({v + 1}{suffix} - 1{suffix})"
+        return f"{v}{suffix}"
+
     # -- C-family declarations and statements (WGSL overrides them with its own forms) --
     def declarator(self, t: T.Type, name: str, node: ast.AST | None = None,
                    storage: bool = False) -> str:

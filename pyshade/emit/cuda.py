@@ -183,10 +183,7 @@ class CudaEmitter(CudaOps, CLikeEmitter):
         if t == T.bool_ or isinstance(value, bool):
             return "true" if value else "false"
         if t.is_int:
-            v, suffix = int(value), self.tables.LITERAL_SUFFIX[t.name]
-            if t.kind == "int" and v == t.min:      # -MIN is no literal of the type
-                return f"({v + 1}{suffix} - 1{suffix})"
-            return f"{v}{suffix}"
+            return self.int_literal(value, t, self.tables.LITERAL_SUFFIX[t.name])
         v = float(value)
         if math.isnan(v) or math.isinf(v):
             fmt = {"f32": "<f", "f64": "<d", "f16": "<e"}[t.name]

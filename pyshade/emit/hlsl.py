@@ -130,13 +130,8 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
         if t == T.bool_ or isinstance(value, bool):
             return "true" if value else "false"
         suffix = LITERAL_SUFFIX[t.name]
-        if t.kind == "int":
-            v = int(value)
-            if v == t.min:           # -MIN is not representable: no literal for it
-                return f"({v + 1}{suffix} - 1{suffix})"
-            return f"{v}{suffix}"
-        if t.kind == "uint":
-            return f"{int(value)}{suffix}"
+        if t.is_int:
+            return self.int_literal(value, t, suffix)
         v = float(value)
         if math.isnan(v) or math.isinf(v):
             if t == T.f64:
