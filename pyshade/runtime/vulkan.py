@@ -128,7 +128,7 @@ class _Prepared:
     """
 
     __slots__ = ("dev", "uid", "module", "dsl", "playout", "pipeline", "entry", "slots",
-                 "written", "pb", "push_size", "dyn", "ds_key", "groups_at", "__weakref__")
+                 "written", "pb", "push_size", "dyn", "groups_at", "__weakref__")
 
     def __del__(self) -> None:
         dev = getattr(self, "dev", None)
