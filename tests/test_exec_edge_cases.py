@@ -171,6 +171,28 @@ def _kernel_from_source(tmp_path: Path, name: str, body: str) -> ps.Kernel:
     return mod.k
 
 
+# ------------------------------------------------- conversions of conversions
+
+
+@ps.kernel(workgroup_size=WG)
+def nested_casts(a: ps.Buffer[u32], b: ps.Buffer[u32], out: ps.Buffer[u32]):
+    i = ps.global_id().x
+    if i < len(a):
+        t0 = a[i]
+        # C++ reads a parenthesised ``uint(int(t0))`` as a cast to the function type
+        # ``uint(int t0)``: the CUDA and MSL texts must not spell it so (found by the
+        # differential test).
+        out[i] = (u32(ps.bitcast(u32, ps.i32(t0))) + u32(b[i])) ^ u32(u32(ps.i32(t0)))
+
+
+def test_nested_conversions(dev: ps.Device, rng: np.random.Generator) -> None:
+    a = rng.integers(0, 2**32, 300, dtype=np.uint32)
+    b = rng.integers(0, 2**32, 300, dtype=np.uint32)
+    out = dev.zeros(300, np.uint32)
+    nested_casts.launch(dev.array(a), dev.array(b), out, threads=300, device=dev)
+    np.testing.assert_array_equal(out.numpy(), (a + b) ^ a)
+
+
 @pytest.mark.parametrize("terms", [250, 1000])
 def test_long_sum_translates_and_runs(dev: ps.Device, rng: np.random.Generator,
                                       tmp_path: Path, terms: int) -> None:

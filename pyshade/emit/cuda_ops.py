@@ -56,6 +56,26 @@ class CudaOps:
         """The value type name of ``t``."""
         return self.type_name(_base(t))
 
+    def ctor(self, tn: str, x: str) -> str:
+        """The functional cast ``tn(x)``, or ``static_cast<tn>(x)`` where ``x`` itself
+        begins with a type's functional cast: C++ reads ``(uint(int(t0)))`` and even
+        ``(uint((int(t0))))`` as casts to the function type ``uint(int t0)`` (a type-id
+        wins every ambiguity with an expression)."""
+        head = re.match(r"(\w+)\(", x)
+        if head and self.is_type_word(head.group(1)):
+            return f"static_cast<{tn}>({x})"
+        return f"{tn}({x})"
+
+    def is_type_word(self, word: str) -> bool:
+        """Whether ``word`` names a scalar or vector type in the emitted text."""
+        base = word.rstrip("234")
+        return word in self.tables.SCALARS.values() or base.endswith("bool") or \
+            (base != word and base in self.tables.VEC_BASE.values())
+
+    def cast(self, text: str, t: T.Type) -> str:
+        """``T(text)`` (``ctor``)."""
+        return self.ctor(self.type_name(t), text)
+
     def comps(self, t: T.Type, var: str, n: int) -> list[str]:
         """The components of ``var`` (a scalar is broadcast)."""
         if isinstance(t, T.VectorType):
@@ -95,7 +115,7 @@ class CudaOps:
             return self.tables.FROM_HALF[dst.name].format(x)
         if dst == T.bool_:
             return f"({x} != {self.literal(0, src)})"
-        return f"{self.type_name(dst)}({x})"
+        return self.ctor(self.type_name(dst), x)
 
     # -- operators ------------------------------------------------------------------------
     def ex_BinOp(self, node: ast.BinOp) -> str:
@@ -408,8 +428,9 @@ class CudaOps:
         src, dst = _base(node.args[1].ps_type), _base(node.ps_type)
         if src == dst:
             return self.sub(node.args[1])
-        fmt = self.tables.BITCASTS.get((src.name, dst.name), f"{self.tn(dst)}({{}})")
-        return fmt.format(self.value(node.args[1]))
+        fmt = self.tables.BITCASTS.get((src.name, dst.name))
+        x = self.value(node.args[1])
+        return fmt.format(x) if fmt else self.ctor(self.tn(dst), x)
 
     def bit_call(self, node: ast.Call) -> str:
         """popcount, count_leading_zeros, reverse_bits by width (``BIT_INTRINSICS``)."""

@@ -115,7 +115,7 @@ class MslEmitter(CudaEmitter):
         src, dst = _base(src), _base(dst)
         if src == dst or dst == T.bool_:
             return super().convert_text(x, src, dst)
-        return f"{self.type_name(dst)}({x})"
+        return self.ctor(self.type_name(dst), x)
 
     # -- declarations ---------------------------------------------------------------------
     def header(self) -> None:
