@@ -63,6 +63,7 @@ def main() -> int:
         row["ratio"] = row["hlsl"] / row["glsl"]
         rows.append(row)
     out = {"command": " ".join([sys.executable.split("/")[-1]] + sys.argv),
+           "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
            "adapter": devs["glsl"].adapter, "host": platform.node(),
            "python": platform.python_version(), "rows": rows}
     if args.json:
