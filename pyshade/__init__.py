@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import lang
+from . import lang, math  # noqa: F401  (ps.math: the standard math, typed for vectors)
 from .errors import BackendUnavailable, CompileError, LaunchError, PyshadeError, TranslationError
 from .kernel import Kernel, func, kernel
 from .lang import (
@@ -50,6 +50,7 @@ from .lang import (
 from .runtime import DeviceInfo, device, devices
 from .runtime.base import Compiled, Device, DeviceArray
 from .types import (
+    Array,
     Buffer,
     Const,
     array,
@@ -160,7 +161,7 @@ def check(k: Any, /, **bindings: Any) -> CheckReport:
 
 
 __all__ = [
-    "Buffer", "Const", "Compiled", "CheckReport", "Device", "DeviceArray", "DeviceInfo",
+    "Array", "Buffer", "Const", "Compiled", "CheckReport", "Device", "DeviceArray", "DeviceInfo",
     "Kernel", "array", "shared_array", "struct", "kernel", "func", "target", "unroll",
     "translate", "translate_all", "compile", "check", "device", "devices",
     "PyshadeError", "TranslationError", "CompileError", "LaunchError", "BackendUnavailable",

@@ -11,6 +11,7 @@ from typing import Any, Callable, Generic, Iterator, NoReturn, Protocol, TypeVar
 from typing_extensions import Annotated, TypeAlias, TypeVarTuple, Unpack, dataclass_transform
 
 from . import lang as lang
+from . import math as math
 from .errors import BackendUnavailable as BackendUnavailable
 from .errors import CompileError as CompileError
 from .errors import LaunchError as LaunchError
@@ -46,6 +47,7 @@ f64: TypeAlias = float
 """64-bit float (not on WGSL or MSL)."""
 
 _T = TypeVar("_T")
+_Len = TypeVar("_Len")
 _Ts = TypeVarTuple("_Ts")
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
@@ -61,19 +63,20 @@ class Buffer(Protocol[_T]):
     def __setitem__(self, i: int, v: _T, /) -> None: ...
     def __len__(self) -> int: ...
 
-class Array(Generic[_T]):
-    """What ``ps.array(T, N)`` and ``ps.shared_array(T, N)`` give in a kernel: a fixed
-    array of N elements of T (a value: assignment copies it)."""
+class Array(Generic[_T, _Len]):
+    """A fixed array of N elements of T (a value: assignment copies it): what
+    ``ps.array(T, N)`` and ``ps.shared_array(T, N)`` give in a kernel, and as an
+    annotation ``ps.Array[T, Literal[N]]`` (a struct field, a helper's parameter)."""
 
     def __getitem__(self, i: int, /) -> _T: ...
     def __setitem__(self, i: int, v: _T, /) -> None: ...
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[_T]: ...
 
-def array(elem: type[_T], n: int, /) -> Array[_T]:
+def array(elem: type[_T], n: int, /) -> Array[_T, Any]:
     """A zero-initialised local array of ``n`` elements (kernels only)."""
 
-def shared_array(elem: type[_T], n: int, /) -> Array[_T]:
+def shared_array(elem: type[_T], n: int, /) -> Array[_T, Any]:
     """Workgroup-shared memory of ``n`` elements (kernels only, top level)."""
 
 Const: TypeAlias = Annotated[_T, "pyshade.Const"]

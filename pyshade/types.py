@@ -308,6 +308,8 @@ class StructType(Type):
         self.name = cls.__name__
         self.fields = fields
         self.field_types = dict(fields)
+        # Defaults written in the class body (``types.struct``), used for omitted fields.
+        self.defaults: dict[str, Any] = {}
         offset, align = 0, 4
         self.offsets: dict[str, int] = {}
         for fname, ftype in fields:
@@ -398,8 +400,27 @@ def shared_array(elem: Any, n: int) -> Any:
     return ArrayAnnotation(elem, n, shared=True)
 
 
+class Array:
+    """``ps.Array[T, Literal[N]]``: the type of a fixed array of N elements of T, as an
+    annotation (a struct field, a helper's parameter), where type checkers accept no call
+    such as ``ps.array(T, N)``; ``ps.Array[T, N]`` also works at run time."""
+
+    def __class_getitem__(cls, item: Any) -> "ArrayAnnotation":
+        if not isinstance(item, tuple) or len(item) != 2:
+            raise TypeError("ps.Array takes the element type and the length: "
+                            "ps.Array[f32, Literal[4]]")
+        elem, n = item
+        if typing.get_origin(n) is typing.Literal and len(typing.get_args(n)) == 1:
+            n = typing.get_args(n)[0]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise TypeError(f"ps.Array[T, N]: N must be a positive int or Literal[int], "
+                            f"not {n!r}")
+        return ArrayAnnotation(elem, n)
+
+
 class ArrayAnnotation:
-    """What ``ps.array(T, N)`` evaluates to on the host: a type description."""
+    """What ``ps.array(T, N)`` and ``ps.Array[T, N]`` evaluate to on the host: a type
+    description."""
 
     def __init__(self, elem: Any, n: int, shared: bool = False):
         self.elem, self.n, self.shared = elem, n, shared
@@ -419,8 +440,11 @@ def struct(cls: type) -> type:
     hints = typing.get_type_hints(cls, include_extras=True)
     own = [n for n in cls.__dict__.get("__annotations__", {})]
     fields = [(n, resolve_type(hints[n], where=f"field {cls.__name__}.{n}")) for n in own]
+    defaults = {}
     for fname, ftype in fields:
-        if not hasattr(cls, fname):
+        if fname in cls.__dict__:
+            defaults[fname] = _field_default(cls, fname, ftype, cls.__dict__[fname])
+        elif not hasattr(cls, fname):
             if isinstance(ftype, (ScalarType, EnumType)):
                 # an immutable zero: a plain default keeps the generated __init__ fast
                 setattr(cls, fname, zero_value(ftype))
@@ -429,11 +453,30 @@ def struct(cls: type) -> type:
                     default_factory=lambda t=ftype: zero_value(t)))
     cls = dataclasses.dataclass(cls)
     st = StructType(cls, fields)
+    st.defaults = defaults
     cls.__pyshade_struct__ = st
     cls.dtype = st.np_dtype
     cls.from_numpy = classmethod(_from_numpy)
     cls.to_numpy = _to_numpy
     return cls
+
+
+def _field_default(cls: type, fname: str, ftype: Type, value: Any) -> Any:
+    """The checked default ``value`` written in the class body for field ``fname``: kernels
+    use it for the field when a constructor leaves it out, as the host dataclass does."""
+    where = f"struct field {cls.__name__}.{fname}"
+    if isinstance(ftype, EnumType):
+        if not isinstance(value, ftype.cls):
+            raise TypeError(f"{where}: the default {value!r} is not a member of "
+                            f"{ftype.cls.__name__}")
+        return value
+    if not isinstance(ftype, ScalarType):
+        raise TypeError(f"{where}: only scalar and enum fields take a default in the class "
+                        f"body; a {ftype.name} field defaults to zero (leave the default out)")
+    if isinstance(value, bool) != (ftype == bool_) or \
+            not isinstance(value, (bool, int, float)) or (ftype.is_int and isinstance(value, float)):
+        raise TypeError(f"{where}: the default {value!r} is not a {ftype.name} constant")
+    return value
 
 
 def zero_value(t: Type) -> Any:

@@ -414,3 +414,41 @@ def test_unavailable_device() -> None:
 def test_unknown_target() -> None:
     with pytest.raises(ValueError, match="unknown target 'spirv'"):
         ps.translate(E.fill, "spirv")
+
+
+def _define(src: str) -> dict:
+    """Run ``src`` as its own module (annotations evaluated, not postponed)."""
+    ns: dict = {"ps": ps, "__name__": "struct_defaults_case"}
+    exec(compile("import enum\nfrom typing import Literal\n" + src, "<case>", "exec",
+                 dont_inherit=True), ns)
+    return ns
+
+
+@pytest.mark.parametrize("body, message", [
+    ("v: ps.vec2 = 1.0", r"struct field Bad\.v: only scalar and enum fields take a default"),
+    ("n: ps.u32 = 1.5", r"struct field Bad\.n: the default 1\.5 is not a u32 constant"),
+    ("b: bool = 1", r"struct field Bad\.b: the default 1 is not a bool constant"),
+    ("x: ps.f32 = 'a'", r"struct field Bad\.x: the default 'a' is not a f32 constant"),
+    ("a: A = B.Y", r"struct field Bad\.a: the default <B\.Y: 1> is not a member of A"),
+])
+def test_bad_struct_field_default(body: str, message: str) -> None:
+    enums = "class A(enum.IntEnum):\n    X = 1\nclass B(enum.IntEnum):\n    Y = 1\n"
+    with pytest.raises(TypeError, match=message):
+        _define(f"{enums}@ps.struct\nclass Bad:\n    {body}\n")
+
+
+@pytest.mark.parametrize("key, message", [
+    ("ps.f32", r"ps\.Array takes the element type and the length"),
+    ("ps.f32, 0", r"N must be a positive int or Literal\[int\], not 0"),
+    ("ps.f32, Literal[True]", r"N must be a positive int or Literal\[int\], not True"),
+    ("ps.f32, 2.0", r"not 2\.0"),
+])
+def test_bad_array_annotation(key: str, message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        _define(f"ps.Array[{key}]")
+
+
+def test_array_annotation_spellings_agree() -> None:
+    w = _define("@ps.struct\nclass W:\n    a: ps.Array[ps.f32, Literal[3]]\n"
+                "    b: ps.Array[ps.u32, 2]\n    c: ps.array(ps.f32, 3)\n")["W"]
+    assert w.dtype["a"] == w.dtype["c"] and w.dtype["b"].shape == (2,)

@@ -381,6 +381,47 @@ def test_bit_builtins(dev: ps.Device, rng: np.random.Generator) -> None:
     np.testing.assert_array_equal(fout.numpy().view(np.uint32), x & 0x3FFFFFFF)
 
 
+# ------------------------------------------------------- struct field defaults
+
+
+@ps.struct
+class Emitter:
+    seed: u32
+    rate: f32 = 0.25            # defaults in the class body: omitted fields take them
+    kind: Kind = Kind.MOVING
+    on: bool = True
+    burst: i32 = -7
+    dir: vec2                   # no default: zero
+
+
+@ps.kernel(workgroup_size=WG)
+def make_emitters(seeds: ps.Buffer[u32], out: ps.Buffer[Emitter]):
+    i = ps.global_id().x
+    if i < len(out):
+        e = Emitter(seeds[i], dir=vec2(1.0, f32(i)))
+        if i % 2 == 1:
+            e = Emitter(seeds[i], 2.0, Kind.DEAD, on=False)
+        out[i] = e
+
+
+def test_struct_field_defaults(dev: ps.Device, rng: np.random.Generator) -> None:
+    n = 130
+    seeds = rng.integers(0, 2**32, n, dtype=np.uint32)
+    out = dev.zeros(n, Emitter.dtype)
+    make_emitters.launch(dev.array(seeds), out, threads=n, device=dev)
+    got = out.numpy()
+    odd = np.arange(n) % 2 == 1
+    np.testing.assert_array_equal(got["seed"], seeds)
+    np.testing.assert_array_equal(got["rate"], np.where(odd, 2.0, 0.25).astype(np.float32))
+    np.testing.assert_array_equal(got["kind"], np.where(odd, Kind.DEAD, Kind.MOVING))
+    np.testing.assert_array_equal(got["on"], np.where(odd, 0, 1))
+    np.testing.assert_array_equal(got["burst"], np.full(n, -7))
+    want_dir = np.stack([np.where(odd, 0.0, 1.0), np.where(odd, 0.0, np.arange(n))], 1)
+    np.testing.assert_array_equal(got["dir"], want_dir.astype(np.float32))
+    host = Emitter(seed=3)          # the host dataclass has the same defaults
+    assert (host.rate, host.kind, host.on, host.burst) == (0.25, Kind.MOVING, True, -7)
+
+
 # ------------------------------------------------------- local arrays, struct params
 
 

@@ -208,6 +208,11 @@ class CallMixin:
             a = self.tx(a)
             self.coerce(a, st.field_types[f], f"field {st.name}.{f}")
             given[f] = a
+        for f in names:
+            if f not in given and f in st.defaults:     # the class body's default
+                d = st.defaults[f]
+                given[f] = self.const(node, int(d) if isinstance(d, enum.IntEnum) else d,
+                                      st.field_types[f])
         node.args = []
         node.keywords = [ast.keyword(arg=f, value=given[f]) for f in names if f in given]
         node.ps_fields = [(f, given.get(f)) for f in names]

@@ -38,7 +38,7 @@ def clamp_lengths(lengths: ps.Buffer[Meters], counts: ps.Buffer[i32], limit: Met
     lengths[i] = Meters(larger(m, limit) - limit)
     counts[i] = larger(counts[i], 0) + larger(i32(i), -1)
     half: f32 = twice(m) / 4.0
-    lengths[i] += half
+    lengths[i] = Meters(lengths[i] + half)     # f32 + Meters is an f32 to mypy
 
 
 SPECS = {"reduce_pairs": {"T": f32}}

@@ -1,10 +1,9 @@
 """The math module (functions and constants pi, e, inf, nan), Python's abs,
-min, max and round, on scalars and float vectors."""
-
-import math
+min, max and round, on scalars and float vectors. ``pyshade.math`` is the standard
+module's functions typed for vectors too (mypy and pyright check this file)."""
 
 import pyshade as ps
-from pyshade import f32, i32, vec2, vec3, vec4
+from pyshade import f32, i32, math, vec2, vec3, vec4
 
 
 @ps.kernel(workgroup_size=64)

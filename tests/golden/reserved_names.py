@@ -1,6 +1,8 @@
 """Python names that are keywords or reserved words in some target language:
 they are renamed in the output (out_, kernel_, ...), consistently."""
 
+from typing import Literal
+
 import pyshade as ps
 from pyshade import f32, i32, u32
 
@@ -9,7 +11,7 @@ from pyshade import f32, i32, u32
 class Layout:
     loop: u32
     var: f32
-    out: ps.array(f32, 2)
+    out: ps.Array[f32, Literal[2]]
 
 
 def main(device: f32, half: f32) -> f32:

@@ -1,8 +1,10 @@
-"""Structs: construction by keyword and position, field reads and writes,
+"""Structs: construction by keyword and position (an omitted field takes the
+class body's default, or zero), field reads and writes,
 nested structs, vector/bool/enum/array fields, methods (@ps.func and plain),
 struct buffers and struct parameters."""
 
 from enum import IntEnum
+from typing import Literal
 
 import pyshade as ps
 from pyshade import f32, u32, vec2
@@ -37,14 +39,14 @@ class Body:
 class World:
     gravity: vec2
     dt: f32
-    bounds: ps.array(f32, 4)              # xmin, ymin, xmax, ymax
+    bounds: ps.Array[f32, Literal[4]]     # xmin, ymin, xmax, ymax
 
 
 @ps.struct
 class Stats:
     count: u32
-    energy: f32
     center: vec2
+    energy: f32 = 0.5                     # what a constructor leaving it out stores
 
 
 @ps.kernel(workgroup_size=64)
@@ -81,6 +83,6 @@ def summarize(bodies: ps.Buffer[Body], stats: ps.Buffer[Stats]) -> None:
     if s.count > 0:
         s.center /= f32(s.count)
     stats[0] = s
-    stats[1] = Stats(u32(len(bodies)), energy=s.energy)
+    stats[1] = Stats(u32(len(bodies)), center=s.center)
     rest = Body.at_rest(s.center, 1.0)
     stats[2].center = rest.pos

@@ -5,12 +5,12 @@ other line: the unmarked lines next to them are the correct spellings. This file
 is never run or translated.
 """
 
-from typing import NewType
+from typing import Literal, NewType
 
 import numpy as np
 
 import pyshade as ps
-from pyshade import f32, u32, vec2
+from pyshade import f32, math, u32, vec2, vec3
 
 Stage = NewType("Stage", u32)
 Pass = NewType("Pass", u32)
@@ -20,6 +20,12 @@ Pass = NewType("Pass", u32)
 class Step:
     stage: Stage
     pass_of_stage: Pass
+
+
+@ps.struct
+class Window:
+    taps: ps.Array[f32, Literal[4]]
+    gain: f32 = 1.0
 
 
 @ps.kernel
@@ -38,6 +44,10 @@ def vec_to_scalar(out: ps.Buffer[f32], v: vec2) -> None:
     ps.atomic_add(out, 0, 1.5)                  # E: atomics need an integer buffer
     q = ps.global_id().xq                       # E: not a swizzle
     out[1] = f32(q)
+    d: vec3 = math.sin(vec3(v, 1.0))
+    e: vec3 = math.isnan(d)                     # E: isnan of a vec3 is a bvec3
+    out[2] = f32(math.gcd(4, 6))                # E: math.gcd is not a kernel function
+    out[3] = d.x + e.x
 
 
 def first_pass(p: Pass) -> u32:
@@ -60,3 +70,6 @@ def launches(dev: ps.Device) -> None:
     vec_to_scalar.launch(out, vec2(1.0, 2.0), groups=(1, 1))
     Step(stage=Stage(1), pass_of_stage=Pass(2))
     Step(stage=Stage(1), pass_of_stage=Stage(2))             # E: a Stage for a Pass field
+    Window(taps=ps.array(f32, 4))
+    Window(gain=2.0)                                         # E: taps has no default
+    Window(ps.array(vec2, 4))                                # E: vec2 taps for f32 ones

@@ -30,20 +30,20 @@ __device__ __forceinline__ float ps_mod_float_f32(float a, float b) {  // prelud
     return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:107
 }
 
-#line 11 "math_funcs.py"
-extern "C" __global__ void __launch_bounds__(64) trig(const float* __restrict__ x, float* __restrict__ out_, const ps_Params ps_params) {  // math_funcs.py:11
+#line 10 "math_funcs.py"
+extern "C" __global__ void __launch_bounds__(64) trig(const float* __restrict__ x, float* __restrict__ out_, const ps_Params ps_params) {  // math_funcs.py:10
     uint3 ps_global_id = make_uint3(blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, blockIdx.z * blockDim.z + threadIdx.z);
-#line 12 "math_funcs.py"
-    uint i = ps_global_id.x;  // math_funcs.py:12
-    if (i >= ps_params.ps_len_x) {  // math_funcs.py:13
-        return;  // math_funcs.py:14
+#line 11 "math_funcs.py"
+    uint i = ps_global_id.x;  // math_funcs.py:11
+    if (i >= ps_params.ps_len_x) {  // math_funcs.py:12
+        return;  // math_funcs.py:13
     }
-#line 15 "math_funcs.py"
-    float t = x[i];  // math_funcs.py:15
-    float a = (sin(t) * cos(t)) + tan(t * 0.5f);  // math_funcs.py:16
-    float b = (asin(ps_mod_float_f32(abs(t), 1.0f)) + acos(0.5f)) + atan(t);  // math_funcs.py:17
-    float c = (atan2(t, 2.0f) * 180.0f) / 3.1415927f;  // math_funcs.py:18
-    float d = ((sqrt(fabs(t)) + exp(-t)) + log(1.0f + (t * t))) + log2(8.0f + t);  // math_funcs.py:19
-    float e = pow(fabs(t), 1.5f) + 2.7182817f;  // math_funcs.py:20
-    out_[i] = (((a + b) + c) + d) + e;  // math_funcs.py:21
+#line 14 "math_funcs.py"
+    float t = x[i];  // math_funcs.py:14
+    float a = (sin(t) * cos(t)) + tan(t * 0.5f);  // math_funcs.py:15
+    float b = (asin(ps_mod_float_f32(abs(t), 1.0f)) + acos(0.5f)) + atan(t);  // math_funcs.py:16
+    float c = (atan2(t, 2.0f) * 180.0f) / 3.1415927f;  // math_funcs.py:17
+    float d = ((sqrt(fabs(t)) + exp(-t)) + log(1.0f + (t * t))) + log2(8.0f + t);  // math_funcs.py:18
+    float e = pow(fabs(t), 1.5f) + 2.7182817f;  // math_funcs.py:19
+    out_[i] = (((a + b) + c) + d) + e;  // math_funcs.py:20
 }

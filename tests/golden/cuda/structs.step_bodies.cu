@@ -63,43 +63,43 @@ __device__ __forceinline__ float2 operator+(float2 a, float2 b) { return {a.x + 
 
 __device__ __forceinline__ float ps_length(float2 a0) { return sqrt(a0.x * a0.x + a0.y * a0.y); }
 
-#line 28 "structs.py"
-__device__ float kinetic(Body self_) {  // structs.py:28
-    return (0.5f * self_.mass) * ps_dot(self_.vel, self_.vel);  // structs.py:29
+#line 30 "structs.py"
+__device__ float kinetic(Body self_) {  // structs.py:30
+    return (0.5f * self_.mass) * ps_dot(self_.vel, self_.vel);  // structs.py:31
 }
 
-#line 25 "structs.py"
-__device__ float2 momentum(Body self_) {  // structs.py:25
-    return self_.vel * self_.mass;  // structs.py:26
+#line 27 "structs.py"
+__device__ float2 momentum(Body self_) {  // structs.py:27
+    return self_.vel * self_.mass;  // structs.py:28
 }
 
-#line 51 "structs.py"
-extern "C" __global__ void __launch_bounds__(64) step_bodies(Body* __restrict__ bodies, float* __restrict__ energy, const ps_Params ps_params) {  // structs.py:51
+#line 53 "structs.py"
+extern "C" __global__ void __launch_bounds__(64) step_bodies(Body* __restrict__ bodies, float* __restrict__ energy, const ps_Params ps_params) {  // structs.py:53
     uint3 ps_global_id = make_uint3(blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, blockIdx.z * blockDim.z + threadIdx.z);
     World world = ps_params.world;
-#line 52 "structs.py"
-    uint i = ps_global_id.x;  // structs.py:52
-    if (i >= ps_params.ps_len_bodies) {  // structs.py:53
-        return;  // structs.py:54
+#line 54 "structs.py"
+    uint i = ps_global_id.x;  // structs.py:54
+    if (i >= ps_params.ps_len_bodies) {  // structs.py:55
+        return;  // structs.py:56
     }
-#line 55 "structs.py"
-    Body b = bodies[i];  // structs.py:55
-    if (!(b.alive != 0u)) {  // structs.py:56
-        return;  // structs.py:57
+#line 57 "structs.py"
+    Body b = bodies[i];  // structs.py:57
+    if (!(b.alive != 0u)) {  // structs.py:58
+        return;  // structs.py:59
     }
-#line 58 "structs.py"
-    b.vel = b.vel + (world.gravity * world.dt);  // structs.py:58
-    b.pos = b.pos + (b.vel * world.dt);  // structs.py:59
-    if ((b.pos.x < world.bounds[0u]) || (b.pos.x > world.bounds[2u])) {  // structs.py:60
-        b.vel.x = -b.vel.x;  // structs.py:61
+#line 60 "structs.py"
+    b.vel = b.vel + (world.gravity * world.dt);  // structs.py:60
+    b.pos = b.pos + (b.vel * world.dt);  // structs.py:61
+    if ((b.pos.x < world.bounds[0u]) || (b.pos.x > world.bounds[2u])) {  // structs.py:62
+        b.vel.x = -b.vel.x;  // structs.py:63
     }
-#line 62 "structs.py"
-    if (b.pos.y < world.bounds[1u]) {  // structs.py:62
-        b.alive = uint(false);  // structs.py:63
-        b.kind = Kind_ROCK;  // structs.py:64
+#line 64 "structs.py"
+    if (b.pos.y < world.bounds[1u]) {  // structs.py:64
+        b.alive = uint(false);  // structs.py:65
+        b.kind = Kind_ROCK;  // structs.py:66
     }
-#line 65 "structs.py"
-    bodies[i] = b;  // structs.py:65
-    bodies[i].mass = bodies[i].mass * 0.999f;  // structs.py:66
-    energy[i] = kinetic(b) + ps_length(momentum(b));  // structs.py:67
+#line 67 "structs.py"
+    bodies[i] = b;  // structs.py:67
+    bodies[i].mass = bodies[i].mass * 0.999f;  // structs.py:68
+    energy[i] = kinetic(b) + ps_length(momentum(b));  // structs.py:69
 }

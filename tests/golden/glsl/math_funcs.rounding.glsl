@@ -48,19 +48,19 @@ float ps_max_float_f32(float a, float b) {  // prelude.py:208
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
-#line 25 "math_funcs.py"
-void main() {  // math_funcs.py:25
+#line 24 "math_funcs.py"
+void main() {  // math_funcs.py:24
     uvec3 ps_global_id = gl_GlobalInvocationID;
-#line 26 "math_funcs.py"
-    uint i = ps_global_id.x;  // math_funcs.py:26
-    if (i >= ps_params.ps_len_x) {  // math_funcs.py:27
-        return;  // math_funcs.py:28
+#line 25 "math_funcs.py"
+    uint i = ps_global_id.x;  // math_funcs.py:25
+    if (i >= ps_params.ps_len_x) {  // math_funcs.py:26
+        return;  // math_funcs.py:27
     }
-#line 29 "math_funcs.py"
-    float t = x[i];  // math_funcs.py:29
-    float fl = floor(t);  // math_funcs.py:30
-    float frac_ = t - fl;  // math_funcs.py:31
-    float r = roundEven(t);  // math_funcs.py:32
-    ints[i] = ((ps_float_to_int_f32_i32(ceil(t), (-2147483647 - 1), 2147483647) + ps_float_to_int_f32_i32(trunc(t), (-2147483647 - 1), 2147483647)) + ps_float_to_int_f32_i32(r, (-2147483647 - 1), 2147483647)) + ps_min_signed_i32(ps_float_to_int_f32_i32(fl, (-2147483647 - 1), 2147483647), 10);  // math_funcs.py:33
-    fracs[i] = vec2(frac_, ps_max_float_f32(r, -1.0));  // math_funcs.py:34
+#line 28 "math_funcs.py"
+    float t = x[i];  // math_funcs.py:28
+    float fl = floor(t);  // math_funcs.py:29
+    float frac_ = t - fl;  // math_funcs.py:30
+    float r = roundEven(t);  // math_funcs.py:31
+    ints[i] = ((ps_float_to_int_f32_i32(ceil(t), (-2147483647 - 1), 2147483647) + ps_float_to_int_f32_i32(trunc(t), (-2147483647 - 1), 2147483647)) + ps_float_to_int_f32_i32(r, (-2147483647 - 1), 2147483647)) + ps_min_signed_i32(ps_float_to_int_f32_i32(fl, (-2147483647 - 1), 2147483647), 10);  // math_funcs.py:32
+    fracs[i] = vec2(frac_, ps_max_float_f32(r, -1.0));  // math_funcs.py:33
 }

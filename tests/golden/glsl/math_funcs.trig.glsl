@@ -26,20 +26,20 @@ float ps_mod_float_f32(float a, float b) {  // prelude.py:105
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
-#line 11 "math_funcs.py"
-void main() {  // math_funcs.py:11
+#line 10 "math_funcs.py"
+void main() {  // math_funcs.py:10
     uvec3 ps_global_id = gl_GlobalInvocationID;
-#line 12 "math_funcs.py"
-    uint i = ps_global_id.x;  // math_funcs.py:12
-    if (i >= ps_params.ps_len_x) {  // math_funcs.py:13
-        return;  // math_funcs.py:14
+#line 11 "math_funcs.py"
+    uint i = ps_global_id.x;  // math_funcs.py:11
+    if (i >= ps_params.ps_len_x) {  // math_funcs.py:12
+        return;  // math_funcs.py:13
     }
-#line 15 "math_funcs.py"
-    float t = x[i];  // math_funcs.py:15
-    float a = (sin(t) * cos(t)) + tan(t * 0.5);  // math_funcs.py:16
-    float b = (asin(ps_mod_float_f32(abs(t), 1.0)) + acos(0.5)) + atan(t);  // math_funcs.py:17
-    float c = (atan(t, 2.0) * 180.0) / 3.1415927;  // math_funcs.py:18
-    float d = ((sqrt(abs(t)) + exp(-t)) + log(1.0 + (t * t))) + log2(8.0 + t);  // math_funcs.py:19
-    float e = pow(abs(t), 1.5) + 2.7182817;  // math_funcs.py:20
-    out_[i] = (((a + b) + c) + d) + e;  // math_funcs.py:21
+#line 14 "math_funcs.py"
+    float t = x[i];  // math_funcs.py:14
+    float a = (sin(t) * cos(t)) + tan(t * 0.5);  // math_funcs.py:15
+    float b = (asin(ps_mod_float_f32(abs(t), 1.0)) + acos(0.5)) + atan(t);  // math_funcs.py:16
+    float c = (atan(t, 2.0) * 180.0) / 3.1415927;  // math_funcs.py:17
+    float d = ((sqrt(abs(t)) + exp(-t)) + log(1.0 + (t * t))) + log2(8.0 + t);  // math_funcs.py:18
+    float e = pow(abs(t), 1.5) + 2.7182817;  // math_funcs.py:19
+    out_[i] = (((a + b) + c) + d) + e;  // math_funcs.py:20
 }

@@ -14,8 +14,8 @@ struct Body {
 
 struct Stats {
     uint count;
-    float energy;
     vec2 center;
+    float energy;
 };
 
 layout(std430, set = 0, binding = 0) readonly buffer ps_bodies_block { Body bodies[]; };
@@ -24,45 +24,45 @@ layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_bodies;
 } ps_params;
 
-#line 28 "structs.py"
-float kinetic(Body self_) {  // structs.py:28
-    return (0.5 * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:29
+#line 30 "structs.py"
+float kinetic(Body self_) {  // structs.py:30
+    return (0.5 * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:31
 }
 
-Body at_rest(vec2 p, float m) {  // structs.py:32
-    return Body(p, vec2(0.0, 0.0), m, uint(true), Kind_DUST);  // structs.py:33
+Body at_rest(vec2 p, float m) {  // structs.py:34
+    return Body(p, vec2(0.0, 0.0), m, uint(true), Kind_DUST);  // structs.py:35
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
-#line 71 "structs.py"
-void main() {  // structs.py:71
+#line 73 "structs.py"
+void main() {  // structs.py:73
     uvec3 ps_global_id = gl_GlobalInvocationID;
     uint k = 0u;
-#line 72 "structs.py"
-    if (ps_global_id.x != 0u) {  // structs.py:72
-        return;  // structs.py:73
-    }
 #line 74 "structs.py"
-    Stats s = Stats(0u, 0.0, vec2(0.0));  // structs.py:74
-    uint end_1 = ps_params.ps_len_bodies;  // structs.py:75
-#line 75 "structs.py"
-    for (uint k_1 = 0u; k_1 < end_1; k_1 += 1u) {  // structs.py:75
-#line 75 "structs.py"
-        k = k_1;  // structs.py:75
-        Body b = bodies[k];  // structs.py:76
-        if ((b.alive != 0u) && (b.kind == Kind_DUST)) {  // structs.py:77
-            s.count = s.count + 1u;  // structs.py:78
-            s.energy = s.energy + kinetic(b);  // structs.py:79
-            s.center = s.center + b.pos;  // structs.py:80
+    if (ps_global_id.x != 0u) {  // structs.py:74
+        return;  // structs.py:75
+    }
+#line 76 "structs.py"
+    Stats s = Stats(0u, vec2(0.0), 0.0);  // structs.py:76
+    uint end_1 = ps_params.ps_len_bodies;  // structs.py:77
+#line 77 "structs.py"
+    for (uint k_1 = 0u; k_1 < end_1; k_1 += 1u) {  // structs.py:77
+#line 77 "structs.py"
+        k = k_1;  // structs.py:77
+        Body b = bodies[k];  // structs.py:78
+        if ((b.alive != 0u) && (b.kind == Kind_DUST)) {  // structs.py:79
+            s.count = s.count + 1u;  // structs.py:80
+            s.energy = s.energy + kinetic(b);  // structs.py:81
+            s.center = s.center + b.pos;  // structs.py:82
         }
     }
-#line 81 "structs.py"
-    if (s.count > 0u) {  // structs.py:81
-        s.center = s.center / float(s.count);  // structs.py:82
-    }
 #line 83 "structs.py"
-    stats[0u] = s;  // structs.py:83
-    stats[1u] = Stats(uint(ps_params.ps_len_bodies), s.energy, vec2(0.0));  // structs.py:84
-    Body rest = at_rest(s.center, 1.0);  // structs.py:85
-    stats[2u].center = rest.pos;  // structs.py:86
+    if (s.count > 0u) {  // structs.py:83
+        s.center = s.center / float(s.count);  // structs.py:84
+    }
+#line 85 "structs.py"
+    stats[0u] = s;  // structs.py:85
+    stats[1u] = Stats(uint(ps_params.ps_len_bodies), s.center, 0.5);  // structs.py:86
+    Body rest = at_rest(s.center, 1.0);  // structs.py:87
+    stats[2u].center = rest.pos;  // structs.py:88
 }

@@ -35,5 +35,5 @@ void clamp_lengths(uint3 ps_global_id : SV_DispatchThreadID) {  // generics.py:3
     lengths[i] = float(larger_f32_f32(m, limit) - limit);  // generics.py:38
     counts[i] = larger_i32_i32(counts[i], 0) + larger_i32_i32(int(i), -1);  // generics.py:39
     float half_ = twice(m) / 4.0f;  // generics.py:40
-    lengths[i] = lengths[i] + half_;  // generics.py:41
+    lengths[i] = float(lengths[i] + half_);  // generics.py:41
 }

@@ -57,17 +57,17 @@ float ps_max_float_f32(float a, float b) {  // prelude.py:208
 }
 
 [numthreads(64, 1, 1)]
-#line 25 "math_funcs.py"
-void rounding(uint3 ps_global_id : SV_DispatchThreadID) {  // math_funcs.py:25
-    uint i = ps_global_id.x;  // math_funcs.py:26
-    if (i >= ps_params.ps_len_x) {  // math_funcs.py:27
-        return;  // math_funcs.py:28
+#line 24 "math_funcs.py"
+void rounding(uint3 ps_global_id : SV_DispatchThreadID) {  // math_funcs.py:24
+    uint i = ps_global_id.x;  // math_funcs.py:25
+    if (i >= ps_params.ps_len_x) {  // math_funcs.py:26
+        return;  // math_funcs.py:27
     }
-#line 29 "math_funcs.py"
-    float t = x[i];  // math_funcs.py:29
-    float fl = floor(t);  // math_funcs.py:30
-    float frac_ = t - fl;  // math_funcs.py:31
-    float r = ps_round_even_float(t);  // math_funcs.py:32
-    ints[i] = ((ps_float_to_int_f32_i32(ceil(t), (-2147483647 - 1), 2147483647) + ps_float_to_int_f32_i32(trunc(t), (-2147483647 - 1), 2147483647)) + ps_float_to_int_f32_i32(r, (-2147483647 - 1), 2147483647)) + ps_min_signed_i32(ps_float_to_int_f32_i32(fl, (-2147483647 - 1), 2147483647), 10);  // math_funcs.py:33
-    fracs[i] = float2(frac_, ps_max_float_f32(r, -1.0f));  // math_funcs.py:34
+#line 28 "math_funcs.py"
+    float t = x[i];  // math_funcs.py:28
+    float fl = floor(t);  // math_funcs.py:29
+    float frac_ = t - fl;  // math_funcs.py:30
+    float r = ps_round_even_float(t);  // math_funcs.py:31
+    ints[i] = ((ps_float_to_int_f32_i32(ceil(t), (-2147483647 - 1), 2147483647) + ps_float_to_int_f32_i32(trunc(t), (-2147483647 - 1), 2147483647)) + ps_float_to_int_f32_i32(r, (-2147483647 - 1), 2147483647)) + ps_min_signed_i32(ps_float_to_int_f32_i32(fl, (-2147483647 - 1), 2147483647), 10);  // math_funcs.py:32
+    fracs[i] = float2(frac_, ps_max_float_f32(r, -1.0f));  // math_funcs.py:33
 }

@@ -110,32 +110,32 @@ float3 ps_max_float_vec3(float3 a, float3 b) {  // prelude.py:208
 }
 
 [numthreads(64, 1, 1)]
-#line 38 "math_funcs.py"
-void specials(uint3 ps_global_id : SV_DispatchThreadID) {  // math_funcs.py:38
-    uint i = ps_global_id.x;  // math_funcs.py:39
-    if (i >= ps_params.ps_len_x) {  // math_funcs.py:40
-        return;  // math_funcs.py:41
+#line 37 "math_funcs.py"
+void specials(uint3 ps_global_id : SV_DispatchThreadID) {  // math_funcs.py:37
+    uint i = ps_global_id.x;  // math_funcs.py:38
+    if (i >= ps_params.ps_len_x) {  // math_funcs.py:39
+        return;  // math_funcs.py:40
     }
-#line 42 "math_funcs.py"
-    float t = x[i];  // math_funcs.py:42
-    float lo = asfloat(0xff800000u);  // math_funcs.py:43
-    float hi = asfloat(0x7f800000u);  // math_funcs.py:44
-    if (ps_isnan_f32(t)) {  // math_funcs.py:45
-        t = 0.0f;  // math_funcs.py:46
-    } else if (ps_isinf_f32(t)) {  // math_funcs.py:47
-        t = (t > 0.0f) ? hi : lo;  // math_funcs.py:48
-        t = ps_min_float_f32(ps_max_float_f32(t, -1e+30f), 1e+30f);  // math_funcs.py:49
+#line 41 "math_funcs.py"
+    float t = x[i];  // math_funcs.py:41
+    float lo = asfloat(0xff800000u);  // math_funcs.py:42
+    float hi = asfloat(0x7f800000u);  // math_funcs.py:43
+    if (ps_isnan_f32(t)) {  // math_funcs.py:44
+        t = 0.0f;  // math_funcs.py:45
+    } else if (ps_isinf_f32(t)) {  // math_funcs.py:46
+        t = (t > 0.0f) ? hi : lo;  // math_funcs.py:47
+        t = ps_min_float_f32(ps_max_float_f32(t, -1e+30f), 1e+30f);  // math_funcs.py:48
     }
-#line 50 "math_funcs.py"
-    float q = (t < (-100.0f)) ? asfloat(0x7fc00000u) : t;  // math_funcs.py:50
-    float3 w = v[i].xyz;  // math_funcs.py:51
-    w = float3(sqrt(abs(w.x)), floor(w.y), ps_round_even_float(w.z)) + abs(q);  // math_funcs.py:52
-    w = float3(sin(w.xy), 1.0f) * exp(w);  // math_funcs.py:53
-    bool3 nan_mask = ps_isnan_vec3(w);  // math_funcs.py:54
-    if (nan_mask.x || ps_isinf_vec3(w).y) {  // math_funcs.py:55
-        w = ps_max_float_vec3(w, (float3)(0.0f));  // math_funcs.py:56
+#line 49 "math_funcs.py"
+    float q = (t < (-100.0f)) ? asfloat(0x7fc00000u) : t;  // math_funcs.py:49
+    float3 w = v[i].xyz;  // math_funcs.py:50
+    w = float3(sqrt(abs(w.x)), floor(w.y), ps_round_even_float(w.z)) + abs(q);  // math_funcs.py:51
+    w = float3(sin(w.xy), 1.0f) * exp(w);  // math_funcs.py:52
+    bool3 nan_mask = ps_isnan_vec3(w);  // math_funcs.py:53
+    if (nan_mask.x || ps_isinf_vec3(w).y) {  // math_funcs.py:54
+        w = ps_max_float_vec3(w, (float3)(0.0f));  // math_funcs.py:55
     }
-#line 57 "math_funcs.py"
-    v[i] = float4(w, q);  // math_funcs.py:57
-    out_[i] = q;  // math_funcs.py:58
+#line 56 "math_funcs.py"
+    v[i] = float4(w, q);  // math_funcs.py:56
+    out_[i] = q;  // math_funcs.py:57
 }

@@ -13,8 +13,10 @@ struct Body {
 
 struct Stats {
     uint count;
-    float energy;
+    uint ps_pad0;
     float2 center;
+    float energy;
+    uint ps_pad1;
 };
 
 [[vk::binding(0, 0)]] StructuredBuffer<Body> bodies : register(t0);
@@ -34,52 +36,52 @@ Body ps_make_Body(float2 _ps_a0, float2 _ps_a1, float _ps_a2, uint _ps_a3, uint 
     return _ps_s;
 }
 
-Stats ps_make_Stats(uint _ps_a0, float _ps_a1, float2 _ps_a2) {
+Stats ps_make_Stats(uint _ps_a0, float2 _ps_a1, float _ps_a2) {
     Stats _ps_s = (Stats)0;
     _ps_s.count = _ps_a0;
-    _ps_s.energy = _ps_a1;
-    _ps_s.center = _ps_a2;
+    _ps_s.center = _ps_a1;
+    _ps_s.energy = _ps_a2;
     return _ps_s;
 }
 
-#line 28 "structs.py"
-float kinetic(Body self_) {  // structs.py:28
-    return (0.5f * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:29
+#line 30 "structs.py"
+float kinetic(Body self_) {  // structs.py:30
+    return (0.5f * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:31
 }
 
-Body at_rest(float2 p, float m) {  // structs.py:32
-    return ps_make_Body(p, float2(0.0f, 0.0f), m, uint(true), Kind_DUST);  // structs.py:33
+Body at_rest(float2 p, float m) {  // structs.py:34
+    return ps_make_Body(p, float2(0.0f, 0.0f), m, uint(true), Kind_DUST);  // structs.py:35
 }
 
 [numthreads(64, 1, 1)]
-#line 71 "structs.py"
-void summarize(uint3 ps_global_id : SV_DispatchThreadID) {  // structs.py:71
+#line 73 "structs.py"
+void summarize(uint3 ps_global_id : SV_DispatchThreadID) {  // structs.py:73
     uint k = 0u;
-#line 72 "structs.py"
-    if (ps_global_id.x != 0u) {  // structs.py:72
-        return;  // structs.py:73
-    }
 #line 74 "structs.py"
-    Stats s = ps_make_Stats(0u, 0.0f, (float2)(0.0f));  // structs.py:74
-    uint end_1 = ps_params.ps_len_bodies;  // structs.py:75
-#line 75 "structs.py"
-    for (uint k_1 = 0u; k_1 < end_1; k_1 += 1u) {  // structs.py:75
-#line 75 "structs.py"
-        k = k_1;  // structs.py:75
-        Body b = bodies[k];  // structs.py:76
-        if ((b.alive != 0u) && (b.kind == Kind_DUST)) {  // structs.py:77
-            s.count = s.count + 1u;  // structs.py:78
-            s.energy = s.energy + kinetic(b);  // structs.py:79
-            s.center = s.center + b.pos;  // structs.py:80
+    if (ps_global_id.x != 0u) {  // structs.py:74
+        return;  // structs.py:75
+    }
+#line 76 "structs.py"
+    Stats s = ps_make_Stats(0u, (float2)(0.0f), 0.0f);  // structs.py:76
+    uint end_1 = ps_params.ps_len_bodies;  // structs.py:77
+#line 77 "structs.py"
+    for (uint k_1 = 0u; k_1 < end_1; k_1 += 1u) {  // structs.py:77
+#line 77 "structs.py"
+        k = k_1;  // structs.py:77
+        Body b = bodies[k];  // structs.py:78
+        if ((b.alive != 0u) && (b.kind == Kind_DUST)) {  // structs.py:79
+            s.count = s.count + 1u;  // structs.py:80
+            s.energy = s.energy + kinetic(b);  // structs.py:81
+            s.center = s.center + b.pos;  // structs.py:82
         }
     }
-#line 81 "structs.py"
-    if (s.count > 0u) {  // structs.py:81
-        s.center = s.center / float(s.count);  // structs.py:82
-    }
 #line 83 "structs.py"
-    stats[0u] = s;  // structs.py:83
-    stats[1u] = ps_make_Stats(uint(ps_params.ps_len_bodies), s.energy, (float2)0);  // structs.py:84
-    Body rest = at_rest(s.center, 1.0f);  // structs.py:85
-    stats[2u].center = rest.pos;  // structs.py:86
+    if (s.count > 0u) {  // structs.py:83
+        s.center = s.center / float(s.count);  // structs.py:84
+    }
+#line 85 "structs.py"
+    stats[0u] = s;  // structs.py:85
+    stats[1u] = ps_make_Stats(uint(ps_params.ps_len_bodies), s.center, 0.5f);  // structs.py:86
+    Body rest = at_rest(s.center, 1.0f);  // structs.py:87
+    stats[2u].center = rest.pos;  // structs.py:88
 }

@@ -40,5 +40,5 @@ kernel void clamp_lengths(device float* lengths [[buffer(0)]], device int* count
     lengths[i] = (larger_f32_f32(m, limit) - limit);  // generics.py:38
     counts[i] = int(uint(larger_i32_i32(counts[i], 0)) + uint(larger_i32_i32(int(i), -1)));  // generics.py:39
     float half_ = twice(m) / 4.0f;  // generics.py:40
-    lengths[i] = lengths[i] + half_;  // generics.py:41
+    lengths[i] = (lengths[i] + half_);  // generics.py:41
 }

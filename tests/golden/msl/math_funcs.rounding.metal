@@ -50,17 +50,17 @@ float ps_max_float_f32(float a, float b) {  // prelude.py:208
     return select(a, b, ps_key_before_i32(as_type<int>(a), as_type<int>(b)));  // prelude.py:210
 }
 
-#line 25 "math_funcs.py"
-kernel void rounding(const device float* x [[buffer(0)]], device int* ints [[buffer(1)]], device float2* fracs [[buffer(2)]], constant ps_Params& ps_params [[buffer(3)]], uint3 ps_global_id [[thread_position_in_grid]]) {  // math_funcs.py:25
-    uint i = ps_global_id.x;  // math_funcs.py:26
-    if (i >= ps_params.ps_len_x) {  // math_funcs.py:27
-        return;  // math_funcs.py:28
+#line 24 "math_funcs.py"
+kernel void rounding(const device float* x [[buffer(0)]], device int* ints [[buffer(1)]], device float2* fracs [[buffer(2)]], constant ps_Params& ps_params [[buffer(3)]], uint3 ps_global_id [[thread_position_in_grid]]) {  // math_funcs.py:24
+    uint i = ps_global_id.x;  // math_funcs.py:25
+    if (i >= ps_params.ps_len_x) {  // math_funcs.py:26
+        return;  // math_funcs.py:27
     }
-#line 29 "math_funcs.py"
-    float t = x[i];  // math_funcs.py:29
-    float fl = floor(t);  // math_funcs.py:30
-    float frac_ = t - fl;  // math_funcs.py:31
-    float r = rint(t);  // math_funcs.py:32
-    ints[i] = int(((uint(ps_float_to_int_f32_i32(ceil(t), (-2147483647 - 1), 2147483647)) + uint(ps_float_to_int_f32_i32(trunc(t), (-2147483647 - 1), 2147483647))) + uint(ps_float_to_int_f32_i32(r, (-2147483647 - 1), 2147483647))) + uint(ps_min_signed_i32(ps_float_to_int_f32_i32(fl, (-2147483647 - 1), 2147483647), 10)));  // math_funcs.py:33
-    fracs[i] = float2(frac_, ps_max_float_f32(r, -1.0f));  // math_funcs.py:34
+#line 28 "math_funcs.py"
+    float t = x[i];  // math_funcs.py:28
+    float fl = floor(t);  // math_funcs.py:29
+    float frac_ = t - fl;  // math_funcs.py:30
+    float r = rint(t);  // math_funcs.py:31
+    ints[i] = int(((uint(ps_float_to_int_f32_i32(ceil(t), (-2147483647 - 1), 2147483647)) + uint(ps_float_to_int_f32_i32(trunc(t), (-2147483647 - 1), 2147483647))) + uint(ps_float_to_int_f32_i32(r, (-2147483647 - 1), 2147483647))) + uint(ps_min_signed_i32(ps_float_to_int_f32_i32(fl, (-2147483647 - 1), 2147483647), 10)));  // math_funcs.py:32
+    fracs[i] = float2(frac_, ps_max_float_f32(r, -1.0f));  // math_funcs.py:33
 }

@@ -32,39 +32,39 @@ static_assert(PS_OFFSETOF(ps_Params, loop_) == 32, "offset of ps_Params.loop_");
 static_assert(PS_OFFSETOF(ps_Params, ps_len_out) == 36, "offset of ps_Params.ps_len_out");
 #endif
 
-#line 15 "reserved_names.py"
-float main_(float device_, float half_) {  // reserved_names.py:15
-    float var_ = device_ * half_;  // reserved_names.py:16
-    return var_;  // reserved_names.py:17
+#line 17 "reserved_names.py"
+float main_(float device_, float half_) {  // reserved_names.py:17
+    float var_ = device_ * half_;  // reserved_names.py:18
+    return var_;  // reserved_names.py:19
 }
 
-#line 21 "reserved_names.py"
-kernel void kernel_(device float* out_ [[buffer(0)]], const device uint* layout_ [[buffer(1)]], device Layout* threadgroup_ [[buffer(2)]], constant ps_Params& ps_params [[buffer(3)]], uint3 ps_global_id [[thread_position_in_grid]]) {  // reserved_names.py:21
+#line 23 "reserved_names.py"
+kernel void kernel_(device float* out_ [[buffer(0)]], const device uint* layout_ [[buffer(1)]], device Layout* threadgroup_ [[buffer(2)]], constant ps_Params& ps_params [[buffer(3)]], uint3 ps_global_id [[thread_position_in_grid]]) {  // reserved_names.py:23
     float uniform_ = ps_params.uniform_;
     Layout struct_ = ps_params.struct_;
     uint loop_ = ps_params.loop_;
     int var_ = 0;
-#line 23 "reserved_names.py"
-    uint threadIdx_ = ps_global_id.x;  // reserved_names.py:23
-    if (threadIdx_ >= ps_params.ps_len_out) {  // reserved_names.py:24
-        return;  // reserved_names.py:25
+#line 25 "reserved_names.py"
+    uint threadIdx_ = ps_global_id.x;  // reserved_names.py:25
+    if (threadIdx_ >= ps_params.ps_len_out) {  // reserved_names.py:26
+        return;  // reserved_names.py:27
     }
-#line 26 "reserved_names.py"
-    uint let_ = layout_[threadIdx_];  // reserved_names.py:26
-    float fn_ = float(let_) * uniform_;  // reserved_names.py:27
-    float vec4_ = fn_ + 1.0f;  // reserved_names.py:28
-    float x = main_(vec4_, 0.5f);  // reserved_names.py:29
-    int v_gl_x = int(uint(int(let_)) - 1u);  // reserved_names.py:30
-    float device_ = x + float(v_gl_x);  // reserved_names.py:31
-    float half_ = main_(device_, 2.0f);  // reserved_names.py:32
-    float kernel_1 = half_;  // reserved_names.py:33
-    for (int var_1 = 0; var_1 < 3; var_1 += 1) {  // reserved_names.py:34
-#line 34 "reserved_names.py"
-        var_ = var_1;  // reserved_names.py:34
-        kernel_1 = kernel_1 + float(var_);  // reserved_names.py:35
-    }
+#line 28 "reserved_names.py"
+    uint let_ = layout_[threadIdx_];  // reserved_names.py:28
+    float fn_ = float(let_) * uniform_;  // reserved_names.py:29
+    float vec4_ = fn_ + 1.0f;  // reserved_names.py:30
+    float x = main_(vec4_, 0.5f);  // reserved_names.py:31
+    int v_gl_x = int(uint(int(let_)) - 1u);  // reserved_names.py:32
+    float device_ = x + float(v_gl_x);  // reserved_names.py:33
+    float half_ = main_(device_, 2.0f);  // reserved_names.py:34
+    float kernel_1 = half_;  // reserved_names.py:35
+    for (int var_1 = 0; var_1 < 3; var_1 += 1) {  // reserved_names.py:36
 #line 36 "reserved_names.py"
-    out_[threadIdx_] = ((kernel_1 + struct_.var_) + struct_.out_[1u]) + float(loop_ + struct_.loop_);  // reserved_names.py:36
-    threadgroup_[threadIdx_] = struct_;  // reserved_names.py:37
-    threadgroup_[threadIdx_].loop_ = threadgroup_[threadIdx_].loop_ + loop_;  // reserved_names.py:38
+        var_ = var_1;  // reserved_names.py:36
+        kernel_1 = kernel_1 + float(var_);  // reserved_names.py:37
+    }
+#line 38 "reserved_names.py"
+    out_[threadIdx_] = ((kernel_1 + struct_.var_) + struct_.out_[1u]) + float(loop_ + struct_.loop_);  // reserved_names.py:38
+    threadgroup_[threadIdx_] = struct_;  // reserved_names.py:39
+    threadgroup_[threadIdx_].loop_ = threadgroup_[threadIdx_].loop_ + loop_;  // reserved_names.py:40
 }

@@ -26,16 +26,16 @@ static_assert(PS_OFFSETOF(Body, kind) == 24, "offset of Body.kind");
 
 struct alignas(8) Stats {
     uint count;
-    float energy;
     float2 center;
+    float energy;
     Stats() = default;
-    Stats(uint count, float energy, float2 center) : count(count), energy(energy), center(center) {}
+    Stats(uint count, float2 center, float energy) : count(count), center(center), energy(energy) {}
 };
-static_assert(sizeof(Stats) == 16, "size of Stats");
+static_assert(sizeof(Stats) == 24, "size of Stats");
 #ifdef PS_OFFSETOF
 static_assert(PS_OFFSETOF(Stats, count) == 0, "offset of Stats.count");
-static_assert(PS_OFFSETOF(Stats, energy) == 4, "offset of Stats.energy");
 static_assert(PS_OFFSETOF(Stats, center) == 8, "offset of Stats.center");
+static_assert(PS_OFFSETOF(Stats, energy) == 16, "offset of Stats.energy");
 #endif
 
 struct alignas(16) ps_Params {
@@ -48,43 +48,43 @@ static_assert(PS_OFFSETOF(ps_Params, ps_len_bodies) == 0, "offset of ps_Params.p
 
 inline float ps_dot(float2 a0, float2 a1) { return a0.x * a1.x + a0.y * a1.y; }
 
-#line 28 "structs.py"
-float kinetic(Body self_) {  // structs.py:28
-    return (0.5f * self_.mass) * ps_dot(self_.vel, self_.vel);  // structs.py:29
+#line 30 "structs.py"
+float kinetic(Body self_) {  // structs.py:30
+    return (0.5f * self_.mass) * ps_dot(self_.vel, self_.vel);  // structs.py:31
 }
 
-Body at_rest(float2 p, float m) {  // structs.py:32
-    return Body(p, float2(0.0f, 0.0f), m, uint(true), Kind_DUST);  // structs.py:33
+Body at_rest(float2 p, float m) {  // structs.py:34
+    return Body(p, float2(0.0f, 0.0f), m, uint(true), Kind_DUST);  // structs.py:35
 }
 
-#line 71 "structs.py"
-kernel void summarize(const device Body* bodies [[buffer(0)]], device Stats* stats [[buffer(1)]], constant ps_Params& ps_params [[buffer(2)]], uint3 ps_global_id [[thread_position_in_grid]]) {  // structs.py:71
+#line 73 "structs.py"
+kernel void summarize(const device Body* bodies [[buffer(0)]], device Stats* stats [[buffer(1)]], constant ps_Params& ps_params [[buffer(2)]], uint3 ps_global_id [[thread_position_in_grid]]) {  // structs.py:73
     uint k = 0u;
-#line 72 "structs.py"
-    if (ps_global_id.x != 0u) {  // structs.py:72
-        return;  // structs.py:73
-    }
 #line 74 "structs.py"
-    Stats s = Stats(0u, 0.0f, float2(0.0f));  // structs.py:74
-    uint end_1 = ps_params.ps_len_bodies;  // structs.py:75
-#line 75 "structs.py"
-    for (uint k_1 = 0u; k_1 < end_1; k_1 += 1u) {  // structs.py:75
-#line 75 "structs.py"
-        k = k_1;  // structs.py:75
-        Body b = bodies[k];  // structs.py:76
-        if ((b.alive != 0u) && (b.kind == Kind_DUST)) {  // structs.py:77
-            s.count = s.count + 1u;  // structs.py:78
-            s.energy = s.energy + kinetic(b);  // structs.py:79
-            s.center = s.center + b.pos;  // structs.py:80
+    if (ps_global_id.x != 0u) {  // structs.py:74
+        return;  // structs.py:75
+    }
+#line 76 "structs.py"
+    Stats s = Stats(0u, float2(0.0f), 0.0f);  // structs.py:76
+    uint end_1 = ps_params.ps_len_bodies;  // structs.py:77
+#line 77 "structs.py"
+    for (uint k_1 = 0u; k_1 < end_1; k_1 += 1u) {  // structs.py:77
+#line 77 "structs.py"
+        k = k_1;  // structs.py:77
+        Body b = bodies[k];  // structs.py:78
+        if ((b.alive != 0u) && (b.kind == Kind_DUST)) {  // structs.py:79
+            s.count = s.count + 1u;  // structs.py:80
+            s.energy = s.energy + kinetic(b);  // structs.py:81
+            s.center = s.center + b.pos;  // structs.py:82
         }
     }
-#line 81 "structs.py"
-    if (s.count > 0u) {  // structs.py:81
-        s.center = s.center / float(s.count);  // structs.py:82
-    }
 #line 83 "structs.py"
-    stats[0u] = s;  // structs.py:83
-    stats[1u] = Stats(ps_params.ps_len_bodies, s.energy, float2());  // structs.py:84
-    Body rest = at_rest(s.center, 1.0f);  // structs.py:85
-    stats[2u].center = rest.pos;  // structs.py:86
+    if (s.count > 0u) {  // structs.py:83
+        s.center = s.center / float(s.count);  // structs.py:84
+    }
+#line 85 "structs.py"
+    stats[0u] = s;  // structs.py:85
+    stats[1u] = Stats(ps_params.ps_len_bodies, s.center, 0.5f);  // structs.py:86
+    Body rest = at_rest(s.center, 1.0f);  // structs.py:87
+    stats[2u].center = rest.pos;  // structs.py:88
 }

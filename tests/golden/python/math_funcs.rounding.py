@@ -3,12 +3,12 @@
 import math
 
 def rounding(ps_global_id, x, ints, fracs):
-    i = ps_global_id.x  # math_funcs.py:26
-    if i >= len(x):  # math_funcs.py:27
-        return  # math_funcs.py:28
-    t = x[i]  # math_funcs.py:29
-    fl = _f32(_floor(t))  # math_funcs.py:30
-    frac_ = _f32(t - fl)  # math_funcs.py:31
-    r = _f32(_round(t))  # math_funcs.py:32
-    ints[i] = _i32(_i32(_i32(_ftoi(_f32(_ceil(t)), -2147483648, 2147483647) + _ftoi(_f32(_trunc(t)), -2147483648, 2147483647)) + _ftoi(r, -2147483648, 2147483647)) + min(_ftoi(fl, -2147483648, 2147483647), 10))  # math_funcs.py:33
-    fracs[i] = Vec((frac_, max(r, -1.0)))  # math_funcs.py:34
+    i = ps_global_id.x  # math_funcs.py:25
+    if i >= len(x):  # math_funcs.py:26
+        return  # math_funcs.py:27
+    t = x[i]  # math_funcs.py:28
+    fl = _f32(_floor(t))  # math_funcs.py:29
+    frac_ = _f32(t - fl)  # math_funcs.py:30
+    r = _f32(_round(t))  # math_funcs.py:31
+    ints[i] = _i32(_i32(_i32(_ftoi(_f32(_ceil(t)), -2147483648, 2147483647) + _ftoi(_f32(_trunc(t)), -2147483648, 2147483647)) + _ftoi(r, -2147483648, 2147483647)) + min(_ftoi(fl, -2147483648, 2147483647), 10))  # math_funcs.py:32
+    fracs[i] = Vec((frac_, max(r, -1.0)))  # math_funcs.py:33

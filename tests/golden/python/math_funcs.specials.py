@@ -3,23 +3,23 @@
 import math
 
 def specials(ps_global_id, x, out_, v):
-    i = ps_global_id.x  # math_funcs.py:39
-    if i >= len(x):  # math_funcs.py:40
-        return  # math_funcs.py:41
-    t = x[i]  # math_funcs.py:42
-    lo = -math.inf  # math_funcs.py:43
-    hi = math.inf  # math_funcs.py:44
-    if _isnan(t):  # math_funcs.py:45
-        t = 0.0  # math_funcs.py:46
-    elif _isinf(t):  # math_funcs.py:47
-        t = hi if (t > 0.0) else lo  # math_funcs.py:48
-        t = min(max(t, -1.0000000150474662e+30), 1.0000000150474662e+30)  # math_funcs.py:49
-    q = math.nan if (t < (-100.0)) else t  # math_funcs.py:50
-    w = v[i].xyz  # math_funcs.py:51
-    w = _vmap(lambda a, b: _f32(a + b), Vec((_f32(_sqrt(abs(w.x))), _f32(_floor(w.y)), _f32(_round(w.z)))), _f32(_fabs(q)))  # math_funcs.py:52
-    w = _vmap(lambda a, b: _f32(a * b), Vec((*_vmap(lambda a: _f32(_sin(a)), w.xy), 1.0)), _vmap(lambda a: _f32(_exp(a)), w))  # math_funcs.py:53
-    nan_mask = _vmap(lambda a: _isnan(a), w)  # math_funcs.py:54
-    if nan_mask.x or _vmap(lambda a: _isinf(a), w).y:  # math_funcs.py:55
-        w = _vmap(lambda a, b: max(a, b), w, Vec((0.0,) * 3))  # math_funcs.py:56
-    v[i] = Vec((*w, q))  # math_funcs.py:57
-    out_[i] = q  # math_funcs.py:58
+    i = ps_global_id.x  # math_funcs.py:38
+    if i >= len(x):  # math_funcs.py:39
+        return  # math_funcs.py:40
+    t = x[i]  # math_funcs.py:41
+    lo = -math.inf  # math_funcs.py:42
+    hi = math.inf  # math_funcs.py:43
+    if _isnan(t):  # math_funcs.py:44
+        t = 0.0  # math_funcs.py:45
+    elif _isinf(t):  # math_funcs.py:46
+        t = hi if (t > 0.0) else lo  # math_funcs.py:47
+        t = min(max(t, -1.0000000150474662e+30), 1.0000000150474662e+30)  # math_funcs.py:48
+    q = math.nan if (t < (-100.0)) else t  # math_funcs.py:49
+    w = v[i].xyz  # math_funcs.py:50
+    w = _vmap(lambda a, b: _f32(a + b), Vec((_f32(_sqrt(abs(w.x))), _f32(_floor(w.y)), _f32(_round(w.z)))), _f32(_fabs(q)))  # math_funcs.py:51
+    w = _vmap(lambda a, b: _f32(a * b), Vec((*_vmap(lambda a: _f32(_sin(a)), w.xy), 1.0)), _vmap(lambda a: _f32(_exp(a)), w))  # math_funcs.py:52
+    nan_mask = _vmap(lambda a: _isnan(a), w)  # math_funcs.py:53
+    if nan_mask.x or _vmap(lambda a: _isinf(a), w).y:  # math_funcs.py:54
+        w = _vmap(lambda a, b: max(a, b), w, Vec((0.0,) * 3))  # math_funcs.py:55
+    v[i] = Vec((*w, q))  # math_funcs.py:56
+    out_[i] = q  # math_funcs.py:57

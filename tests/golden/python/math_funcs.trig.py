@@ -3,13 +3,13 @@
 import math
 
 def trig(ps_global_id, x, out_):
-    i = ps_global_id.x  # math_funcs.py:12
-    if i >= len(x):  # math_funcs.py:13
-        return  # math_funcs.py:14
-    t = x[i]  # math_funcs.py:15
-    a = _f32(_f32(_f32(_sin(t)) * _f32(_cos(t))) + _f32(_tan(_f32(t * 0.5))))  # math_funcs.py:16
-    b = _f32(_f32(_f32(_asin(_fmod(_f32(_fabs(t)), 1.0, _f32))) + _f32(_acos(0.5))) + _f32(_atan(t)))  # math_funcs.py:17
-    c = _f32(_fdiv(_f32(_f32(_atan2(t, 2.0)) * 180.0), 3.1415927410125732))  # math_funcs.py:18
-    d = _f32(_f32(_f32(_f32(_sqrt(abs(t))) + _f32(_exp(_f32(-t)))) + _f32(_log(_f32(1.0 + _f32(t * t))))) + _f32(_log2(_f32(8.0 + t))))  # math_funcs.py:19
-    e = _f32(_f32(_pow(abs(t), 1.5)) + 2.7182817459106445)  # math_funcs.py:20
-    out_[i] = _f32(_f32(_f32(_f32(a + b) + c) + d) + e)  # math_funcs.py:21
+    i = ps_global_id.x  # math_funcs.py:11
+    if i >= len(x):  # math_funcs.py:12
+        return  # math_funcs.py:13
+    t = x[i]  # math_funcs.py:14
+    a = _f32(_f32(_f32(_sin(t)) * _f32(_cos(t))) + _f32(_tan(_f32(t * 0.5))))  # math_funcs.py:15
+    b = _f32(_f32(_f32(_asin(_fmod(_f32(_fabs(t)), 1.0, _f32))) + _f32(_acos(0.5))) + _f32(_atan(t)))  # math_funcs.py:16
+    c = _f32(_fdiv(_f32(_f32(_atan2(t, 2.0)) * 180.0), 3.1415927410125732))  # math_funcs.py:17
+    d = _f32(_f32(_f32(_f32(_sqrt(abs(t))) + _f32(_exp(_f32(-t)))) + _f32(_log(_f32(1.0 + _f32(t * t))))) + _f32(_log2(_f32(8.0 + t))))  # math_funcs.py:18
+    e = _f32(_f32(_pow(abs(t), 1.5)) + 2.7182817459106445)  # math_funcs.py:19
+    out_[i] = _f32(_f32(_f32(_f32(a + b) + c) + d) + e)  # math_funcs.py:20

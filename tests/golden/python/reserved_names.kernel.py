@@ -5,23 +5,23 @@ import math
 Layout = make_struct_class('Layout', ['loop', 'var', 'out'], {'loop': 0, 'var': 0.0, 'out': [0.0] * 2})
 
 def main_(device_, half_):
-    var_ = _f32(device_ * half_)  # reserved_names.py:16
-    return var_  # reserved_names.py:17
+    var_ = _f32(device_ * half_)  # reserved_names.py:18
+    return var_  # reserved_names.py:19
 
 def kernel_(ps_global_id, out_, layout_, uniform_, struct_, loop_, threadgroup_):
-    threadIdx_ = ps_global_id.x  # reserved_names.py:23
-    if threadIdx_ >= len(out_):  # reserved_names.py:24
-        return  # reserved_names.py:25
-    let_ = layout_[threadIdx_]  # reserved_names.py:26
-    fn_ = _f32(_f32(let_) * uniform_)  # reserved_names.py:27
-    vec4_ = _f32(fn_ + 1.0)  # reserved_names.py:28
-    x = main_(vec4_, 0.5)  # reserved_names.py:29
-    v_gl_x = _i32(_i32(let_) - 1)  # reserved_names.py:30
-    device_ = _f32(x + _f32(v_gl_x))  # reserved_names.py:31
-    half_ = main_(device_, 2.0)  # reserved_names.py:32
-    kernel_1 = half_  # reserved_names.py:33
-    for var_ in range(3):  # reserved_names.py:34
-        kernel_1 = _f32(kernel_1 + _f32(var_))  # reserved_names.py:35
-    out_[threadIdx_] = _f32(_f32(_f32(kernel_1 + struct_.var) + struct_.out[1]) + _f32(_u32(loop_ + struct_.loop)))  # reserved_names.py:36
-    threadgroup_[threadIdx_] = _copy(struct_)  # reserved_names.py:37
-    threadgroup_[threadIdx_].loop = _u32(threadgroup_[threadIdx_].loop + loop_)  # reserved_names.py:38
+    threadIdx_ = ps_global_id.x  # reserved_names.py:25
+    if threadIdx_ >= len(out_):  # reserved_names.py:26
+        return  # reserved_names.py:27
+    let_ = layout_[threadIdx_]  # reserved_names.py:28
+    fn_ = _f32(_f32(let_) * uniform_)  # reserved_names.py:29
+    vec4_ = _f32(fn_ + 1.0)  # reserved_names.py:30
+    x = main_(vec4_, 0.5)  # reserved_names.py:31
+    v_gl_x = _i32(_i32(let_) - 1)  # reserved_names.py:32
+    device_ = _f32(x + _f32(v_gl_x))  # reserved_names.py:33
+    half_ = main_(device_, 2.0)  # reserved_names.py:34
+    kernel_1 = half_  # reserved_names.py:35
+    for var_ in range(3):  # reserved_names.py:36
+        kernel_1 = _f32(kernel_1 + _f32(var_))  # reserved_names.py:37
+    out_[threadIdx_] = _f32(_f32(_f32(kernel_1 + struct_.var) + struct_.out[1]) + _f32(_u32(loop_ + struct_.loop)))  # reserved_names.py:38
+    threadgroup_[threadIdx_] = _copy(struct_)  # reserved_names.py:39
+    threadgroup_[threadIdx_].loop = _u32(threadgroup_[threadIdx_].loop + loop_)  # reserved_names.py:40

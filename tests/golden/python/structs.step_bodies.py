@@ -10,25 +10,25 @@ Body = make_struct_class('Body', ['pos', 'vel', 'mass', 'alive', 'kind'], {'pos'
 World = make_struct_class('World', ['gravity', 'dt', 'bounds'], {'gravity': Vec((0.0,) * 2), 'dt': 0.0, 'bounds': [0.0] * 4})
 
 def kinetic(self_):
-    return _f32(_f32(0.5 * self_.mass) * _dot(self_.vel, self_.vel, _f32))  # structs.py:29
+    return _f32(_f32(0.5 * self_.mass) * _dot(self_.vel, self_.vel, _f32))  # structs.py:31
 
 def momentum(self_):
-    return _vmap(lambda a, b: _f32(a * b), self_.vel, self_.mass)  # structs.py:26
+    return _vmap(lambda a, b: _f32(a * b), self_.vel, self_.mass)  # structs.py:28
 
 def step_bodies(ps_global_id, bodies, world, energy):
-    i = ps_global_id.x  # structs.py:52
-    if i >= len(bodies):  # structs.py:53
-        return  # structs.py:54
-    b = _copy(bodies[i])  # structs.py:55
-    if not b.alive:  # structs.py:56
-        return  # structs.py:57
-    b.vel = _vmap(lambda a, b: _f32(a + b), b.vel, _vmap(lambda a, b: _f32(a * b), world.gravity, world.dt))  # structs.py:58
-    b.pos = _vmap(lambda a, b: _f32(a + b), b.pos, _vmap(lambda a, b: _f32(a * b), b.vel, world.dt))  # structs.py:59
-    if (b.pos.x < world.bounds[0]) or (b.pos.x > world.bounds[2]):  # structs.py:60
-        b.vel = _vset(b.vel, 'x', _f32(-b.vel.x))  # structs.py:61
-    if b.pos.y < world.bounds[1]:  # structs.py:62
-        b.alive = False  # structs.py:63
-        b.kind = Kind_ROCK  # structs.py:64
-    bodies[i] = _copy(b)  # structs.py:65
-    bodies[i].mass = _f32(bodies[i].mass * 0.9990000128746033)  # structs.py:66
-    energy[i] = _f32(kinetic(_copy(b)) + _length(momentum(_copy(b)), _f32))  # structs.py:67
+    i = ps_global_id.x  # structs.py:54
+    if i >= len(bodies):  # structs.py:55
+        return  # structs.py:56
+    b = _copy(bodies[i])  # structs.py:57
+    if not b.alive:  # structs.py:58
+        return  # structs.py:59
+    b.vel = _vmap(lambda a, b: _f32(a + b), b.vel, _vmap(lambda a, b: _f32(a * b), world.gravity, world.dt))  # structs.py:60
+    b.pos = _vmap(lambda a, b: _f32(a + b), b.pos, _vmap(lambda a, b: _f32(a * b), b.vel, world.dt))  # structs.py:61
+    if (b.pos.x < world.bounds[0]) or (b.pos.x > world.bounds[2]):  # structs.py:62
+        b.vel = _vset(b.vel, 'x', _f32(-b.vel.x))  # structs.py:63
+    if b.pos.y < world.bounds[1]:  # structs.py:64
+        b.alive = False  # structs.py:65
+        b.kind = Kind_ROCK  # structs.py:66
+    bodies[i] = _copy(b)  # structs.py:67
+    bodies[i].mass = _f32(bodies[i].mass * 0.9990000128746033)  # structs.py:68
+    energy[i] = _f32(kinetic(_copy(b)) + _length(momentum(_copy(b)), _f32))  # structs.py:69

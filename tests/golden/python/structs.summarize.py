@@ -7,27 +7,27 @@ Kind_ROCK = 1
 
 Body = make_struct_class('Body', ['pos', 'vel', 'mass', 'alive', 'kind'], {'pos': Vec((0.0,) * 2), 'vel': Vec((0.0,) * 2), 'mass': 0.0, 'alive': False, 'kind': 0})
 
-Stats = make_struct_class('Stats', ['count', 'energy', 'center'], {'count': 0, 'energy': 0.0, 'center': Vec((0.0,) * 2)})
+Stats = make_struct_class('Stats', ['count', 'center', 'energy'], {'count': 0, 'center': Vec((0.0,) * 2), 'energy': 0.0})
 
 def kinetic(self_):
-    return _f32(_f32(0.5 * self_.mass) * _dot(self_.vel, self_.vel, _f32))  # structs.py:29
+    return _f32(_f32(0.5 * self_.mass) * _dot(self_.vel, self_.vel, _f32))  # structs.py:31
 
 def at_rest(p, m):
-    return Body(pos=p, vel=Vec((0.0, 0.0)), mass=m, alive=True, kind=Kind_DUST)  # structs.py:33
+    return Body(pos=p, vel=Vec((0.0, 0.0)), mass=m, alive=True, kind=Kind_DUST)  # structs.py:35
 
 def summarize(ps_global_id, bodies, stats):
-    if ps_global_id.x != 0:  # structs.py:72
-        return  # structs.py:73
-    s = Stats(count=0, energy=0.0, center=Vec((0.0,) * 2))  # structs.py:74
-    for k in range(len(bodies)):  # structs.py:75
-        b = _copy(bodies[k])  # structs.py:76
-        if b.alive and (b.kind == Kind_DUST):  # structs.py:77
-            s.count = _u32(s.count + 1)  # structs.py:78
-            s.energy = _f32(s.energy + kinetic(_copy(b)))  # structs.py:79
-            s.center = _vmap(lambda a, b: _f32(a + b), s.center, b.pos)  # structs.py:80
-    if s.count > 0:  # structs.py:81
-        s.center = _vmap(lambda a, b: _f32(_fdiv(a, b)), s.center, _f32(s.count))  # structs.py:82
-    stats[0] = _copy(s)  # structs.py:83
-    stats[1] = Stats(count=len(bodies), energy=s.energy)  # structs.py:84
-    rest = at_rest(s.center, 1.0)  # structs.py:85
-    stats[2].center = rest.pos  # structs.py:86
+    if ps_global_id.x != 0:  # structs.py:74
+        return  # structs.py:75
+    s = Stats(count=0, center=Vec((0.0,) * 2), energy=0.0)  # structs.py:76
+    for k in range(len(bodies)):  # structs.py:77
+        b = _copy(bodies[k])  # structs.py:78
+        if b.alive and (b.kind == Kind_DUST):  # structs.py:79
+            s.count = _u32(s.count + 1)  # structs.py:80
+            s.energy = _f32(s.energy + kinetic(_copy(b)))  # structs.py:81
+            s.center = _vmap(lambda a, b: _f32(a + b), s.center, b.pos)  # structs.py:82
+    if s.count > 0:  # structs.py:83
+        s.center = _vmap(lambda a, b: _f32(_fdiv(a, b)), s.center, _f32(s.count))  # structs.py:84
+    stats[0] = _copy(s)  # structs.py:85
+    stats[1] = Stats(count=len(bodies), center=s.center, energy=0.5)  # structs.py:86
+    rest = at_rest(s.center, 1.0)  # structs.py:87
+    stats[2].center = rest.pos  # structs.py:88

@@ -30,5 +30,5 @@ fn clamp_lengths(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // g
     lengths[i] = f32(larger_f32_f32(m, limit) - limit);  // generics.py:38
     counts[i] = larger_i32_i32(counts[i], 0i) + larger_i32_i32(i32(i), -1i);  // generics.py:39
     let half_: f32 = twice(m) / 4.0f;  // generics.py:40
-    lengths[i] = lengths[i] + half_;  // generics.py:41
+    lengths[i] = f32(lengths[i] + half_);  // generics.py:41
 }

@@ -37,15 +37,15 @@ fn ps_max_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:208
 }
 
 @compute @workgroup_size(64, 1, 1)
-fn rounding(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs.py:25
-    let i: u32 = ps_global_id.x;  // math_funcs.py:26
-    if (i >= ps_params.ps_len_x) {  // math_funcs.py:27
-        return;  // math_funcs.py:28
+fn rounding(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs.py:24
+    let i: u32 = ps_global_id.x;  // math_funcs.py:25
+    if (i >= ps_params.ps_len_x) {  // math_funcs.py:26
+        return;  // math_funcs.py:27
     }
-    let t: f32 = x[i];  // math_funcs.py:29
-    let fl: f32 = floor(t);  // math_funcs.py:30
-    let frac_: f32 = t - fl;  // math_funcs.py:31
-    let r: f32 = round(t);  // math_funcs.py:32
-    ints[i] = ((ps_float_to_int_f32_i32(ceil(t), i32(-2147483647 - 1), 2147483647i) + ps_float_to_int_f32_i32(trunc(t), i32(-2147483647 - 1), 2147483647i)) + ps_float_to_int_f32_i32(r, i32(-2147483647 - 1), 2147483647i)) + ps_min_signed_i32(ps_float_to_int_f32_i32(fl, i32(-2147483647 - 1), 2147483647i), 10i);  // math_funcs.py:33
-    fracs[i] = vec2<f32>(frac_, ps_max_float_f32(r, -1.0f));  // math_funcs.py:34
+    let t: f32 = x[i];  // math_funcs.py:28
+    let fl: f32 = floor(t);  // math_funcs.py:29
+    let frac_: f32 = t - fl;  // math_funcs.py:30
+    let r: f32 = round(t);  // math_funcs.py:31
+    ints[i] = ((ps_float_to_int_f32_i32(ceil(t), i32(-2147483647 - 1), 2147483647i) + ps_float_to_int_f32_i32(trunc(t), i32(-2147483647 - 1), 2147483647i)) + ps_float_to_int_f32_i32(r, i32(-2147483647 - 1), 2147483647i)) + ps_min_signed_i32(ps_float_to_int_f32_i32(fl, i32(-2147483647 - 1), 2147483647i), 10i);  // math_funcs.py:32
+    fracs[i] = vec2<f32>(frac_, ps_max_float_f32(r, -1.0f));  // math_funcs.py:33
 }

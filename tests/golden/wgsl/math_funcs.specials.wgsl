@@ -75,28 +75,28 @@ fn ps_max_float_vec3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {  // prelude.py:2
 }
 
 @compute @workgroup_size(64, 1, 1)
-fn specials(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs.py:38
-    let i: u32 = ps_global_id.x;  // math_funcs.py:39
-    if (i >= ps_params.ps_len_x) {  // math_funcs.py:40
-        return;  // math_funcs.py:41
+fn specials(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs.py:37
+    let i: u32 = ps_global_id.x;  // math_funcs.py:38
+    if (i >= ps_params.ps_len_x) {  // math_funcs.py:39
+        return;  // math_funcs.py:40
     }
-    var t: f32 = x[i];  // math_funcs.py:42
-    let lo: f32 = ps_f32_from_bits(0xff800000u);  // math_funcs.py:43
-    let hi: f32 = ps_f32_from_bits(0x7f800000u);  // math_funcs.py:44
-    if (ps_isnan_f32(t)) {  // math_funcs.py:45
-        t = 0.0f;  // math_funcs.py:46
-    } else if (ps_isinf_f32(t)) {  // math_funcs.py:47
-        t = select(lo, hi, t > 0.0f);  // math_funcs.py:48
-        t = ps_min_float_f32(ps_max_float_f32(t, -1e+30f), 1e+30f);  // math_funcs.py:49
+    var t: f32 = x[i];  // math_funcs.py:41
+    let lo: f32 = ps_f32_from_bits(0xff800000u);  // math_funcs.py:42
+    let hi: f32 = ps_f32_from_bits(0x7f800000u);  // math_funcs.py:43
+    if (ps_isnan_f32(t)) {  // math_funcs.py:44
+        t = 0.0f;  // math_funcs.py:45
+    } else if (ps_isinf_f32(t)) {  // math_funcs.py:46
+        t = select(lo, hi, t > 0.0f);  // math_funcs.py:47
+        t = ps_min_float_f32(ps_max_float_f32(t, -1e+30f), 1e+30f);  // math_funcs.py:48
     }
-    let q: f32 = select(t, ps_f32_from_bits(0x7fc00000u), t < (-100.0f));  // math_funcs.py:50
-    var w: vec3<f32> = v[i].xyz;  // math_funcs.py:51
-    w = vec3<f32>(sqrt(abs(w.x)), floor(w.y), round(w.z)) + abs(q);  // math_funcs.py:52
-    w = vec3<f32>(sin(w.xy), 1.0f) * exp(w);  // math_funcs.py:53
-    let nan_mask: vec3<bool> = ps_isnan_vec3(w);  // math_funcs.py:54
-    if (nan_mask.x || ps_isinf_vec3(w).y) {  // math_funcs.py:55
-        w = ps_max_float_vec3(w, vec3<f32>(0.0f));  // math_funcs.py:56
+    let q: f32 = select(t, ps_f32_from_bits(0x7fc00000u), t < (-100.0f));  // math_funcs.py:49
+    var w: vec3<f32> = v[i].xyz;  // math_funcs.py:50
+    w = vec3<f32>(sqrt(abs(w.x)), floor(w.y), round(w.z)) + abs(q);  // math_funcs.py:51
+    w = vec3<f32>(sin(w.xy), 1.0f) * exp(w);  // math_funcs.py:52
+    let nan_mask: vec3<bool> = ps_isnan_vec3(w);  // math_funcs.py:53
+    if (nan_mask.x || ps_isinf_vec3(w).y) {  // math_funcs.py:54
+        w = ps_max_float_vec3(w, vec3<f32>(0.0f));  // math_funcs.py:55
     }
-    v[i] = vec4<f32>(w, q);  // math_funcs.py:57
-    out_[i] = q;  // math_funcs.py:58
+    v[i] = vec4<f32>(w, q);  // math_funcs.py:56
+    out_[i] = q;  // math_funcs.py:57
 }

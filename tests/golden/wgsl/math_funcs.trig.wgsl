@@ -22,16 +22,16 @@ fn ps_mod_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:105
 }
 
 @compute @workgroup_size(64, 1, 1)
-fn trig(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs.py:11
-    let i: u32 = ps_global_id.x;  // math_funcs.py:12
-    if (i >= ps_params.ps_len_x) {  // math_funcs.py:13
-        return;  // math_funcs.py:14
+fn trig(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs.py:10
+    let i: u32 = ps_global_id.x;  // math_funcs.py:11
+    if (i >= ps_params.ps_len_x) {  // math_funcs.py:12
+        return;  // math_funcs.py:13
     }
-    let t: f32 = x[i];  // math_funcs.py:15
-    let a: f32 = (sin(t) * cos(t)) + tan(t * 0.5f);  // math_funcs.py:16
-    let b: f32 = (asin(ps_mod_float_f32(abs(t), 1.0f)) + acos(0.5f)) + atan(t);  // math_funcs.py:17
-    let c: f32 = (atan2(t, 2.0f) * 180.0f) / 3.1415927f;  // math_funcs.py:18
-    let d: f32 = ((sqrt(abs(t)) + exp(-t)) + log(1.0f + (t * t))) + log2(8.0f + t);  // math_funcs.py:19
-    let e: f32 = pow(abs(t), 1.5f) + 2.7182817f;  // math_funcs.py:20
-    out_[i] = (((a + b) + c) + d) + e;  // math_funcs.py:21
+    let t: f32 = x[i];  // math_funcs.py:14
+    let a: f32 = (sin(t) * cos(t)) + tan(t * 0.5f);  // math_funcs.py:15
+    let b: f32 = (asin(ps_mod_float_f32(abs(t), 1.0f)) + acos(0.5f)) + atan(t);  // math_funcs.py:16
+    let c: f32 = (atan2(t, 2.0f) * 180.0f) / 3.1415927f;  // math_funcs.py:17
+    let d: f32 = ((sqrt(abs(t)) + exp(-t)) + log(1.0f + (t * t))) + log2(8.0f + t);  // math_funcs.py:18
+    let e: f32 = pow(abs(t), 1.5f) + 2.7182817f;  // math_funcs.py:19
+    out_[i] = (((a + b) + c) + d) + e;  // math_funcs.py:20
 }

@@ -16,34 +16,34 @@ struct ps_Params {
 }
 @group(0) @binding(3) var<storage, read> ps_params: ps_Params;
 
-fn main_(device_: f32, half_: f32) -> f32 {  // reserved_names.py:15
-    let var_: f32 = device_ * half_;  // reserved_names.py:16
-    return var_;  // reserved_names.py:17
+fn main_(device_: f32, half_: f32) -> f32 {  // reserved_names.py:17
+    let var_: f32 = device_ * half_;  // reserved_names.py:18
+    return var_;  // reserved_names.py:19
 }
 
 @compute @workgroup_size(64, 1, 1)
-fn kernel_(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // reserved_names.py:21
+fn kernel_(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // reserved_names.py:23
     let uniform_: f32 = ps_params.uniform_;
     let struct_: Layout = ps_params.struct_;
     let loop_: u32 = ps_params.loop_;
     var var_: i32;
-    let threadIdx_: u32 = ps_global_id.x;  // reserved_names.py:23
-    if (threadIdx_ >= ps_params.ps_len_out) {  // reserved_names.py:24
-        return;  // reserved_names.py:25
+    let threadIdx_: u32 = ps_global_id.x;  // reserved_names.py:25
+    if (threadIdx_ >= ps_params.ps_len_out) {  // reserved_names.py:26
+        return;  // reserved_names.py:27
     }
-    let let_: u32 = layout_[threadIdx_];  // reserved_names.py:26
-    let fn_: f32 = f32(let_) * uniform_;  // reserved_names.py:27
-    let vec4_: f32 = fn_ + 1.0f;  // reserved_names.py:28
-    let x: f32 = main_(vec4_, 0.5f);  // reserved_names.py:29
-    let v_gl_x: i32 = i32(let_) - 1i;  // reserved_names.py:30
-    let device_: f32 = x + f32(v_gl_x);  // reserved_names.py:31
-    let half_: f32 = main_(device_, 2.0f);  // reserved_names.py:32
-    var kernel_1: f32 = half_;  // reserved_names.py:33
-    for (var var_1: i32 = 0i; var_1 < 3i; var_1 += 1i) {  // reserved_names.py:34
-        var_ = var_1;  // reserved_names.py:34
-        kernel_1 = kernel_1 + f32(var_);  // reserved_names.py:35
+    let let_: u32 = layout_[threadIdx_];  // reserved_names.py:28
+    let fn_: f32 = f32(let_) * uniform_;  // reserved_names.py:29
+    let vec4_: f32 = fn_ + 1.0f;  // reserved_names.py:30
+    let x: f32 = main_(vec4_, 0.5f);  // reserved_names.py:31
+    let v_gl_x: i32 = i32(let_) - 1i;  // reserved_names.py:32
+    let device_: f32 = x + f32(v_gl_x);  // reserved_names.py:33
+    let half_: f32 = main_(device_, 2.0f);  // reserved_names.py:34
+    var kernel_1: f32 = half_;  // reserved_names.py:35
+    for (var var_1: i32 = 0i; var_1 < 3i; var_1 += 1i) {  // reserved_names.py:36
+        var_ = var_1;  // reserved_names.py:36
+        kernel_1 = kernel_1 + f32(var_);  // reserved_names.py:37
     }
-    out_[threadIdx_] = ((kernel_1 + struct_.var_) + struct_.out_[1u]) + f32(loop_ + struct_.loop_);  // reserved_names.py:36
-    threadgroup_[threadIdx_] = struct_;  // reserved_names.py:37
-    threadgroup_[threadIdx_].loop_ = threadgroup_[threadIdx_].loop_ + loop_;  // reserved_names.py:38
+    out_[threadIdx_] = ((kernel_1 + struct_.var_) + struct_.out_[1u]) + f32(loop_ + struct_.loop_);  // reserved_names.py:38
+    threadgroup_[threadIdx_] = struct_;  // reserved_names.py:39
+    threadgroup_[threadIdx_].loop_ = threadgroup_[threadIdx_].loop_ + loop_;  // reserved_names.py:40
 }

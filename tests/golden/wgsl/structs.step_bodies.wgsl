@@ -24,35 +24,35 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<storage, read> ps_params: ps_Params;
 
-fn kinetic(self_: Body) -> f32 {  // structs.py:28
-    return (0.5f * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:29
+fn kinetic(self_: Body) -> f32 {  // structs.py:30
+    return (0.5f * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:31
 }
 
-fn momentum(self_: Body) -> vec2<f32> {  // structs.py:25
-    return self_.vel * self_.mass;  // structs.py:26
+fn momentum(self_: Body) -> vec2<f32> {  // structs.py:27
+    return self_.vel * self_.mass;  // structs.py:28
 }
 
 @compute @workgroup_size(64, 1, 1)
-fn step_bodies(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // structs.py:51
+fn step_bodies(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // structs.py:53
     let world: World = ps_params.world;
-    let i: u32 = ps_global_id.x;  // structs.py:52
-    if (i >= ps_params.ps_len_bodies) {  // structs.py:53
-        return;  // structs.py:54
+    let i: u32 = ps_global_id.x;  // structs.py:54
+    if (i >= ps_params.ps_len_bodies) {  // structs.py:55
+        return;  // structs.py:56
     }
-    var b: Body = bodies[i];  // structs.py:55
-    if (!(b.alive != 0u)) {  // structs.py:56
-        return;  // structs.py:57
+    var b: Body = bodies[i];  // structs.py:57
+    if (!(b.alive != 0u)) {  // structs.py:58
+        return;  // structs.py:59
     }
-    b.vel = b.vel + (world.gravity * world.dt);  // structs.py:58
-    b.pos = b.pos + (b.vel * world.dt);  // structs.py:59
-    if ((b.pos.x < world.bounds[0u]) || (b.pos.x > world.bounds[2u])) {  // structs.py:60
-        b.vel.x = -b.vel.x;  // structs.py:61
+    b.vel = b.vel + (world.gravity * world.dt);  // structs.py:60
+    b.pos = b.pos + (b.vel * world.dt);  // structs.py:61
+    if ((b.pos.x < world.bounds[0u]) || (b.pos.x > world.bounds[2u])) {  // structs.py:62
+        b.vel.x = -b.vel.x;  // structs.py:63
     }
-    if (b.pos.y < world.bounds[1u]) {  // structs.py:62
-        b.alive = select(0u, 1u, false);  // structs.py:63
-        b.kind = Kind_ROCK;  // structs.py:64
+    if (b.pos.y < world.bounds[1u]) {  // structs.py:64
+        b.alive = select(0u, 1u, false);  // structs.py:65
+        b.kind = Kind_ROCK;  // structs.py:66
     }
-    bodies[i] = b;  // structs.py:65
-    bodies[i].mass = bodies[i].mass * 0.999f;  // structs.py:66
-    energy[i] = kinetic(b) + length(momentum(b));  // structs.py:67
+    bodies[i] = b;  // structs.py:67
+    bodies[i].mass = bodies[i].mass * 0.999f;  // structs.py:68
+    energy[i] = kinetic(b) + length(momentum(b));  // structs.py:69
 }

@@ -12,8 +12,8 @@ struct Body {
 
 struct Stats {
     count: u32,
-    energy: f32,
     center: vec2<f32>,
+    energy: f32,
 }
 
 @group(0) @binding(0) var<storage, read> bodies: array<Body>;
@@ -23,36 +23,36 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
-fn kinetic(self_: Body) -> f32 {  // structs.py:28
-    return (0.5f * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:29
+fn kinetic(self_: Body) -> f32 {  // structs.py:30
+    return (0.5f * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:31
 }
 
-fn at_rest(p: vec2<f32>, m: f32) -> Body {  // structs.py:32
-    return Body(p, vec2<f32>(0.0f, 0.0f), m, select(0u, 1u, true), Kind_DUST);  // structs.py:33
+fn at_rest(p: vec2<f32>, m: f32) -> Body {  // structs.py:34
+    return Body(p, vec2<f32>(0.0f, 0.0f), m, select(0u, 1u, true), Kind_DUST);  // structs.py:35
 }
 
 @compute @workgroup_size(64, 1, 1)
-fn summarize(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // structs.py:71
+fn summarize(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // structs.py:73
     var k: u32;
-    if (ps_global_id.x != 0u) {  // structs.py:72
-        return;  // structs.py:73
+    if (ps_global_id.x != 0u) {  // structs.py:74
+        return;  // structs.py:75
     }
-    var s: Stats = Stats(0u, 0.0f, vec2<f32>(0.0f));  // structs.py:74
-    let end_1: u32 = ps_params.ps_len_bodies;  // structs.py:75
-    for (var k_1: u32 = 0u; k_1 < end_1; k_1 += 1u) {  // structs.py:75
-        k = k_1;  // structs.py:75
-        let b: Body = bodies[k];  // structs.py:76
-        if ((b.alive != 0u) && (b.kind == Kind_DUST)) {  // structs.py:77
-            s.count = s.count + 1u;  // structs.py:78
-            s.energy = s.energy + kinetic(b);  // structs.py:79
-            s.center = s.center + b.pos;  // structs.py:80
+    var s: Stats = Stats(0u, vec2<f32>(0.0f), 0.0f);  // structs.py:76
+    let end_1: u32 = ps_params.ps_len_bodies;  // structs.py:77
+    for (var k_1: u32 = 0u; k_1 < end_1; k_1 += 1u) {  // structs.py:77
+        k = k_1;  // structs.py:77
+        let b: Body = bodies[k];  // structs.py:78
+        if ((b.alive != 0u) && (b.kind == Kind_DUST)) {  // structs.py:79
+            s.count = s.count + 1u;  // structs.py:80
+            s.energy = s.energy + kinetic(b);  // structs.py:81
+            s.center = s.center + b.pos;  // structs.py:82
         }
     }
-    if (s.count > 0u) {  // structs.py:81
-        s.center = s.center / f32(s.count);  // structs.py:82
+    if (s.count > 0u) {  // structs.py:83
+        s.center = s.center / f32(s.count);  // structs.py:84
     }
-    stats[0u] = s;  // structs.py:83
-    stats[1u] = Stats(u32(ps_params.ps_len_bodies), s.energy, vec2<f32>());  // structs.py:84
-    let rest: Body = at_rest(s.center, 1.0f);  // structs.py:85
-    stats[2u].center = rest.pos;  // structs.py:86
+    stats[0u] = s;  // structs.py:85
+    stats[1u] = Stats(u32(ps_params.ps_len_bodies), s.center, 0.5f);  // structs.py:86
+    let rest: Body = at_rest(s.center, 1.0f);  // structs.py:87
+    stats[2u].center = rest.pos;  // structs.py:88
 }
