@@ -246,14 +246,7 @@ class MetalDevice(Recording, Device):
     def prepare(self, compiled: Compiled) -> _Prepared:
         """The compute pipeline of ``compiled`` (compiled from its MSL once per device)."""
         key = compiled.key or compiled.source
-        hit = self._pipelines.get(key)
-        if hit is not None:
-            return hit
-        with self._prepare_lock:
-            hit = self._pipelines.get(key)
-            if hit is None:
-                hit = self._pipelines.put(key, self._make_prepared(compiled))
-        return hit
+        return self._pipelines.get_or_make(key, lambda: self._make_prepared(compiled), self._prepare_lock)
 
     def _compile_options(self) -> Any:
         M = self.M
@@ -310,10 +303,8 @@ class MetalDevice(Recording, Device):
         prep.groups_at = pb.groups if pb is not None and pb.groups >= 0 else None
         return prep
 
-    def launch_compiled(self, compiled: Compiled, buffers: Sequence[DeviceArray],
-                        params: bytes | None, groups: tuple[int, int, int]) -> None:
-        """Dispatch ``compiled`` over ``groups`` (checked: this entry point is public)."""
-        self.checked_launch(compiled, buffers, params, groups)
+    # The public entry point checks what the launch path would (prepare/run_prepared).
+    launch_compiled = Device.checked_launch
 
     def run_prepared(self, prep: _Prepared, buffers: Sequence[DeviceArray],
                      params: bytes | None, groups: tuple[int, int, int]) -> None:
