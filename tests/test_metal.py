@@ -307,3 +307,37 @@ def test_launch_checks(dev) -> None:
         dev.launch_compiled(compiled, [good], b"", (1, 1, 1))
     with pytest.raises(ps.LaunchError, match="out of range for f32"):
         rw.launch(good, dev.zeros(8, np.float32), 1e300, threads=8, device=dev)
+
+
+@ps.struct
+class Table:
+    n: u32
+    values: ps.array(u32, 1100)      # a 4416-byte block: over setBytes' 4 KiB
+
+
+@ps.kernel(workgroup_size=64)
+def lookup(out: ps.Buffer[u32], t: Table):
+    i = ps.global_id().x
+    if i < t.n:
+        out[i] = t.values[i]
+
+
+@needs_gxx
+def test_parameter_block_over_4k_travels_in_a_buffer(dev) -> None:
+    vals = np.arange(1100, dtype=np.uint32) * 7
+    out = dev.zeros(1100, np.uint32)
+    lookup.launch(out, Table(n=1100, values=vals), threads=1100, device=dev)
+    np.testing.assert_array_equal(out.numpy(), vals)
+
+
+@needs_gxx
+def test_a_failed_command_buffer_is_a_launch_error(dev, monkeypatch) -> None:
+    import fake_metal
+    monkeypatch.setattr(fake_metal.FakeCommandBuffer, "status",
+                        lambda self: fake_metal.MTLCommandBufferStatusError)
+    monkeypatch.setattr(fake_metal.FakeCommandBuffer, "error",
+                        lambda self: fake_metal.NSError("GPU hang"))
+    a = dev.zeros(8, np.float32)
+    rw.launch(a, dev.zeros(8, np.float32), 1.0, threads=8, device=dev)
+    with pytest.raises(ps.LaunchError, match="a Metal command buffer failed on .*: GPU hang"):
+        dev.synchronize()
