@@ -31,3 +31,16 @@ class LRU(OrderedDict):
             while len(self) > self.size:
                 self.popitem(last=False)
         return value
+
+    def get_or_make(self, key: Any, make: Any, lock: Any) -> Any:
+        """The value for ``key``, else ``make()``'s, stored; ``make`` runs under ``lock``
+        (the caller's: a device's pipeline builds are serialised) and at most once per
+        key however many threads ask at once."""
+        hit = self.get(key)
+        if hit is not None:
+            return hit
+        with lock:
+            hit = self.get(key)
+            if hit is None:
+                hit = self.put(key, make())
+        return hit

@@ -1,9 +1,13 @@
 """The MSL target's parts that run anywhere: the Metal toolchain's detection and error,
-the metal device's refusal and its buffer indices (the emitter's binding convention),
-and the MSL-only translation errors. The MSL itself is executed by tests/msl_host."""
+the metal device's detection and its buffer indices (the emitter's binding convention),
+the MSL-only translation errors, and the metal device itself (runtime/metal.py) run on
+Linux through tests/fake_metal (PyObjC's Metal faked; the MSL executed by tests/msl_host).
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 
 import numpy as np
@@ -31,9 +35,13 @@ def test_device_is_macos_only() -> None:
     assert not row.available and "macOS" in row.reason
 
 
-def test_available_on_macos_says_not_implemented() -> None:
+def test_available_on_macos_without_pyobjc_names_the_extra(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "Metal", None)      # import Metal fails
     ok, why = metal.available("darwin")
-    assert not ok and "not implemented" in why
+    assert not ok and "pip install 'pyshade[metal]'" in why and "pyobjc-framework-Metal" in why
+    monkeypatch.setattr(metal, "_platform", lambda: "darwin")
+    with pytest.raises(ps.BackendUnavailable, match="pyobjc-framework-Metal"):
+        metal.MetalDevice()
 
 
 def test_toolchain_detection() -> None:
@@ -123,3 +131,213 @@ def test_stand_in_launcher_and_threadgroup_rewrite() -> None:
     call = launcher(text, "tile", (8, 1, 1))
     assert "::tile((uint*)b[0], *(ps_Params*)b[1], uint3(g.x * 8u + i" in call
     assert "if (1)" in call          # a barrier: one thread per invocation
+
+
+# ---- the metal device through the fake Metal module (tests/fake_metal) -----------------
+
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None and not os.environ.get("CI"),
+                               reason="the fake Metal runs the MSL through g++ (tests/msl_host)")
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """PyObjC's Metal replaced by the fake at the device's seam, on a pretend Mac."""
+    import fake_metal
+    fm = fake_metal.FakeMetal(devices=2)
+    monkeypatch.setattr(metal, "_metal_module", lambda: fm)
+    monkeypatch.setattr(metal, "_platform", lambda: "darwin")
+    return fm
+
+
+@pytest.fixture
+def dev(fake) -> metal.MetalDevice:
+    return metal.MetalDevice()
+
+
+def test_detection_with_the_fake(fake, monkeypatch) -> None:
+    assert metal.available() == (True, "")
+    d = metal.MetalDevice(1)
+    assert d.name == "metal:1" and d.adapter.startswith("Fake Apple M1") and d.unified_memory
+    assert metal.MetalDevice().adapter.startswith("Fake Apple M0")   # the default first
+    with pytest.raises(ps.BackendUnavailable, match="no Metal device 5: found metal:0"):
+        metal.MetalDevice(5)
+    from pyshade import runtime
+    monkeypatch.setattr(runtime, "_devices", {})
+    monkeypatch.setattr(runtime, "_failures", {})
+    rows = {r.name: r for r in ps.devices() if r.backend == "metal"}
+    assert sorted(rows) == ["metal", "metal:1"]
+    assert rows["metal"].available and rows["metal"].via == ("msl",)
+    fake.devices.clear()
+    ok, why = metal.available()
+    assert not ok and "no GPU" in why
+    with pytest.raises(ps.BackendUnavailable, match="no GPU"):
+        metal.MetalDevice()
+
+
+@pytest.mark.parametrize("math_mode", [True, False])
+def test_fast_math_is_off(fake, math_mode) -> None:
+    import fake_metal
+    fm = fake_metal.FakeMetal(math_mode=math_mode)
+    d = metal.MetalDevice()
+    d.M = fm
+    opts = d._compile_options()
+    assert (opts.mode, opts.fast_math) == ((fm.MTLMathModeSafe, None) if math_mode
+                                           else (None, False))
+
+
+@needs_gxx
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 1000])
+def test_plain_kernel_with_a_scalar(dev, fake, n) -> None:
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    src, res = dev.array(x), dev.zeros(n, np.float32)
+    rw.launch(src, res, 2.5, threads=n, device=dev)
+    # nothing ran yet: the fake runs a command buffer when the host waits for it
+    assert fake.devices[0].commits == 0 and not res.host.any()
+    np.testing.assert_array_equal(res.numpy(), x * np.float32(2.5))
+    host = np.zeros(n, np.float32)
+    rw.launch(x, host, np.float32(-1.0), threads=n, device=dev)   # numpy arguments
+    np.testing.assert_array_equal(host, -x)
+
+
+@needs_gxx
+def test_zero_sizes(dev, fake) -> None:
+    empty = dev.array(np.zeros(0, np.float32))
+    assert empty.numpy().shape == (0,) and dev.zeros(0, np.uint32).numpy().size == 0
+    out = dev.zeros(0, np.float32)
+    rw.launch(empty, out, 1.0, threads=0, device=dev)
+    dev.synchronize()
+    assert fake.devices[0].dispatches == 0
+
+
+@ps.struct
+class Affine:
+    scale: f32
+    offset: f32
+    n: u32
+    flip: ps.bool_
+
+
+@ps.kernel(workgroup_size=32)
+def affine(x: ps.Buffer[f32], out: ps.Buffer[f32], p: Affine):
+    i = ps.global_id().x
+    if i < p.n:
+        v = x[i] * p.scale + p.offset
+        out[i] = -v if p.flip else v
+
+
+@needs_gxx
+def test_struct_parameter_block(dev) -> None:
+    x = np.arange(77, dtype=np.float32)
+    xs, out = dev.array(x), dev.zeros(77, np.float32)
+    affine.launch(xs, out, Affine(scale=0.5, offset=3.0, n=70, flip=True), threads=77, device=dev)
+    want = np.zeros(77, np.float32)
+    want[:70] = -(x[:70] * np.float32(0.5) + np.float32(3.0))
+    np.testing.assert_array_equal(out.numpy(), want)
+
+
+@ps.kernel(workgroup_size=64)
+def step(a: ps.Buffer[u32], b: ps.Buffer[u32], k: u32):
+    i = ps.global_id().x
+    if i < len(a):
+        b[i] = a[i] * 3 + k + b[(i + 1) % len(b)] * 0
+
+
+@needs_gxx
+def test_batch_of_dependent_launches_is_one_command_buffer(dev, fake) -> None:
+    n = 129
+    a, b = dev.array(np.arange(n, dtype=np.uint32)), dev.zeros(n, np.uint32)
+    want = np.arange(n, dtype=np.uint32)
+    with dev.batch():
+        for k in range(6):
+            step.launch(a, b, k, threads=n, device=dev)
+            a, b = b, a
+            want = want * np.uint32(3) + np.uint32(k)
+        assert fake.devices[0].commits == 0       # recorded, not yet committed
+    assert fake.devices[0].commits == 1 and fake.devices[0].dispatches == 6
+    np.testing.assert_array_equal(a.numpy(), want)
+    with dev.batch():     # write() and numpy() inside a batch see what was recorded before
+        step.launch(a, b, 1, threads=n, device=dev)
+        np.testing.assert_array_equal(b.numpy(), want * np.uint32(3) + np.uint32(1))
+        a.write(np.ones(n, np.uint32))
+        step.launch(a, b, 0, threads=n, device=dev)
+    np.testing.assert_array_equal(b.numpy(), np.full(n, 3, np.uint32))
+
+
+@needs_gxx
+@pytest.mark.parametrize("dtype,descending", [(np.uint32, False), (np.int32, True),
+                                              (np.float32, False)])
+def test_section_7_sort(dev, fake, dtype, descending) -> None:
+    from pyshade.algorithms.sort import sort
+    rng = np.random.default_rng(7)
+    data = (rng.standard_normal(1000) * 1000).astype(dtype) if dtype != np.uint32 else \
+        rng.integers(0, 2**32, 1000, dtype=np.uint32)
+    got = sort(data, descending=descending, device=dev)
+    want = np.sort(data)[::-1] if descending else np.sort(data)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert fake.devices[0].commits <= 4 < fake.devices[0].dispatches   # batched
+
+
+@needs_gxx
+def test_compile_error_names_the_python_line(dev) -> None:
+    import dataclasses
+    compiled = rw.compile_spec("msl", rw.spec({}), validate=False)
+    broken = dataclasses.replace(compiled, key=(), source=compiled.source.replace(
+        "res[i] = src[i] * s;", "res[i] = src[i] * no_such_name;"))
+    a, b = dev.zeros(4, np.float32), dev.zeros(4, np.float32)
+    with pytest.raises(ps.CompileError, match="Metal rejected the MSL of 'rw'") as info:
+        dev.launch_compiled(broken, [a, b], b"", (1, 1, 1))
+    line = next(i for i, t in enumerate(open(__file__), 1) if "res[i] = src[i] * s" in t)
+    assert (info.value.filename, info.value.lineno) == (__file__, line)
+    assert "no_such_name" in info.value.log and f"{__file__}:{line}" in info.value.log
+
+
+@needs_gxx
+def test_launch_checks(dev) -> None:
+    good = dev.zeros(8, np.float32)
+    with pytest.raises(ps.LaunchError, match="parameter 'src' needs dtype float32, got int32"):
+        rw.launch(dev.zeros(8, np.int32), good, 1.0, threads=8, device=dev)
+    cpu = ps.device("cpu").zeros(8, np.float32)
+    with pytest.raises(ps.LaunchError, match="parameter 'src' is an array on cpu, the launch "
+                                             "is on metal"):
+        rw.launch(cpu, good, 1.0, threads=8, device=dev)
+    compiled = rw.compile_spec("msl", rw.spec({}), validate=False)
+    with pytest.raises(ps.LaunchError, match="argument 'src' is not an array on this device"):
+        dev.launch_compiled(compiled, [cpu, good], b"", (1, 1, 1))
+    with pytest.raises(ps.LaunchError, match="binds 2 buffers, 1 given"):
+        dev.launch_compiled(compiled, [good], b"", (1, 1, 1))
+    with pytest.raises(ps.LaunchError, match="out of range for f32"):
+        rw.launch(good, dev.zeros(8, np.float32), 1e300, threads=8, device=dev)
+
+
+@ps.struct
+class Table:
+    n: u32
+    values: ps.array(u32, 1100)      # a 4416-byte block: over setBytes' 4 KiB
+
+
+@ps.kernel(workgroup_size=64)
+def lookup(out: ps.Buffer[u32], t: Table):
+    i = ps.global_id().x
+    if i < t.n:
+        out[i] = t.values[i]
+
+
+@needs_gxx
+def test_parameter_block_over_4k_travels_in_a_buffer(dev) -> None:
+    vals = np.arange(1100, dtype=np.uint32) * 7
+    out = dev.zeros(1100, np.uint32)
+    lookup.launch(out, Table(n=1100, values=vals), threads=1100, device=dev)
+    np.testing.assert_array_equal(out.numpy(), vals)
+
+
+@needs_gxx
+def test_a_failed_command_buffer_is_a_launch_error(dev, monkeypatch) -> None:
+    import fake_metal
+    monkeypatch.setattr(fake_metal.FakeCommandBuffer, "status",
+                        lambda self: fake_metal.MTLCommandBufferStatusError)
+    monkeypatch.setattr(fake_metal.FakeCommandBuffer, "error",
+                        lambda self: fake_metal.NSError("GPU hang"))
+    a = dev.zeros(8, np.float32)
+    rw.launch(a, dev.zeros(8, np.float32), 1.0, threads=8, device=dev)
+    with pytest.raises(ps.LaunchError, match="a Metal command buffer failed on .*: GPU hang"):
+        dev.synchronize()

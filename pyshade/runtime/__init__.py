@@ -144,6 +144,8 @@ def _adapter_count(backend: str) -> int:
         from .wgpu import list_adapters
     elif backend == "vulkan":
         from .vulkan_support import list_adapters  # type: ignore[assignment]
+    elif backend == "metal":
+        from .metal import list_adapters  # type: ignore[assignment]
     elif backend == "cuda":
         from .cuda import device_count
         try:

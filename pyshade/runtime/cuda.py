@@ -210,14 +210,7 @@ class CudaDevice(Device):
     def prepare(self, compiled: Compiled) -> _Prepared:
         """Load the compiled CUBIN (or PTX) once per (kernel, specialisation)."""
         key = compiled.key or compiled.binary
-        hit = self._modules.get(key)
-        if hit is not None:
-            return hit
-        with self._lock:
-            hit = self._modules.get(key)
-            if hit is None:
-                hit = self._modules.put(key, self._load(compiled))
-        return hit
+        return self._modules.get_or_make(key, lambda: self._load(compiled), self._lock)
 
     def _load(self, compiled: Compiled) -> _Prepared:
         from ..errors import CompileError

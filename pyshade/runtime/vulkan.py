@@ -372,14 +372,7 @@ class VulkanDevice(Recording, Device):
     def prepare(self, compiled: Compiled) -> _Prepared:
         """The pipeline of ``compiled`` and what launching it needs (cached per device)."""
         key = compiled.key or compiled.binary
-        hit = self._pipelines.get(key)
-        if hit is not None:
-            return hit
-        with self._lock:
-            hit = self._pipelines.get(key)
-            if hit is None:
-                hit = self._pipelines.put(key, self._make_prepared(compiled))
-        return hit
+        return self._pipelines.get_or_make(key, lambda: self._make_prepared(compiled), self._lock)
 
     def _make_prepared(self, compiled: Compiled) -> _Prepared:
         from .vulkan_memory import make_pipeline

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-__all__ = ["map_line"]
+__all__ = ["compile_source", "map_line", "source_files"]
 
 # A "//" or "#" comment, at line start or after whitespace, that ends in
 # "FILE:LINE". FILE may contain spaces or colons (Windows drives); the last
@@ -35,6 +35,13 @@ def map_line(source: str, target_line: int) -> tuple[str | None, int | None]:
         if m:
             return m.group(1), int(m.group(2))
     return None, None
+
+
+def source_files(emitter: object) -> dict:
+    """{base name: full path} of the Python files a kernel's code came from: ``#line``
+    directives name files by base name, a caret needs the full path."""
+    return {os.path.basename(f.src.filename): f.src.filename
+            for f in [emitter.k, *emitter.prog.funcs]}  # type: ignore[attr-defined]
 
 
 def compile_source(target: str, text: str, emitter: object, validate: object = True) -> tuple:
@@ -70,9 +77,7 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
     if target == "cuda":
         from .nvrtc import compile_cuda
         entry = emitter.global_name(emitter.k.name)
-        # #line directives name files by base name: the full paths, for the caret.
-        files = {os.path.basename(f.src.filename): f.src.filename
-                 for f in [emitter.k, *emitter.prog.funcs]}
+        files = source_files(emitter)
         log: list[str] = []
         # validate "sm_90" (a cuda device's compile_with): a CUBIN for that GPU, which a
         # driver older than this NVRTC loads (it refuses newer PTX); else PTX.
@@ -94,8 +99,7 @@ def compile_source(target: str, text: str, emitter: object, validate: object = T
         if not validate:
             return text.encode(), ""
         from .metal import compile_msl
-        files = {os.path.basename(f.src.filename): f.src.filename
-                 for f in [emitter.k, *emitter.prog.funcs]}
+        files = source_files(emitter)
         return compile_msl(text, name=f"{emitter.global_name(emitter.k.name)}.metal",
                            files=files), ""
     from ..errors import BackendUnavailable

@@ -18,7 +18,7 @@ import tempfile
 
 from ..errors import BackendUnavailable, CompileError
 
-__all__ = ["available", "compile_msl", "metal_command"]
+__all__ = ["available", "compile_error", "compile_msl", "metal_command"]
 
 ELSEWHERE = ("the Metal compiler (xcrun -sdk macosx metal) exists only on macOS with the "
              "Xcode command-line tools; ps.translate(kernel, \"msl\") works everywhere")
@@ -55,13 +55,21 @@ def compile_msl(text: str, name: str = "kernel.metal", files: dict | None = None
         for cmd in metal_command(src, air, lib):
             res = subprocess.run(cmd, capture_output=True, text=True)
             if res.returncode != 0:
-                m = re.search(r"([\w.-]+\.py):(\d+)", res.stderr)
-                filename = (files or {}).get(m.group(1), m.group(1)) if m else None
-                raise CompileError("the Metal compiler rejected the MSL", target="msl",
-                                   log=_python_lines(res.stderr, files), filename=filename,
-                                   lineno=int(m.group(2)) if m else None, source=text)
+                raise compile_error("the Metal compiler rejected the MSL", res.stderr, text,
+                                    files)
         with open(lib, "rb") as f:
             return f.read()
+
+
+def compile_error(message: str, log: str, text: str, files: dict | None) -> CompileError:
+    """The ``CompileError`` of a Metal compiler ``log`` for the MSL ``text``: its Python
+    location is the first ``file.py:LINE`` in the log (the source's ``#line`` directives
+    make the compiler name them), ``files`` mapping base names to full paths. Shared by
+    this toolchain and the metal device's run-time compile (``newLibraryWithSource``)."""
+    m = re.search(r"([\w.-]+\.py):(\d+)", log)
+    filename = (files or {}).get(m.group(1), m.group(1)) if m else None
+    return CompileError(message, target="msl", log=_python_lines(log, files),
+                        filename=filename, lineno=int(m.group(2)) if m else None, source=text)
 
 
 def _python_lines(log: str, files: dict | None) -> str:
