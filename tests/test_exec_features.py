@@ -365,6 +365,31 @@ def bit_ops(x: ps.Buffer[u32], y: ps.Buffer[i32], out: ps.Buffer[u32], fout: ps.
         fout[i] = ps.bitcast(f32, x[i] & 0x3FFFFFFF)
 
 
+@ps.kernel
+def signed_reverse(y: ps.Buffer[i32], out: ps.Buffer[i32]):
+    i = ps.global_id().x
+    if i < len(y):
+        r = ps.reverse_bits(y[i])
+        # i32 stays signed: DXC's reversebits of an int gives a uint, which turned the
+        # comparison and the floor division unsigned (the differential test found it)
+        out[i * 3] = r // 3
+        out[i * 3 + 1] = 1 if ps.reverse_bits(y[i]) < 0 else 0
+        out[i * 3 + 2] = 1 if (ps.reverse_bits(i32(7)) << (u32(i) & 31)) <= y[i] else 0
+
+
+def test_reverse_bits_of_i32_is_signed(dev: ps.Device, rng: np.random.Generator) -> None:
+    y = rng.integers(-2**31, 2**31, 300, dtype=np.int32)
+    y[:4] = [7, 1, -1, 0]
+    out = dev.zeros(900, np.int32)
+    signed_reverse.launch(dev.array(y), out, threads=len(y), device=dev)
+    r = np.array([int(f"{v & 0xFFFFFFFF:032b}"[::-1], 2) for v in y.tolist()],
+                 np.uint32).view(np.int32).astype(np.int64)
+    ids = np.arange(len(y), dtype=np.uint32) & 31
+    seven = (np.uint32(0xE0000000) << ids).view(np.int32)   # reverse_bits(7) << (i & 31)
+    np.testing.assert_array_equal(out.numpy().reshape(-1, 3),
+                                  np.stack([r // 3, r < 0, seven <= y], 1))
+
+
 def test_bit_builtins(dev: ps.Device, rng: np.random.Generator) -> None:
     n = 500
     x = rng.integers(0, 2**32, n, dtype=np.uint32)

@@ -450,7 +450,7 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
             return f"{self.type_name(t)}({self.bits64(what)}(uint64_t({x})))"
         if what == "popcount":
             return f"{self.type_name(t)}(countbits({x}))"
-        if what == "reverse":
-            return f"reversebits({x})"
+        if what == "reverse":     # DXC's reversebits of an int is a uint: back to int
+            return f"reversebits({x})" if not t.signed else f"int(reversebits(uint({x})))"
         # firstbithigh of an unsigned value; of 0 it is 0xffffffff: 31u - it wraps to 32
         return f"{self.type_name(t)}(31u - firstbithigh(uint({x})))"

@@ -84,7 +84,7 @@ void bits(uint3 ps_global_id : SV_DispatchThreadID) {  // builtins.py:30
     float back = asfloat(raw ^ 2147483648u);  // builtins.py:36
     int s = int(v);  // builtins.py:37
     out_[i] = ((uint(countbits(v)) + reversebits(v)) + uint(31u - firstbithigh(uint(v | 1u)))) + raw;  // builtins.py:38
-    signed_[i] = (((int(countbits(s)) + int(31u - firstbithigh(uint(s)))) + reversebits(s)) + ps_clamp_signed_i32(s, -10, 10)) + ps_float_to_int_f32_i32(back, (-2147483647 - 1), 2147483647);  // builtins.py:39
+    signed_[i] = (((int(countbits(s)) + int(31u - firstbithigh(uint(s)))) + int(reversebits(uint(s)))) + ps_clamp_signed_i32(s, -10, 10)) + ps_float_to_int_f32_i32(back, (-2147483647 - 1), 2147483647);  // builtins.py:39
 #line 41 "builtins.py"
     f[i] = ps_clamp_float_f32(back, -1.0f, 1.0f);  // builtins.py:41
 }
