@@ -390,6 +390,26 @@ def test_reverse_bits_of_i32_is_signed(dev: ps.Device, rng: np.random.Generator)
                                   np.stack([r // 3, r < 0, seven <= y], 1))
 
 
+@ps.kernel
+def negated_quotients(b: ps.Buffer[u32], out: ps.Buffer[u32]):
+    i = ps.global_id().x
+    if i < len(b):
+        # DXC folded the unsigned -(x / C) into x / -C (differential test)
+        out[i * 3] = -(b[i] // 1)
+        out[i * 3 + 1] = -(b[i] // 3)
+        out[i * 3 + 2] = -(b[i] // (b[(i + 1) % len(b)] | 1))
+
+
+def test_negated_unsigned_quotients(dev: ps.Device, rng: np.random.Generator) -> None:
+    b = rng.integers(0, 2**32, 200, dtype=np.uint32)
+    b[:3] = [0, 1, 2**32 - 1]
+    out = dev.zeros(600, np.uint32)
+    negated_quotients.launch(dev.array(b), out, threads=len(b), device=dev)
+    nxt = np.roll(b, -1) | 1
+    want = np.stack([-b, -(b // 3), -(b // nxt)], 1).astype(np.uint32)
+    np.testing.assert_array_equal(out.numpy().reshape(-1, 3), want)
+
+
 def test_bit_builtins(dev: ps.Device, rng: np.random.Generator) -> None:
     n = 500
     x = rng.integers(0, 2**32, n, dtype=np.uint32)

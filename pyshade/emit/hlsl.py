@@ -142,6 +142,16 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
             return s if t == T.f32 else f"{SCALARS[t.name]}({s})"
         return (shortest_f32(v) if t == T.f32 else repr(v)) + suffix
 
+    def negate(self, node: ast.UnaryOp) -> str:
+        """Unary minus; of an unsigned value ``(0u - x)``: DXC 1.7 folds ``-(x / C)`` into
+        ``x / -C``, right for signed division and wrong for unsigned (its SPIR-V divided by
+        0xffffffff; ``bench/probes/hlsl_negate_probe.py``)."""
+        t = node.ps_type.base if isinstance(node.ps_type, T.EnumType) else node.ps_type
+        elem = t.elem if isinstance(t, T.VectorType) else t
+        if isinstance(elem, T.ScalarType) and elem.is_int and not elem.signed:
+            return f"({self.literal(0, elem)} - {self.sub(node.operand)})"
+        return super().negate(node)
+
     def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
         """The zero of ``t`` in its storage form: a literal, an array's zero function,
         else ``(T)0``."""

@@ -50,7 +50,7 @@ void unsigned_ops(uint3 ps_global_id : SV_DispatchThreadID) {  // int_semantics.
     uint h = x * 2654435761u;  // int_semantics.py:32
     h = h ^ (h >> 16u);  // int_semantics.py:33
     h = (h << 5u) | (h >> 27u);  // int_semantics.py:34
-    uint neg = -x;  // int_semantics.py:35
+    uint neg = (0u - x);  // int_semantics.py:35
     uint inv = ~x;  // int_semantics.py:36
     uint sq = ps_pow_unsigned_u32(x, 2u);  // int_semantics.py:37
     uint one = ps_pow_unsigned_u32(x, 0u);  // int_semantics.py:38
