@@ -159,6 +159,27 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: long-running test")
 
 
+_EXIT_STATUS: list[int] = []
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _EXIT_STATUS.append(int(exitstatus))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Leave without the C library's exit handlers once DXC was loaded: DXC 1.7's
+    ``DllShutdown`` runs after its own statics are destroyed and can lock freed memory
+    forever (a CI run hung there after its last test; docs/hlsl.md). The report is
+    written by now; this only skips what ``exit()`` would run after Python."""
+    from pyshade.toolchains import dxc
+    if getattr(dxc, "_lib", None) is not None and _EXIT_STATUS:
+        import sys
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_EXIT_STATUS[-1])
+
+
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
