@@ -57,7 +57,16 @@ import numpy as np
 
 from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
-from .base import Compiled, Device, DeviceArray, with_group_counts
+from .base import (
+    Compiled,
+    Device,
+    DeviceArray,
+    check_target,
+    choose_adapter,
+    host_data,
+    shape_tuple,
+    with_group_counts,
+)
 from .d3d12_support import Bindings, bindings, layout_problems, resource_lists, shader_binary
 
 __all__ = ["Bindings", "D3D12Array", "D3D12Device", "available", "bindings",
@@ -147,13 +156,9 @@ class D3D12Array(DeviceArray):
 
     def write(self, data: np.ndarray) -> None:
         """Overwrite the contents with ``data`` (same dtype and number of elements)."""
-        src = np.ascontiguousarray(data)
-        if src.dtype != self.dtype:
-            raise ValueError(f"write: dtype {src.dtype} does not match the array's {self.dtype}")
-        if src.size != self.size:
-            raise ValueError(f"write: {src.size} elements given, the array has {self.size}")
-        if src.size:
-            self.device._write(self, src.reshape(-1).view(np.uint8))
+        raw = self._writable(data)
+        if raw.size:
+            self.device._write(self, raw)
 
 
 class _Program:
@@ -185,11 +190,8 @@ class D3D12Device(Device):
             raise BackendUnavailable(why)
         self.via = _backend()
         self.cs, _ = _compushady(self.via)
-        found = list_adapters()
-        if not 0 <= index < len(found):
-            names = ", ".join(f"d3d12:{i} ({d.name})" for i, d in enumerate(found))
-            raise BackendUnavailable(f"there is no D3D12 adapter {index}: found {names}")
-        d = self.cs_device = found[index]
+        d = self.cs_device = choose_adapter(list_adapters(), index, "d3d12", "D3D12 adapter",
+                                            lambda a: a.name)
         self.index = index
         self.name = "d3d12" if index == 0 else f"d3d12:{index}"
         self.kind = "discrete GPU" if d.is_discrete else "GPU" if d.is_hardware else "software"
@@ -220,11 +222,7 @@ class D3D12Device(Device):
 
     def array(self, data: Any, dtype: Any = None) -> D3D12Array:
         """Upload ``data`` (array-like) and return a ``D3D12Array`` of the same shape."""
-        if isinstance(data, DeviceArray):
-            data = data.numpy()
-        host = np.ascontiguousarray(np.asarray(data, dtype=dtype))
-        if host.ndim == 0:
-            host = host.reshape(1)
+        host = host_data(data, dtype)
         out = self._new(host.shape, host.dtype)
         if host.size:
             self._write(out, host.reshape(-1).view(np.uint8))
@@ -232,8 +230,7 @@ class D3D12Device(Device):
 
     def empty(self, shape: int | Sequence[int], dtype: Any = np.float32) -> D3D12Array:
         """An array with unspecified contents."""
-        shp = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)  # type: ignore[arg-type]
-        return self._new(shp, np.dtype(dtype))
+        return self._new(shape_tuple(shape), np.dtype(dtype))
 
     def _write(self, arr: D3D12Array, raw: np.ndarray) -> None:
         """Write ``raw`` at the start of ``arr`` (an upload buffer of its size, copied)."""
@@ -264,10 +261,7 @@ class D3D12Device(Device):
                                           self._lock)
 
     def _make_program(self, compiled: Compiled) -> _Program:
-        if compiled.target != "hlsl":
-            raise CompileError(f"'{compiled.entry}': the d3d12 device runs HLSL, got target "
-                               f"{compiled.target!r}", target=compiled.target,
-                               source=compiled.source)
+        check_target(compiled, "hlsl", "d3d12")
         em = compiled.extra.get("emitter")
         if em is not None:
             # Refused, not run with shifted fields: D3D12 would read them elsewhere.
