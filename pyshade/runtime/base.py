@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 
+from ..errors import BackendUnavailable, CompileError
+
 
 @dataclass(frozen=True)
 class BufferSlot:
@@ -73,6 +75,37 @@ def with_group_counts(params: bytes, offset: int, groups: Sequence[int]) -> byte
     return b"".join((params[:offset], struct.pack("<3I", *groups), params[offset + 12:]))
 
 
+def check_target(compiled: Compiled, target: str, device: str) -> None:
+    """A CompileError unless ``compiled`` is ``target`` code (what ``device`` runs)."""
+    if compiled.target != target:
+        raise CompileError(f"'{compiled.entry}': the {device} device runs {target.upper()}, "
+                           f"got target {compiled.target!r}", target=compiled.target,
+                           source=compiled.source)
+
+
+def host_data(data: Any, dtype: Any = None) -> np.ndarray:
+    """What ``Device.array(data, dtype)`` uploads: a C-contiguous numpy array of at least
+    one dimension (a device array is downloaded first)."""
+    if isinstance(data, DeviceArray):
+        data = data.numpy()
+    host = np.ascontiguousarray(np.asarray(data, dtype=dtype))
+    return host.reshape(1) if host.ndim == 0 else host
+
+
+def choose_adapter(found: Sequence[Any], index: int, backend: str, what: str,
+                   label: Any) -> Any:
+    """``found[index]``, else BackendUnavailable listing ``"backend:i (label(a))"``."""
+    if not 0 <= index < len(found):
+        names = ", ".join(f"{backend}:{i} ({label(a)})" for i, a in enumerate(found))
+        raise BackendUnavailable(f"there is no {what} {index}: found {names}")
+    return found[index]
+
+
+def shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
+    """``empty``/``zeros``' shape argument as a tuple of ints."""
+    return (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)  # type: ignore[arg-type,union-attr]
+
+
 class DeviceArray:
     """A 1-D array that lives on a device. ``numpy()`` downloads it."""
 
@@ -110,6 +143,16 @@ class DeviceArray:
     def write(self, data: np.ndarray) -> None:
         """Overwrite the array's contents with ``data`` (same dtype and size)."""
         raise NotImplementedError
+
+    def _writable(self, data: np.ndarray) -> np.ndarray:
+        """``data`` as the flat bytes ``write`` stores, after checking its dtype and size
+        (ValueError naming the mismatch)."""
+        src = np.ascontiguousarray(data)
+        if src.dtype != self.dtype:
+            raise ValueError(f"write: dtype {src.dtype} does not match the array's {self.dtype}")
+        if src.size != self.size:
+            raise ValueError(f"write: {src.size} elements given, the array has {self.size}")
+        return src.reshape(-1).view(np.uint8)
 
     def view(self, dtype: Any) -> "DeviceArray":
         """The same memory read as elements of another dtype of the same size (no copy):

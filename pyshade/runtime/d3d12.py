@@ -1,190 +1,335 @@
-"""The ``d3d12`` device: Direct3D 12 compute through compushady, DXIL from DXC. Windows only.
+"""The ``d3d12`` device: Direct3D 12 compute through compushady, DXIL from DXC.
 
-What runs everywhere, and is tested here:
+On Windows this is D3D12: compushady's ``d3d12`` backend runs the kernel's HLSL compiled
+to DXIL by ``pyshade.toolchains.dxc``. **It has never run there**: no Windows machine was
+at hand. What runs in CI is the same device code on compushady's *Vulkan* backend
+(lavapipe, SwiftShader) with DXC's SPIR-V of the same HLSL: the backend name and the
+shader format are behind one seam (``_backend()``, ``d3d12_support.shader_binary``), which
+tests set to "vulkan" together with ``_platform()``. Everything else (arrays, staging,
+register binding, the parameter block as a constant buffer, group counts in the block,
+pipeline caching, dispatch, read-back, the layout refusal) is the code Windows would run.
 
-* ``available()``: whether this system can have the device, and why not;
-* ``bindings(layout)``: the D3D12 register of every buffer and of the parameter
-  block, as the HLSL emitter writes them (``emit.hlsl_tables.registers``:
-  dense per class, the order of compushady's ``Compute(srv=, uav=, cbv=)``);
-* ``layout_problems(program)``: the fields whose D3D12 placement would differ
-  from the canonical layout that the launch path packs and every other target
-  keeps. The HLSL emitter pads every struct to the canonical offsets, which
-  DXC's Vulkan rules and D3D's packed structured-buffer rules both honour; D3D
-  differs anyway for arrays of 3-component vectors and for ``mat3`` in
-  structured buffers (12-byte rows), and in constant buffers (the parameter
-  block when it is small) for arrays whose stride is not a multiple of 16, for
-  ``mat2`` and for what follows a ``mat3``. A kernel with such a field must be
-  refused there, not run with shifted fields.
+Written against compushady 0.17.5's generic API (``compushady/__init__.py`` and
+``backends/{vulkan,d3d12}.cpp`` of that release):
 
-Argument checking and packing are the launch path's, shared with every device;
-the group counts go into the parameter block (``base.with_group_counts``) as on
-the vulkan device, HLSL having no built-in for them.
+- Devices are the backend module's ``get_discovered_devices()``, ordered as compushady's
+  ``get_best_device`` ranks them (hardware, then discrete, then video memory): ``"d3d12"``
+  is compushady's best device, ``"d3d12:N"`` the N-th. The device loads the backend module
+  itself and passes ``device=`` to every object: compushady's own choice of backend
+  (``compushady.config``, ``COMPUSHADY_BACKEND``) is process-wide and fixed at its first
+  ``get_backend()``, so it is neither read nor changed here (a process may use compushady
+  with another backend as well).
+- Arrays are ``Buffer(size, HEAP_DEFAULT, stride=itemsize)`` (device-local; the stride
+  makes D3D12's views structured, ``NumElements = size / stride``), at least one element
+  (compushady refuses empty buffers). Uploads go through a ``HEAP_UPLOAD`` buffer of the
+  array's size (``copy_to`` copies the whole source, which must not be larger than the
+  destination), read-backs through a ``HEAP_READBACK`` buffer at least as large.
+- ``Compute(shader, cbv=, srv=, uav=)`` binds its resources when it is made, so pipelines
+  are cached per (kernel specialisation, arrays bound): a bounded LRU
+  (``COMPUTE_CACHE_SIZE``) of Compute objects, each with its parameter block in a
+  ``HEAP_UPLOAD`` buffer bound as the constant buffer ``b0`` (or, for a block over 128
+  bytes, the next ``t`` register), rewritten before a dispatch whose parameters differ.
+  A cached Compute keeps its arrays' GPU memory alive until it is evicted.
+- ``dispatch`` (and ``copy_to``) submit and wait for the GPU in compushady 0.17.5 (D3D12:
+  a fence; Vulkan: ``vkQueueWaitIdle``); it has no call that records several dispatches
+  (the multi-dispatch and indirect calls of later versions are not in 0.17.5). So every
+  launch has finished when ``launch`` returns: ``batch()`` runs its launches in order,
+  each seeing the writes of those before it, ``flush()`` and ``synchronize()`` have
+  nothing to wait for, and a launch costs one submission (slower than the recording
+  devices for many small launches).
+- A kernel whose fields D3D12 would place elsewhere than the canonical layout
+  (``layout_problems``) is refused with a ``CompileError`` naming each field.
 
-The device itself (arrays and dispatches through compushady's d3d12 backend)
-is not part of this version: no Windows machine was at hand to test it. On
-Windows ``ps.device("d3d12")`` says so; elsewhere it says D3D12 is Windows-only.
-The same HLSL runs here with ``ps.device("vulkan", via="hlsl")``.
+Without Windows ``ps.device("d3d12")`` says D3D12 is Windows-only; the same HLSL runs
+here with ``ps.device("vulkan", via="hlsl")`` (pyshade's own Vulkan binding).
 """
 
 from __future__ import annotations
 
+import importlib
+import itertools
 import sys
-from dataclasses import dataclass
+import threading
+from collections.abc import Sequence
 from typing import Any
 
-from .. import types as T
-from ..emit.hlsl_tables import registers
-from ..errors import BackendUnavailable
-from .base import Device, Layout
+import numpy as np
 
-__all__ = ["Bindings", "D3D12Device", "available", "bindings", "layout_problems"]
+from ..cache import LRU
+from ..errors import BackendUnavailable, CompileError, LaunchError
+from .base import (
+    Compiled,
+    Device,
+    DeviceArray,
+    check_target,
+    choose_adapter,
+    host_data,
+    shape_tuple,
+    with_group_counts,
+)
+from .d3d12_support import Bindings, bindings, layout_problems, resource_lists, shader_binary
+
+__all__ = ["Bindings", "D3D12Array", "D3D12Device", "available", "bindings",
+           "layout_problems", "list_adapters"]
 
 _ELSEWHERE = ("the d3d12 device needs Windows (Direct3D 12); on this system run the same "
               "HLSL with ps.device(\"vulkan\", via=\"hlsl\")")
+_NO_COMPUSHADY = ("the d3d12 device needs compushady (Direct3D 12 from Python, with DXC): "
+                  "pip install 'pyshade[hlsl]'")
+PROGRAM_CACHE_SIZE = 256      # shader binaries per (kernel, specialisation)
+COMPUTE_CACHE_SIZE = 256      # Compute objects per (specialisation, arrays bound)
+STAGING_CACHE_SIZE = 8        # upload buffers, by size
+# D3D12's groupshared limit (D3D12_CS_TGSM_REGISTER_COUNT 8192 registers of 4 bytes);
+# compushady reports no limits or shader capabilities of its devices.
+SHARED_MEMORY = 32768
+# compushady reports no shader capabilities: the emitter's feature check is not asked
+# (a kernel the driver cannot run fails there, as a LaunchError).
+_ANY_FEATURE = frozenset({"f16", "f64", "i8", "i16", "i64"})
+
+_ids = itertools.count()
+
+
+def _platform() -> str:
+    """``sys.platform`` (a function so that a test can pretend to be on Windows)."""
+    return sys.platform
+
+
+def _backend() -> str:
+    """The compushady backend the device runs on: "d3d12" (tests: "vulkan", see the
+    module docstring)."""
+    return "d3d12"
+
+
+def _compushady(backend: str) -> tuple[Any, Any]:
+    """compushady and its ``backend`` module; BackendUnavailable without them."""
+    try:
+        import compushady
+        module = importlib.import_module(f"compushady.backends.{backend}")
+    except ImportError as e:
+        raise BackendUnavailable(f"{_NO_COMPUSHADY} ({e})") from None
+    return compushady, module
+
+
+def list_adapters() -> list[Any]:
+    """compushady's devices on the device's backend, its best first; BackendUnavailable
+    off Windows or without compushady."""
+    if _platform() != "win32":
+        raise BackendUnavailable(_ELSEWHERE)
+    _, module = _compushady(_backend())
+    found = list(module.get_discovered_devices())
+    # compushady.get_best_device's ranking, best first (a stable sort keeps its order)
+    found.sort(key=lambda d: (d.is_hardware, d.is_discrete, d.dedicated_video_memory),
+               reverse=True)
+    return found
 
 
 def available() -> tuple[bool, str]:
-    """(True, "") where the device could exist, else (False, why not)."""
-    if sys.platform != "win32":
+    """(True, "") where the device can be made (Windows, compushady with DXC, a D3D12
+    adapter), else (False, why not)."""
+    if _platform() != "win32":
         return False, _ELSEWHERE
-    return False, ("the d3d12 device is not implemented in this version of pyshade (DXIL "
-                   "compiles: pyshade.toolchains.dxc.compile_hlsl(..., target=\"dxil\"))")
+    try:
+        from ..toolchains.dxc import library_path
+        library_path()
+        if not list_adapters():
+            return False, "compushady found no Direct3D 12 adapter"
+    except BackendUnavailable as e:
+        return False, str(e)
+    return True, ""
+
+
+class D3D12Array(DeviceArray):
+    """A 1-D array in one device-local compushady ``Buffer`` holding the raw C-order bytes."""
+
+    def __init__(self, device: D3D12Device, buf: Any, dtype: np.dtype, shape: tuple[int, ...]):
+        self.device = device
+        self.buf = buf                    # compushady.Buffer (HEAP_DEFAULT)
+        self.uid = next(_ids)             # never reused, unlike id(): keys cached Computes
+        self.dtype = np.dtype(dtype)
+        self.shape = tuple(int(s) for s in shape)
+
+    def numpy(self) -> np.ndarray:
+        """Copy the array to the host (every launch before it has finished)."""
+        if self.nbytes == 0:
+            return np.empty(self.shape, dtype=self.dtype)
+        return self.device._read(self).view(self.dtype).reshape(self.shape)
+
+    def write(self, data: np.ndarray) -> None:
+        """Overwrite the contents with ``data`` (same dtype and number of elements)."""
+        raw = self._writable(data)
+        if raw.size:
+            self.device._write(self, raw)
+
+
+class _Program:
+    """A kernel specialisation's shader on this device and how to bind it."""
+
+    __slots__ = ("uid", "binary", "entry", "lists", "block", "groups_at")
+
+
+class _Bound:
+    """A Compute object of one program and set of arrays, with its parameter buffer."""
+
+    __slots__ = ("compute", "params", "last")
 
 
 class D3D12Device(Device):
-    """``ps.device("d3d12")``: refused with the reason (``available``)."""
+    """A Direct3D 12 adapter through compushady (see the module docstring).
 
-    name = backend = "d3d12"
+    Attributes: ``name`` ("d3d12" or "d3d12:N"), ``adapter`` (label), ``via`` (the
+    compushady backend: "d3d12", or "vulkan" on the test route), ``kind`` ("discrete
+    GPU", "GPU" or "software"), ``limits``.
+    """
+
+    backend = "d3d12"
     target = "hlsl"
 
     def __init__(self, index: int = 0):
         ok, why = available()
         if not ok:
             raise BackendUnavailable(why)
+        self.via = _backend()
+        self.cs, _ = _compushady(self.via)
+        d = self.cs_device = choose_adapter(list_adapters(), index, "d3d12", "D3D12 adapter",
+                                            lambda a: a.name)
+        self.index = index
+        self.name = "d3d12" if index == 0 else f"d3d12:{index}"
+        self.kind = "discrete GPU" if d.is_discrete else "GPU" if d.is_hardware else "software"
+        api = "Direct3D 12" if self.via == "d3d12" else f"compushady's {self.via} backend"
+        self.adapter = f"{d.name} ({self.kind}, {api})"
+        # D3D12's fixed compute limits (D3D12_CS_*): the base class's defaults, which are
+        # CUDA's, are the same numbers.
+        self.limits = {"max_compute_shared_memory_size": SHARED_MEMORY}
+        self._lock = threading.RLock()    # compushady's device has one command list
+        self._programs = LRU(PROGRAM_CACHE_SIZE)
+        self._computes = LRU(COMPUTE_CACHE_SIZE)
+        self._uploads = LRU(STAGING_CACHE_SIZE)
+        self._readback: Any = None
 
+    # ---- arrays ------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Bindings:
-    """Registers of a kernel on D3D12: ``srv``/``uav`` list buffer indices in register
-    order (``t0, t1...``, ``u0, u1...``); ``params`` is the parameter block's register
-    ("b0" for the constant buffer, "tN" for the storage form) or None."""
+    def _buffer(self, size: int, heap: int, stride: int = 0) -> Any:
+        try:
+            return self.cs.Buffer(size, heap, stride=stride, device=self.cs_device)
+        except Exception as e:            # compushady.BufferException, a driver's failure
+            raise LaunchError(f"compushady could not allocate a buffer of {size} bytes on "
+                              f"{self.adapter}: {e}") from None
 
-    registers: tuple[str, ...]
-    srv: tuple[int, ...]
-    uav: tuple[int, ...]
-    params: str | None
+    def _new(self, shape: tuple[int, ...], dtype: np.dtype) -> D3D12Array:
+        n = int(np.prod(shape, dtype=np.int64))
+        buf = self._buffer(max(n, 1) * dtype.itemsize, self.cs.HEAP_DEFAULT, dtype.itemsize)
+        return D3D12Array(self, buf, dtype, shape)
 
+    def array(self, data: Any, dtype: Any = None) -> D3D12Array:
+        """Upload ``data`` (array-like) and return a ``D3D12Array`` of the same shape."""
+        host = host_data(data, dtype)
+        out = self._new(host.shape, host.dtype)
+        if host.size:
+            self._write(out, host.reshape(-1).view(np.uint8))
+        return out
 
-def bindings(layout: Layout) -> Bindings:
-    """The D3D12 registers of ``layout``'s buffers and parameter block."""
-    regs, preg = registers([s.writable or s.atomic for s in layout.buffers],
-                           layout.params.kind if layout.params is not None else None)
-    srv = tuple(i for i, r in enumerate(regs) if r.startswith("t"))
-    uav = tuple(i for i, r in enumerate(regs) if r.startswith("u"))
-    return Bindings(tuple(regs), srv, uav, preg)
+    def empty(self, shape: int | Sequence[int], dtype: Any = np.float32) -> D3D12Array:
+        """An array with unspecified contents."""
+        return self._new(shape_tuple(shape), np.dtype(dtype))
 
+    def _write(self, arr: D3D12Array, raw: np.ndarray) -> None:
+        """Write ``raw`` at the start of ``arr`` (an upload buffer of its size, copied)."""
+        size = arr.buf.size
+        with self._lock:
+            up = self._uploads.get_or_make(
+                size, lambda: self._buffer(size, self.cs.HEAP_UPLOAD), self._lock)
+            up.upload(raw.tobytes())
+            up.copy_to(arr.buf)           # submits and waits
 
-# ---- D3D's packing, to compare with the canonical layout -----------------------------
-# The emitted structs hold each field after padding words that fill the canonical gap
-# before it; these functions place the same members by D3D's rules ("cbuffer": 16-byte
-# registers that no scalar or vector straddles, arrays, matrices and structs starting a
-# register and each array element or matrix row in its own; else structured buffers:
-# packed, 4-byte aligned) and report every field that lands elsewhere.
+    def _read(self, arr: D3D12Array) -> np.ndarray:
+        """The first ``arr.nbytes`` bytes of ``arr``, as a new uint8 array."""
+        size = arr.buf.size
+        with self._lock:
+            rb = self._readback
+            if rb is None or rb.size < size:
+                rb = self._readback = self._buffer(max(size, 2 * (rb.size if rb else 0)),
+                                                   self.cs.HEAP_READBACK)
+            arr.buf.copy_to(rb)           # submits and waits
+            return np.frombuffer(rb.readback(arr.nbytes), np.uint8).copy()
 
-_AGGREGATE = (T.StructType, T.ArrayType, T.MatrixType)
+    # ---- kernels -----------------------------------------------------------------------
 
+    def prepare(self, compiled: Compiled) -> _Program:
+        """The shader of ``compiled`` for this device (compiled by DXC once per device)."""
+        key = compiled.key or compiled.source
+        return self._programs.get_or_make(key, lambda: self._make_program(compiled),
+                                          self._lock)
 
-def _round(n: int, a: int) -> int:
-    return (n + a - 1) // a * a
+    def _make_program(self, compiled: Compiled) -> _Program:
+        check_target(compiled, "hlsl", "d3d12")
+        em = compiled.extra.get("emitter")
+        if em is not None:
+            # Refused, not run with shifted fields: D3D12 would read them elsewhere.
+            problems = layout_problems(em.prog)
+            if problems:
+                raise CompileError(
+                    f"'{compiled.entry}' cannot run on the d3d12 device: D3D12 lays out "
+                    "these fields otherwise than every other target (pad the struct, use "
+                    "vec4 instead of vec3 or mat3, or another device):\n  "
+                    + "\n  ".join(problems), target="hlsl", filename=em.prog.filename,
+                    lineno=getattr(em.k.tree, "lineno", None), source=compiled.source)
+            check = getattr(em, "check_device", None)
+            if check is not None:         # the shared memory limit
+                check(_ANY_FEATURE, self.limits, self.adapter)
+        layout = compiled.layout
+        b = bindings(layout)
+        prog = _Program()
+        prog.uid = next(_ids)
+        prog.binary = shader_binary(compiled.source, compiled.entry, b, self.via)
+        prog.entry = compiled.entry
+        prog.lists = resource_lists(b, len(layout.buffers), self.via)
+        pb = layout.params
+        prog.block = pb.size if pb is not None else 0
+        prog.groups_at = pb.groups if pb is not None and pb.groups >= 0 else None
+        return prog
 
+    # The public entry point checks what the launch path would (prepare/run_prepared).
+    launch_compiled = Device.checked_launch
 
-def _place(t: T.Type, off: int, cbuffer: bool) -> tuple[int, int]:
-    """(offset, size) of a member of type ``t`` placed after byte ``off`` by D3D."""
-    if isinstance(t, T.EnumType):
-        t = t.base
-    if isinstance(t, _AGGREGATE):
-        return _round(off, 16 if cbuffer else 4), _size(t, cbuffer)
-    scalar = t.elem if isinstance(t, T.VectorType) else t
-    width = 4 if scalar == T.bool_ else scalar.size
-    size = width * (t.n if isinstance(t, T.VectorType) else 1)
-    off = _round(off, min(width, 4) if not cbuffer else width)
-    if cbuffer and off % 16 + size > 16:        # no member straddles a 16-byte register
-        off = _round(off, 16)
-    return off, size
+    def _bind(self, prog: _Program, buffers: Sequence[Any], key: tuple) -> _Bound:
+        """A Compute of ``prog`` over ``buffers`` (and a new parameter buffer), cached."""
+        res = [arr.buf for arr in buffers]
+        bound = _Bound()
+        bound.params = bound.last = None
+        if prog.block:
+            # stride: a storage-form block is a structured buffer of one element
+            bound.params = self._buffer(prog.block, self.cs.HEAP_UPLOAD, prog.block)
+            res.append(bound.params)
+        cbv, srv, uav = ([res[i] for i in lst] for lst in prog.lists)
+        try:
+            bound.compute = self.cs.Compute(prog.binary, cbv=cbv, srv=srv, uav=uav,
+                                            device=self.cs_device)
+        except Exception as e:            # compushady raises plain Exceptions here
+            raise LaunchError(f"compushady could not make a pipeline of '{prog.entry}' on "
+                              f"{self.adapter}: {e}") from None
+        return self._computes.put(key, bound)
 
+    def run_prepared(self, prog: _Program, buffers: Sequence[DeviceArray],
+                     params: bytes | None, groups: tuple[int, int, int]) -> None:
+        """Dispatch once and wait for it (arguments already checked by the launch path)."""
+        if prog.groups_at is not None:
+            params = with_group_counts(params or b"", prog.groups_at, groups)
+        key = (prog.uid, *(arr.uid for arr in buffers))  # type: ignore[attr-defined]
+        with self._lock:
+            bound = self._computes.get(key) or self._bind(prog, buffers, key)
+            if bound.params is not None:
+                raw = bytes(params or b"")    # a copy: the binder may reuse its buffer
+                if raw != bound.last:
+                    bound.params.upload(raw)
+                    bound.last = raw
+            try:
+                bound.compute.dispatch(*groups)
+            except Exception as e:
+                raise LaunchError(f"compushady could not dispatch '{prog.entry}' on "
+                                  f"{self.adapter}: {e}") from None
 
-def _stride(t: T.Type, cbuffer: bool) -> int:
-    """D3D's distance between the elements of an array of ``t`` (rows of a matrix)."""
-    size = _place(t, 0, cbuffer)[1]
-    return _round(size, 16) if cbuffer else size
+    def synchronize(self) -> None:
+        """Nothing to wait for: compushady's ``dispatch`` returns when the GPU is done."""
 
-
-def _size(t: T.Type, cbuffer: bool) -> int:
-    if isinstance(t, T.MatrixType):              # row_major: one row per pyshade column
-        return _stride(t.column, cbuffer) * (t.n - 1) + t.column.size
-    if isinstance(t, T.ArrayType):
-        return _stride(t.elem, cbuffer) * (t.n - 1) + _place(t.elem, 0, cbuffer)[1]
-    if isinstance(t, T.StructType):
-        end, _ = _walk([(f, ft, t.offsets[f]) for f, ft in t.fields], t.size, cbuffer)
-        return _round(end, 16 if cbuffer else 4)
-    return _place(t, 0, cbuffer)[1]
-
-
-def _walk(members: list[tuple[str, T.Type, int]], size: int | None,
-          cbuffer: bool) -> tuple[int, list[tuple[str, T.Type, int, int]]]:
-    """D3D's end and (name, type, D3D offset, canonical offset) of padded ``members``."""
-    placed = []
-    d3d = canon_end = 0
-    for f, t, canon in members:
-        off, n = _place(t, d3d + canon - canon_end, cbuffer)
-        placed.append((f, t, off, canon))
-        d3d, canon_end = off + n, canon + t.size
-    if size is not None:                          # trailing padding words
-        d3d += size - canon_end
-    return d3d, placed
-
-
-def _problems(t: T.Type, cbuffer: bool, where: str) -> list[str]:
-    """Where D3D would lay out the inside of ``t`` otherwise than the canonical layout."""
-    kind = "constant buffers" if cbuffer else "structured buffers"
-    out: list[str] = []
-    if isinstance(t, (T.ArrayType, T.MatrixType)):
-        e = t.elem if isinstance(t, T.ArrayType) else t.column
-        canon = t.stride if isinstance(t, T.ArrayType) else t.size // t.n
-        if isinstance(e, _AGGREGATE):
-            out += _problems(e, cbuffer, f"{where}[]")
-        stride = _stride(e, cbuffer)
-        if stride != canon:
-            what = "columns" if isinstance(t, T.MatrixType) else "elements"
-            out.append(f"{where}: D3D12 {kind} put the {what} of {t} {stride} bytes apart "
-                       f"(canonically {canon})")
-    elif isinstance(t, T.StructType):
-        out += _members([(f, ft, t.offsets[f]) for f, ft in t.fields], t.size, cbuffer,
-                        where, t.name)
-    return out
-
-
-def _members(members: list[tuple[str, T.Type, int]], size: int | None, cbuffer: bool,
-             where: str, name: str) -> list[str]:
-    out: list[str] = []
-    for f, t, off, canon in _walk(members, size, cbuffer)[1]:
-        here = f"{where}.{f}" if where else f
-        if off != canon:
-            out.append(f"{here}: D3D12 {'constant' if cbuffer else 'structured'} buffers "
-                       f"put it at byte {off} of {name} (canonically {canon})")
-        out += _problems(t, cbuffer, here)
-    return out
-
-
-def layout_problems(program: Any) -> list[str]:
-    """The fields of ``program``'s buffers and parameter block that D3D12 would place
-    elsewhere than the canonical layout (an empty list: the kernel's data means the same
-    there)."""
-    out: list[str] = []
-    for b in program.kernel.buffers:
-        out += _problems(b.type.elem, False, b.name)
-    pb = program.param_block
-    if pb is not None and pb.types:
-        members = [(n, t, off) for (n, t), (_, off, _a, _s) in zip(pb.types, pb.placed)]
-        out += _members(members, None, pb.kind == "push", "", "the parameter block")
-    return out
+    def __repr__(self) -> str:
+        return f"<pyshade.Device {self.name} via={self.via!r}: {self.adapter}>"

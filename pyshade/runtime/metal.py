@@ -46,7 +46,17 @@ import numpy as np
 
 from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
-from .base import Compiled, Device, DeviceArray, Layout, with_group_counts
+from .base import (
+    Compiled,
+    Device,
+    DeviceArray,
+    Layout,
+    check_target,
+    choose_adapter,
+    host_data,
+    shape_tuple,
+    with_group_counts,
+)
 from .recording import Recording
 
 __all__ = ["Bindings", "MetalArray", "MetalDevice", "available", "bindings", "list_adapters"]
@@ -144,14 +154,10 @@ class MetalArray(DeviceArray):
     def write(self, data: np.ndarray) -> None:
         """Overwrite the contents (same dtype and size), after the launches recorded before
         it and before those recorded after it."""
-        src = np.ascontiguousarray(data)
-        if src.dtype != self.dtype:
-            raise ValueError(f"write: dtype {src.dtype} does not match the array's {self.dtype}")
-        if src.size != self.size:
-            raise ValueError(f"write: {src.size} elements given, the array has {self.size}")
+        raw = self._writable(data)
         with self.device._lock:
             self.device._finish()        # no recorded or running launch may use it now
-            self.host[:src.nbytes] = src.reshape(-1).view(np.uint8)
+            self.host[:raw.size] = raw
 
 
 class _Prepared:
@@ -171,11 +177,8 @@ class MetalDevice(Recording, Device):
         if not ok:
             raise BackendUnavailable(why)
         self.M = _metal_module()
-        found = list_adapters()
-        if not 0 <= index < len(found):
-            names = ", ".join(f"metal:{i} ({d.name()})" for i, d in enumerate(found))
-            raise BackendUnavailable(f"there is no Metal device {index}: found {names}")
-        dev = self.mtl_device = found[index]
+        dev = self.mtl_device = choose_adapter(list_adapters(), index, "metal", "Metal device",
+                                               lambda d: d.name())
         self.index = index
         self.name = "metal" if index == 0 else f"metal:{index}"
         self.unified_memory = bool(dev.hasUnifiedMemory())
@@ -220,11 +223,7 @@ class MetalDevice(Recording, Device):
 
     def array(self, data: Any, dtype: Any = None) -> MetalArray:
         """Upload ``data`` (array-like) and return a ``MetalArray`` of the same shape."""
-        if isinstance(data, DeviceArray):
-            data = data.numpy()
-        host = np.ascontiguousarray(np.asarray(data, dtype=dtype))
-        if host.ndim == 0:
-            host = host.reshape(1)
+        host = host_data(data, dtype)
         out = self._new(host.shape, host.dtype)
         # a new buffer: no recorded launch uses it yet, so no wait
         out.host[:host.nbytes] = host.reshape(-1).view(np.uint8)
@@ -232,8 +231,7 @@ class MetalDevice(Recording, Device):
 
     def empty(self, shape: int | Sequence[int], dtype: Any = np.float32) -> MetalArray:
         """An array with unspecified contents (Metal zero-fills new buffers)."""
-        shp = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)  # type: ignore[arg-type]
-        return self._new(shp, np.dtype(dtype))
+        return self._new(shape_tuple(shape), np.dtype(dtype))
 
     def zeros(self, shape: int | Sequence[int], dtype: Any = np.float32) -> MetalArray:
         """A zero-filled array."""
@@ -260,10 +258,7 @@ class MetalDevice(Recording, Device):
     def _make_prepared(self, compiled: Compiled) -> _Prepared:
         from ..toolchains import source_files
         from ..toolchains.metal import compile_error
-        if compiled.target != "msl":
-            raise CompileError(f"'{compiled.entry}': the metal device runs MSL, got target "
-                               f"{compiled.target!r}", target=compiled.target,
-                               source=compiled.source)
+        check_target(compiled, "msl", "metal")
         em = compiled.extra.get("emitter")
         check = getattr(em, "check_device", None)
         if check is not None:    # shared memory over the device's, f16 where it lacks it

@@ -38,6 +38,7 @@ import re
 import sys
 import threading
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import BackendUnavailable, CompileError
@@ -215,9 +216,10 @@ def dxc_error(log: str, source: str, target: str = "spirv") -> CompileError:
 
 def dxc_arguments(source: str, entry: str, target: str, shader_model: str | None = None,
                   enable_16bit: bool | None = None,
-                  target_env: str = "vulkan1.1") -> list[str]:
+                  target_env: str = "vulkan1.1", options: Sequence[str] = ()) -> list[str]:
     """DXC's command line for ``source``: 16-bit types (and shader model 6.2) where the
-    source uses them unless told, HLSL 2021, SPIR-V for ``target_env`` or DXIL."""
+    source uses them unless told, HLSL 2021, SPIR-V for ``target_env`` or DXIL, then
+    ``options`` (more DXC flags, e.g. ``-fvk-t-shift``)."""
     if target not in ("spirv", "dxil"):
         raise ValueError(f"target {target!r}: choose 'spirv' or 'dxil'")
     if enable_16bit is None:
@@ -228,20 +230,23 @@ def dxc_arguments(source: str, entry: str, target: str, shader_model: str | None
         args.append("-enable-16bit-types")
     if target == "spirv":
         args += ["-spirv", f"-fspv-target-env={target_env}"]
-    return args + [SOURCE_NAME]
+    return args + list(options) + [SOURCE_NAME]
 
 
 def compile_hlsl(source: str, *, entry: str, target: str = "spirv",
                  shader_model: str | None = None, enable_16bit: bool | None = None,
-                 target_env: str = "vulkan1.1", validate: bool = True) -> bytes:
+                 target_env: str = "vulkan1.1", validate: bool = True,
+                 options: Sequence[str] = ()) -> bytes:
     """Compile the HLSL compute shader ``source`` (entry point ``entry``) to SPIR-V
     (``target="spirv"``, checked by spirv-val) or DXIL (``"dxil"``, checked by DXC's
-    validator); ``shader_model`` like "6_2" (default: 6.0, or 6.2 with 16-bit types).
+    validator); ``shader_model`` like "6_2" (default: 6.0, or 6.2 with 16-bit types);
+    ``options``: more DXC flags (the d3d12 device's binding shifts).
 
     Raises ``BackendUnavailable`` without DXC (or spirv-val, to validate SPIR-V),
     ``CompileError`` (``target="hlsl"``, DXC's log, the Python line) when it fails.
     """
-    args = dxc_arguments(source, entry, target, shader_model, enable_16bit, target_env)
+    args = dxc_arguments(source, entry, target, shader_model, enable_16bit, target_env,
+                         options)
     if validate and target == "spirv":
         from .glslang import _tool
         _tool("spirv-val")
