@@ -168,12 +168,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Leave without the C library's exit handlers once DXC was loaded: DXC 1.7's
-    ``DllShutdown`` runs after its own statics are destroyed and can lock freed memory
-    forever (a CI run hung there after its last test; docs/hlsl.md). The report is
-    written by now; this only skips what ``exit()`` would run after Python."""
-    from pyshade.toolchains import dxc
-    if getattr(dxc, "_lib", None) is not None and _EXIT_STATUS:
+    """Leave without the C library's exit handlers once DXC was loaded into this
+    process (``PYSHADE_DXC_IN_PROCESS=1``; by default it runs in a helper process):
+    DXC 1.7's ``DllShutdown`` runs after its own statics are destroyed and can lock
+    freed memory forever (a CI run hung there after its last test; docs/hlsl.md). The
+    report is written by now; this only skips what ``exit()`` would run after Python."""
+    from pyshade.toolchains import dxc_com
+    if dxc_com._libs and _EXIT_STATUS:
         import sys
         sys.stdout.flush()
         sys.stderr.flush()

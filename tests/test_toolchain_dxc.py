@@ -4,10 +4,12 @@ the Python line, 16-bit types detected, DXC missing reported with the install hi
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import require
@@ -17,6 +19,7 @@ from pyshade.errors import BackendUnavailable, CompileError
 from pyshade.toolchains import dxc
 from pyshade.toolchains.dxc import compile_hlsl, dxc_arguments, dxil_signed, validate_dxil
 
+ROOT = Path(__file__).resolve().parent.parent
 GOOD = """RWStructuredBuffer<uint> data : register(u0);
 [numthreads(64, 1, 1)]
 void double_it(uint3 id : SV_DispatchThreadID) {
@@ -162,3 +165,40 @@ def test_glslang_reads_the_same_hlsl(tmp_path) -> None:
                         str(tmp_path / "k.spv"), str(src)], capture_output=True, text=True,
                        check=False)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def _dxc_or_skip() -> None:
+    require(importlib.util.find_spec("compushady") is not None, "compushady (DXC) missing")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows runs DXC in process")
+def test_dxc_runs_in_a_helper_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DXC's library never enters this process (its exit code can hang one) and a helper
+    that died is replaced by the next call."""
+    _dxc_or_skip()
+    monkeypatch.delenv("PYSHADE_DXC_IN_PROCESS", raising=False)
+    assert compile_hlsl(GOOD, entry="double_it")[:4] == b"\x03\x02\x23\x07"
+    with open("/proc/self/maps") as f:
+        assert "dxcompiler" not in f.read()
+    helper = dxc._helper
+    assert helper is not None and helper.poll() is None
+    helper.kill()
+    helper.wait()
+    assert compile_hlsl(GOOD, entry="double_it", target="dxil")[:4] == b"DXBC"
+    assert dxc._helper is not helper and dxc._helper.poll() is None
+    with pytest.raises(CompileError, match="undeclared identifier"):
+        compile_hlsl(WITH_LINES, entry="k")      # errors still come back as before
+
+
+def test_program_using_dxc_exits(tmp_path) -> None:
+    """A program that compiled HLSL ends promptly with its own exit status."""
+    _dxc_or_skip()
+    script = tmp_path / "uses_dxc.py"
+    script.write_text("import sys\nfrom pyshade.toolchains.dxc import compile_hlsl\n"
+                      f"compile_hlsl({GOOD!r}, entry='double_it')\n"
+                      f"compile_hlsl({GOOD!r}, entry='double_it', target='dxil')\n"
+                      "sys.exit(3)\n")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       timeout=60, cwd=str(tmp_path),
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 3, r.stderr

@@ -10,6 +10,12 @@ its own: ``-E entry -T cs_6_0 -HV 2021`` (``cs_6_2 -enable-16bit-types`` where t
 source uses 16-bit types), and for SPIR-V ``-spirv -fspv-target-env=vulkan1.1``.
 Nothing of compushady is imported: it only has to be installed.
 
+Outside Windows the library is loaded by a helper process (``toolchains/dxc_com.py``
+as a script, one per process, started at the first call, talking over a pipe), not
+here: at ``exit()`` DXC's ``DllShutdown`` can lock freed memory and never return, which
+hung a CI run after its last test; the helper leaves with ``os._exit`` when the pipe
+closes. ``PYSHADE_DXC_IN_PROCESS=1`` loads it here instead.
+
 Errors name the Python line: generated HLSL carries ``#line N "file.py"``
 directives, so DXC reports ``file.py:N:COL: error: ...``; for HLSL without them
 the reported line of ``kernel.hlsl`` is mapped through the ``// file.py:LINE``
@@ -30,19 +36,19 @@ Validation:
 
 from __future__ import annotations
 
-import ctypes
+import atexit
 import importlib.util
 import os
 import platform
 import re
+import subprocess
 import sys
 import threading
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import BackendUnavailable, CompileError
-from . import map_line
+from . import dxc_com, map_line
 
 __all__ = ["compile_hlsl", "dxc_error", "dxc_version", "dxil_signed", "library_path",
            "validate_dxil"]
@@ -55,25 +61,8 @@ _SIXTEEN_BIT = re.compile(r"\b(?:float16_t|u?int16_t)\d?(?:x\d)?\b")
 _DIAG = re.compile(r"^(.*?):(\d+):(\d+): (fatal error|error|warning): (.*)$", re.MULTILINE)
 _UNSIGNED = "warning: DXIL.dll not found"
 
-_CLSID_COMPILER = "73e22d93-e6ce-47f3-b5bf-f0664f39c1b0"
-_CLSID_VALIDATOR = "8ca3e215-f728-4cf3-8cdd-88af917587a1"
-_CLSID_UTILS = "6245d6af-66e0-48fd-80b4-4d271796748c"
-_IID_COMPILER3 = "228b4687-5a6a-4730-900c-9702b2203f54"
-_IID_RESULT = "58346cda-dde7-4497-9461-6f87af5e0659"
-_IID_VALIDATOR = "a6e82bd2-1fd7-4826-9811-2857e797f49a"
-_IID_UTILS = "4605c4cb-2019-492a-ada4-65f20bb7d67f"
-_IID_VERSION = "b04f5b50-2059-4f12-a8ff-a1e0cde1cc7e"
-# First method after IUnknown's in a vtable: outside Windows, DXC's IUnknown has a
-# virtual destructor (two more slots, Itanium ABI).
-_BASE = 3 if sys.platform == "win32" else 5
-_RELEASE = 2
-_lock = threading.Lock()      # one compile at a time: DXC keeps LLVM state per process
-_lib: Any = None
-
-
-class _Buffer(ctypes.Structure):
-    _fields_ = [("ptr", ctypes.c_void_p), ("size", ctypes.c_size_t),
-                ("encoding", ctypes.c_uint32)]
+_lock = threading.Lock()      # one call at a time: DXC keeps LLVM state per process
+_helper: Any = None           # the helper process (Popen), started at the first call
 
 
 def library_path() -> str:
@@ -97,97 +86,71 @@ def library_path() -> str:
     return path
 
 
-def _library() -> Any:
-    global _lib
-    if _lib is None:
+def _in_process() -> bool:
+    """Whether DXC runs in this process: on Windows (``dxcompiler.dll``; the exit problem
+    below is the Linux library's) or with ``PYSHADE_DXC_IN_PROCESS=1``."""
+    return sys.platform == "win32" or os.environ.get("PYSHADE_DXC_IN_PROCESS") == "1"
+
+
+def _start_helper(path: str) -> Any:
+    # -I: the helper needs the standard library only, and no user site or PYTHONPATH
+    # entry may shadow it; stderr is shared (DXC's warnings reach the user as before).
+    proc = subprocess.Popen([sys.executable, "-I", dxc_com.__file__, path],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc.owner = os.getpid()     # type: ignore[attr-defined]  (a fork starts its own)
+    return proc
+
+
+def _stop_helper() -> None:
+    """Close the helper's pipe (it leaves with ``os._exit``) and reap it."""
+    global _helper
+    proc, _helper = _helper, None
+    if proc is None or getattr(proc, "owner", None) != os.getpid():
+        return
+    try:
+        proc.stdin.close()
+        proc.wait(timeout=5)
+    except Exception:  # noqa: BLE001  (at exit: never raise; the helper dies with its pipe)
+        proc.kill()
+
+
+def _call(op: str, *args: Any) -> Any:
+    """Run DXC operation ``op`` of ``dxc_com`` (under ``_lock``): in the helper process
+    (see ``dxc_com``: DXC's own exit code can hang a process on Linux), or here."""
+    global _helper
+    path = library_path()
+    if _in_process():
         try:
-            lib = ctypes.CDLL(library_path())
-        except OSError as exc:
-            raise BackendUnavailable(f"the DXC library could not be loaded ({exc}): "
-                                     f"{INSTALL}") from None
-        lib.DxcCreateInstance.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
-                                          ctypes.POINTER(ctypes.c_void_p)]
-        lib.DxcCreateInstance.restype = ctypes.c_int32
-        _lib = lib
-    return _lib
-
-
-def _guid(text: str) -> Any:
-    return (ctypes.c_ubyte * 16).from_buffer_copy(uuid.UUID(text).bytes_le)
-
-
-def _slot(obj: int, slot: int, restype: Any, *argtypes: Any) -> Any:
-    vtable = ctypes.cast(obj, ctypes.POINTER(ctypes.POINTER(ctypes.c_void_p)))[0]
-    fn = ctypes.CFUNCTYPE(restype, ctypes.c_void_p, *argtypes)(vtable[slot])
-    return lambda *args: fn(obj, *args)
-
-
-def _method(obj: int, index: int, restype: Any, *argtypes: Any) -> Any:
-    """The ``index``-th method (counted after IUnknown's) of COM object ``obj``."""
-    return _slot(obj, _BASE + index, restype, *argtypes)
-
-
-class _Com:
-    """COM objects made in one call, released at its end."""
-
-    def __init__(self) -> None:
-        self.objects: list[int] = []
-
-    def __enter__(self) -> _Com:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        for obj in reversed(self.objects):
-            _slot(obj, _RELEASE, ctypes.c_uint32)()
-
-    def keep(self, ptr: ctypes.c_void_p) -> int | None:
-        if ptr.value:
-            self.objects.append(ptr.value)
-        return ptr.value
-
-    def create(self, clsid: str, iid: str) -> int:
-        out = ctypes.c_void_p()
-        hr = _library().DxcCreateInstance(ctypes.byref(_guid(clsid)), ctypes.byref(_guid(iid)),
-                                          ctypes.byref(out))
-        if hr != 0 or not out.value:
-            raise BackendUnavailable(f"DXC: DxcCreateInstance failed ({hr & 0xffffffff:#x})")
-        return self.keep(out)
-
-    def out(self, obj: int, index: int, *args: Any) -> int | None:
-        """Call a method whose last parameter receives an object; keep that object."""
-        ptr = ctypes.c_void_p()
-        types = [type(a) if not isinstance(a, int) else ctypes.c_uint32 for a in args]
-        _method(obj, index, ctypes.c_int32, *types, ctypes.POINTER(ctypes.c_void_p))(
-            *args, ctypes.byref(ptr))
-        return self.keep(ptr)
-
-
-def _blob(obj: int | None) -> bytes:
-    """The bytes of an ``IDxcBlob``."""
-    if not obj:
-        return b""
-    ptr = _method(obj, 0, ctypes.c_void_p)()
-    n = _method(obj, 1, ctypes.c_size_t)()
-    return ctypes.string_at(ptr, n) if n else b""
-
-
-def _status(com: _Com, result: int) -> tuple[int, str, bytes]:
-    """(status, log, output) of an ``IDxcOperationResult``."""
-    status = ctypes.c_int32()
-    _method(result, 0, ctypes.c_int32, ctypes.POINTER(ctypes.c_int32))(ctypes.byref(status))
-    log = _blob(com.out(result, 2)).decode("utf-8", errors="replace")
-    out = _blob(com.out(result, 1)) if status.value == 0 else b""
-    return status.value, log, out
+            return dxc_com.OPS[op](path, *args)
+        except dxc_com.DxcFailure as exc:
+            raise BackendUnavailable(f"DXC: {exc}: {INSTALL}") from None
+    for attempt in (0, 1):
+        if _helper is None or _helper.poll() is not None or _helper.owner != os.getpid():
+            _helper = _start_helper(path)
+            atexit.register(_stop_helper)
+        try:
+            dxc_com.write_frame(_helper.stdin, (op, args))
+            reply = dxc_com.read_frame(_helper.stdout)
+        except (BrokenPipeError, OSError):
+            reply = None
+        if reply is not None:
+            break
+        code = _helper.wait()
+        _helper = None
+        if attempt:     # it died on this request twice: DXC crashed on the input
+            raise CompileError(f"DXC's helper process died on this input (exit code "
+                               f"{code}): DXC crashed", target="hlsl",
+                               source=args[0] if op == "compile" else "")
+    status, value = reply
+    if status == "err":
+        raise BackendUnavailable(f"DXC: {value}: {INSTALL}")
+    return value
 
 
 def dxc_version() -> tuple[int, int]:
     """(major, minor) of the DXC library."""
-    with _lock, _Com() as com:
-        info = com.create(_CLSID_COMPILER, _IID_VERSION)
-        major, minor = ctypes.c_uint32(), ctypes.c_uint32()
-        _method(info, 0, ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p)(
-            ctypes.byref(major), ctypes.byref(minor))
-        return major.value, minor.value
+    with _lock:
+        return tuple(_call("version"))  # type: ignore[return-value]
 
 
 def dxc_error(log: str, source: str, target: str = "spirv") -> CompileError:
@@ -250,21 +213,8 @@ def compile_hlsl(source: str, *, entry: str, target: str = "spirv",
     if validate and target == "spirv":
         from .glslang import _tool
         _tool("spirv-val")
-    data = source.encode("utf-8")
-    buf = _Buffer(ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p), len(data), 65001)
-    argv = (ctypes.c_wchar_p * len(args))(*args)
-    with _lock, _Com() as com:
-        compiler = com.create(_CLSID_COMPILER, _IID_COMPILER3)
-        result = ctypes.c_void_p()
-        hr = _method(compiler, 0, ctypes.c_int32, ctypes.POINTER(_Buffer), ctypes.c_void_p,
-                     ctypes.c_uint32, ctypes.c_void_p, ctypes.c_void_p,
-                     ctypes.POINTER(ctypes.c_void_p))(
-            ctypes.byref(buf), argv, len(args), None, ctypes.byref(_guid(_IID_RESULT)),
-            ctypes.byref(result))
-        if hr != 0 or not com.keep(result):
-            raise CompileError(f"DXC could not run ({hr & 0xffffffff:#x})", target="hlsl",
-                               source=source)
-        status, log, binary = _status(com, result.value)
+    with _lock:
+        status, log, binary = _call("compile", source, args)
     if status != 0 or not binary:
         raise dxc_error(log, source, target)
     if target == "spirv":
@@ -278,18 +228,8 @@ def compile_hlsl(source: str, *, entry: str, target: str = "spirv",
 
 def validate_dxil(binary: bytes, source: str = "") -> None:
     """Run DXC's validator on the DXIL container ``binary``; a failure is a CompileError."""
-    with _lock, _Com() as com:
-        validator = com.create(_CLSID_VALIDATOR, _IID_VALIDATOR)
-        utils = com.create(_CLSID_UTILS, _IID_UTILS)
-        blob = ctypes.c_void_p()
-        # IDxcUtils::CreateBlob(data, size, codepage, out): the 4th method
-        _method(utils, 3, ctypes.c_int32, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32,
-                ctypes.POINTER(ctypes.c_void_p))(binary, len(binary), 0, ctypes.byref(blob))
-        if not com.keep(blob):
-            raise CompileError("DXC could not wrap the DXIL for its validator", target="hlsl",
-                               source=source)
-        result = com.out(validator, 0, ctypes.c_void_p(blob.value), 0)
-        status, log, _ = _status(com, result)
+    with _lock:
+        status, log = _call("validate", binary)
     if status != 0:
         raise CompileError("DXC's validator rejected the DXIL", target="hlsl", log=log,
                            source=source)
