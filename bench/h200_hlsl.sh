@@ -4,6 +4,12 @@
 # libdxcompiler_x86_64.so.3.7 in a package directory, since toolchains/dxc.py finds it
 # through the compushady package; built from compushady's sdist on this Debian machine)
 # and libtinfo6's .deb, which that library links and the H200 image may lack.
+# Make .dxc here (ignored, like .gl and .whl; echo /.dxc/ >> .git/info/exclude):
+#   d=$(python -c "import compushady, os; print(os.path.dirname(compushady.__file__))")
+#   mkdir -p /tmp/dxcpkg/compushady/backends .dxc && touch /tmp/dxcpkg/compushady/__init__.py
+#   cp $d/backends/libdxcompiler_x86_64.so.3.7 /tmp/dxcpkg/compushady/backends/
+#   tar -C /tmp/dxcpkg -cJf .dxc/compushady-dxc.tar.xz compushady
+#   (cd .dxc && apt-get download libtinfo6)
 # Runs: the test suite's HLSL half (-k hlsl), bench/hlsl_route_bench.py up to 2^24 keys,
 # and the differential test with $PYSHADE_DIFF_KERNELS kernels (1000) on cpu and vulkan-hlsl.
 set -uo pipefail

@@ -76,9 +76,6 @@ def _make(name: str, via: str | None = None) -> Device:
     if backend == "metal":
         from .metal import MetalDevice
         return MetalDevice(index=index)
-    if backend in BACKENDS:
-        raise BackendUnavailable(f"the {backend!r} device is not implemented yet in this "
-                                 "version of pyshade (available: cpu, wgpu, vulkan, cuda)")
     raise BackendUnavailable(f"unknown device {name!r}: choose one of {', '.join(BACKENDS)}")
 
 
