@@ -49,6 +49,7 @@ from .lang import (
 )
 from .runtime import DeviceInfo, device, devices
 from .runtime.base import Compiled, Device, DeviceArray
+from .structs import struct
 from .types import (
     Array,
     Buffer,
@@ -70,7 +71,6 @@ from .types import (
     mat3,
     mat4,
     shared_array,
-    struct,
     u32,
     u64,
     uvec2,
