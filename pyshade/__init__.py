@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import lang, math  # noqa: F401  (ps.math: the standard math, typed for vectors)
+from . import lang, math, targets  # noqa: F401  (ps.math: the standard math, typed for vectors)
 from .errors import BackendUnavailable, CompileError, LaunchError, PyshadeError, TranslationError
 from .kernel import Kernel, func, kernel
 from .lang import (
@@ -83,7 +83,8 @@ from .types import (
 
 __version__ = "0.1.0"
 
-GPU_TARGETS = ("wgsl", "glsl", "hlsl", "msl", "cuda")
+# The GPU languages of the target registry (``pyshade.targets``), as built in.
+GPU_TARGETS = targets.GPU_TARGETS
 
 
 def _as_kernel(k: Any) -> Kernel:
@@ -97,14 +98,14 @@ def _as_kernel(k: Any) -> Kernel:
 def translate(k: Any, target: str = "wgsl", /, **bindings: Any) -> str:
     """The source text of kernel ``k`` for ``target``; TypeVars/Consts as keywords."""
     k = _as_kernel(k)
-    return k.translate_spec(target, k.spec(bindings))[0]
+    return k.translate_spec(target, k.spec(bindings)).source
 
 
 def translate_all(k: Any, /, **bindings: Any) -> dict[str, Any]:
     """{target: source} for the five GPU targets; a target that cannot be produced
     maps to the exception that says why."""
     out: dict[str, Any] = {}
-    for t in GPU_TARGETS:
+    for t in targets.GPU_TARGETS:
         try:
             out[t] = translate(k, t, **bindings)
         except PyshadeError as e:
@@ -121,7 +122,7 @@ def compile(k: Any, target: str = "wgsl", /, **bindings: Any) -> Compiled:  # no
 def _validator(target: str) -> Any:
     """What checks ``target``'s output at compile time: WGSL is validated by the naga
     inside a wgpu device (the shared ``device("wgpu")``); other toolchains stand alone."""
-    return device("wgpu") if target == "wgsl" else True
+    return device("wgpu") if targets.get(target).name == "wgsl" else True
 
 
 @dataclass
@@ -148,7 +149,7 @@ def check(k: Any, /, **bindings: Any) -> CheckReport:
         if tv.__name__ not in bindings and tv.__constraints__:
             bindings[tv.__name__] = tv.__constraints__[0]
     rep = CheckReport(k.__name__)
-    for t in GPU_TARGETS + ("python",):
+    for t in targets.TARGETS:
         try:
             k.compile_spec(t, k.spec(dict(bindings)), validate=_validator(t))
             rep.results[t] = "ok"

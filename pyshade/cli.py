@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 import pyshade as ps
+from pyshade import targets as registry
 
 
 def _load_module(path: str) -> Any:
@@ -63,7 +64,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
     """``pyshade translate``: print the generated source of the kernel(s); returns the exit status."""
     path, kname = _split(args.file)
     mod = _load_module(path)
-    targets = ps.GPU_TARGETS + ("python",) if args.target == "all" else (args.target,)
+    targets = registry.TARGETS if args.target == "all" else (args.target,)
     for k in _kernels(mod, kname):
         bindings = _bindings(args.define, mod)
         for t in targets:
@@ -172,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     t = sub.add_parser("translate", help="print generated source")
     t.add_argument("file", help="FILE.py:KERNEL")
     t.add_argument("--target", default="wgsl",
-                   choices=list(ps.GPU_TARGETS) + ["python", "all"])
+                   choices=list(registry.TARGETS) + ["all"])
     t.add_argument("-D", dest="define", action="append", help="bind a TypeVar/Const: -D T=u32")
     t.set_defaults(fn=cmd_translate)
     c = sub.add_parser("check", help="compile every kernel with every toolchain present")

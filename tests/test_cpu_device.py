@@ -51,7 +51,7 @@ def test_device_arrays_are_c_contiguous(cpu: ps.Device, rng: np.random.Generator
         assert arr.data.flags.c_contiguous
         assert arr.shape == host.shape
         np.testing.assert_array_equal(arr.numpy(), host)
-    conv = Converter({}, None)
+    conv = Converter({}, {})
     for host in (np.asfortranarray(x), x.transpose(2, 0, 1), x[:, ::2]):
         arr = cpu.array(np.zeros_like(host))
         vals = rng.standard_normal(host.size).astype(np.float32)

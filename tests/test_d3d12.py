@@ -22,7 +22,7 @@ from pyshade.runtime.base import BufferSlot, Layout, ParamBlock, with_group_coun
 
 
 def _program(k: ps.Kernel, **bindings: object):
-    return k.program("hlsl", k.spec(bindings))
+    return k.layout("hlsl", k.spec(bindings))
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the message is the non-Windows one")

@@ -397,8 +397,8 @@ def test_launch_wrong_dtype_array() -> None:
 
 # -- unavailable backends ---------------------------------------------------------------------
 def test_every_target_has_an_emitter() -> None:
-    """Each of ps.TARGETS translates (there is no unbuilt target left to refuse)."""
-    from pyshade.emit import TARGETS
+    """Each target of the registry translates (there is no unbuilt target left to refuse)."""
+    from pyshade.targets import TARGETS
     for t in TARGETS:
         assert ps.translate(E.fill, t).strip()
 

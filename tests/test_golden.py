@@ -33,8 +33,10 @@ from conftest import require
 import pyshade as ps
 
 GOLDEN = Path(__file__).parent / "golden"
-TARGETS = {"wgsl": "wgsl", "glsl": "glsl", "hlsl": "hlsl", "cuda": "cu", "msl": "metal",
-           "python": "py"}                                    # target -> extension
+# target -> file extension, from the target registry (built-in targets only: a test may
+# register a throwaway one while this module is imported)
+TARGETS = {t: ps.targets.get(t).extension for t in ("wgsl", "glsl", "hlsl", "cuda", "msl",
+                                                    "python")}
 
 
 def _case_names() -> list[str]:

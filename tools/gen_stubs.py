@@ -198,8 +198,9 @@ class Kernel(Generic[Unpack[_Ts]]):
         """The TypeVars in the kernel's signature, in order."""
     def spec(self, bindings: dict[str, Any], folded: bool = False, strict: bool = True) -> Any:
         """A Spec from keyword bindings: TypeVar names and Const parameter names."""
-    def translate_spec(self, target: str, spec: Any) -> tuple[str, Any]:
-        """(source text, emitter) of a specialisation for ``target``."""
+    def translate_spec(self, target: str, spec: Any) -> Compiled:
+        """The translation of a specialisation for ``target`` (cached): a ``Compiled``
+        record whose ``binary`` is not set, what the target's toolchain compiles."""
     def compile_spec(self, target: str, spec: Any, validate: Any = True) -> Compiled:
         """Compile a specialisation with the target's toolchain (cached)."""
 

@@ -13,13 +13,13 @@ the parameter block):
   cbv=[...])`` lists start at ``t0``, ``u0``, ``b0``): a buffer the kernel only
   reads is ``register(tK)``, one it writes (or uses atomically) ``register(uK)``;
   the push-constant block is the constant buffer ``register(b0)``, the storage
-  block the next ``t`` register. ``registers`` computes this, for the emitter
-  and for ``runtime/d3d12.py``.
+  block the next ``t`` register. ``interface.registers`` computes this, for the
+  emitter and for ``runtime/d3d12.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from ..interface import registers  # noqa: F401 - the HLSL emitter's registers
 
 SCALARS = {"bool": "bool", "i32": "int", "u32": "uint", "f32": "float", "f16": "float16_t",
            "f64": "double", "i64": "int64_t", "u64": "uint64_t"}
@@ -43,20 +43,3 @@ ATOMICS = {"add": "InterlockedAdd", "sub": "InterlockedAdd", "min": "Interlocked
            "xor": "InterlockedXor", "exchange": "InterlockedExchange"}
 # GLSL.std.450's RoundEven, the ties-to-even rounding DXC does not write for round().
 GLSL_STD_450_ROUND_EVEN = 2
-
-
-def registers(written: Sequence[bool], params: str | None) -> tuple[list[str], str | None]:
-    """D3D12 registers: one per buffer (``written[i]``: the kernel writes buffer i) and one
-    for the parameter block of kind ``params`` ("push" or "storage", None without one)."""
-    t = u = 0
-    out = []
-    for w in written:
-        if w:
-            out.append(f"u{u}")
-            u += 1
-        else:
-            out.append(f"t{t}")
-            t += 1
-    if params is None:
-        return out, None
-    return out, ("b0" if params == "push" else f"t{t}")

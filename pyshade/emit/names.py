@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .keywords import ALL_KEYWORDS, ALL_PREFIXES, ALL_SUBSTRINGS
+from . import keywords
 
 __all__ = ["Namer"]
 
@@ -71,14 +71,19 @@ class Namer:
         parent: the enclosing scope's namer, or ``None`` for the outermost one.
     """
 
-    def __init__(self, reserved: Iterable[str] = ALL_KEYWORDS,
-                 prefixes: Iterable[str] = ALL_PREFIXES,
-                 substrings: Iterable[str] = ALL_SUBSTRINGS,
+    def __init__(self, reserved: Iterable[str] | None = None,
+                 prefixes: Iterable[str] | None = None,
+                 substrings: Iterable[str] | None = None,
                  parent: Namer | None = None) -> None:
-        """Create a namer; ``parent`` makes it a nested scope of that namer."""
-        self.reserved: frozenset[str] = frozenset(reserved)
-        self.prefixes: tuple[str, ...] = tuple(p for p in prefixes if p)
-        self.substrings: tuple[str, ...] = tuple(s for s in substrings if s)
+        """Create a namer; ``parent`` makes it a nested scope of that namer. The tables
+        default to those of every registered target (``keywords.merged()``)."""
+        every = keywords.merged() if None in (reserved, prefixes, substrings) else {}
+        self.reserved: frozenset[str] = frozenset(
+            every["ALL_KEYWORDS"] if reserved is None else reserved)
+        self.prefixes: tuple[str, ...] = tuple(
+            p for p in (every["ALL_PREFIXES"] if prefixes is None else prefixes) if p)
+        self.substrings: tuple[str, ...] = tuple(
+            s for s in (every["ALL_SUBSTRINGS"] if substrings is None else substrings) if s)
         self.parent: Namer | None = parent
         self._names: dict[str, str] = {}      # Python name -> target name
         self._taken: dict[str, str] = {}      # target name -> how it was taken

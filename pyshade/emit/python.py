@@ -15,13 +15,11 @@ passing or storing it copies it (``_copy``).
 from __future__ import annotations
 
 import ast
-import linecache
 import math
 import struct
 from typing import Any
 
 from .. import types as T
-from ..frontend.deep import recursion_headroom
 from ..frontend.exprs import IDS
 from ..frontend.program import FuncInfo
 from .base import CMP_SYMBOLS, Emitter, IdNames
@@ -473,32 +471,6 @@ class PythonEmitter(Emitter):
         if b.name.startswith("atomic_") and b.name != "atomic_compare_exchange":
             extras["wrap"] = WRAP.get(_scalar(t).name, "int")
         return spell.format(*args, **extras)
-
-    # -- compile with the user's lines --------------------------------------------------
-    def compile_code(self) -> Any:
-        """Compile the emitted text so that its code carries the user's file and lines."""
-        with recursion_headroom():
-            return self.compile_text(self.text())
-
-    def compile_text(self, text: str) -> Any:
-        """``compile_code`` of ``text`` (deep expressions need the recursion headroom)."""
-        tree = ast.parse(text)
-        fallback = self.k.tree.lineno
-        mapping = self.line_map
-        # Every node of a generated line gets the span of the whole user line it came from:
-        # the generated columns would make Python 3.11+ tracebacks draw carets under an
-        # unrelated part of the user's line; a whole-line span draws none.
-        widths: dict[int, int] = {}
-        for node in ast.walk(tree):
-            if hasattr(node, "lineno"):
-                src = mapping[node.lineno - 1] if node.lineno - 1 < len(mapping) else None
-                line = src or fallback
-                if line not in widths:          # columns are UTF-8 byte offsets
-                    widths[line] = len(linecache.getline(self.prog.filename, line)
-                                       .rstrip("\r\n").encode())
-                node.lineno = node.end_lineno = line
-                node.col_offset, node.end_col_offset = 0, widths[line]
-        return compile(tree, self.prog.filename, "exec")
 
 
 def _cast_of(arg: ast.expr) -> ast.Call:

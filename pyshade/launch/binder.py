@@ -25,7 +25,8 @@ import numpy as np
 
 from .. import types as T
 from ..errors import LaunchError
-from ..runtime.base import BufferSlot, DeviceArray
+from ..interface import BufferSlot, Spec, bind_typevar
+from ..runtime.base import DeviceArray
 from .packer import _PackerBuilder
 from .values import _desc, _plain_int
 
@@ -169,7 +170,7 @@ class Binder:
             if isinstance(ann, T.ConstAnnotation):
                 consts.append((name, v))
             else:
-                kernel._bind_typevars(name, ann, v, tv)
+                bind_typevar(kname, name, ann, v, tv)
         self.typevars = tuple((t, tv[t]) for t in kernel.typevars() if t in tv)
         self.consts = tuple(consts)
         check_device_workgroup(kernel.workgroup_size, dev, kname)
@@ -206,7 +207,6 @@ class Binder:
         return hit
 
     def _make_variant(self, folded: bool) -> tuple:
-        from ..kernel import Spec
         k = self.kernel
         spec = Spec(self.typevars, self.consts, folded)
         compiled = k.compile_spec(self.dev.target, spec, validate=self.dev.compile_with)

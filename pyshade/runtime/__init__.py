@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass
 from typing import Any
 
+from .. import targets
 from ..errors import BackendUnavailable
 from .base import Device
 
@@ -51,32 +53,29 @@ def _canonical(name: str) -> str:
     return backend if index == 0 else f"{backend}:{index}"
 
 
+# backend -> "module:class" of its device (imported when the first one is made)
+_DEVICE_CLASSES = {"cpu": "cpu:CpuDevice", "wgpu": "wgpu:WgpuDevice",
+                   "vulkan": "vulkan:VulkanDevice", "cuda": "cuda:CudaDevice",
+                   "metal": "metal:MetalDevice", "d3d12": "d3d12:D3D12Device"}
+
+
 def _make(name: str, via: str | None = None) -> Device:
     backend, index = _split(name)
     if via is not None and backend != "vulkan":
         raise BackendUnavailable(f"via={via!r}: only the vulkan device compiles kernels from "
                                  "another language (glsl, hlsl)")
+    if backend == "cpu" and index:
+        raise BackendUnavailable(f"there is no device {name!r}: the cpu backend has one")
+    path = _DEVICE_CLASSES.get(backend)
+    if path is None:
+        raise BackendUnavailable(f"unknown device {name!r}: choose one of {', '.join(BACKENDS)}")
+    module, _, cls_name = path.partition(":")
+    cls = getattr(importlib.import_module(f"{__name__}.{module}"), cls_name)
     if backend == "cpu":
-        if index:
-            raise BackendUnavailable(f"there is no device {name!r}: the cpu backend has one")
-        from .cpu import CpuDevice
-        return CpuDevice()
-    if backend == "wgpu":
-        from .wgpu import WgpuDevice
-        return WgpuDevice(index=index)
+        return cls()  # type: ignore[no-any-return]
     if backend == "vulkan":
-        from .vulkan import VulkanDevice
-        return VulkanDevice(index=index, via=via or "glsl")
-    if backend == "cuda":
-        from .cuda import CudaDevice
-        return CudaDevice(index=index)
-    if backend == "d3d12":
-        from .d3d12 import D3D12Device
-        return D3D12Device(index=index)
-    if backend == "metal":
-        from .metal import MetalDevice
-        return MetalDevice(index=index)
-    raise BackendUnavailable(f"unknown device {name!r}: choose one of {', '.join(BACKENDS)}")
+        return cls(index=index, via=via or "glsl")  # type: ignore[no-any-return]
+    return cls(index=index)  # type: ignore[no-any-return]
 
 
 def device(name: str | None = None, *, via: str | None = None, **options: Any) -> Device:
@@ -102,11 +101,10 @@ def device(name: str | None = None, *, via: str | None = None, **options: Any) -
         for cand in _PREFERENCE:
             try:
                 dev = device(cand)
-                # a device whose language has no emitter yet cannot run a kernel
-                from ..emit import emitter_class
-                emitter_class(dev.target)
+                # a device whose language has no target cannot run a kernel
+                targets.get(dev.target)
                 return dev
-            except BackendUnavailable:
+            except (BackendUnavailable, targets.UnknownTargetError):
                 continue
     name = _canonical(name)
     return _cached(name, lambda: _make(name), _split(name)[0])

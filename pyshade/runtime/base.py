@@ -11,61 +11,19 @@ from __future__ import annotations
 import contextlib
 import copy
 import struct
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 
+from ..artifact import Compiled, check_requirements
 from ..errors import BackendUnavailable, CompileError
+from ..interface import BufferSlot, Layout, ParamBlock
 
-
-@dataclass(frozen=True)
-class BufferSlot:
-    """One ``Buffer[T]`` parameter: binding ``binding`` of group 0."""
-
-    name: str            # Python parameter name
-    binding: int
-    dtype: np.dtype      # host dtype of one element
-    writable: bool       # the kernel stores to it (or uses atomics)
-    atomic: bool = False
-
-
-@dataclass(frozen=True)
-class ParamBlock:
-    """Scalar and struct parameters packed in one buffer after the buffers."""
-
-    binding: int
-    size: int                        # bytes, multiple of 16
-    kind: str = "uniform"            # "uniform" or "storage" (read-only storage)
-    fields: tuple = ()               # ((name, offset, pyshade type), ...)
-    lengths: tuple = ()              # ((buffer index, offset of its u32 element count), ...)
-    # Offset of three u32 group counts the device writes at each dispatch (the HLSL
-    # emitter's num_groups: HLSL has no built-in for them), or -1.
-    groups: int = -1
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Everything a runtime needs to bind and dispatch a compiled kernel."""
-
-    buffers: tuple[BufferSlot, ...]
-    params: ParamBlock | None
-    workgroup_size: tuple[int, int, int]
-    folded: bool = False  # group counts > 65535 folded into y/z; the code unfolds them
-
-
-@dataclass
-class Compiled:
-    """A kernel specialisation compiled for one target (``ps.compile``'s result)."""
-
-    target: str
-    binary: Any            # bytes (SPIR-V, PTX, DXIL) or str (WGSL, Python code object)
-    source: str            # the generated text
-    entry: str             # entry point name in ``source``
-    layout: Layout
-    key: tuple = ()        # (kernel id, specialisation, target): cache key for pipelines
-    log: str = ""          # toolchain warnings
-    extra: dict = field(default_factory=dict)
+# The records devices consume, defined below the runtime (``interface``, ``artifact``)
+# and re-exported here for the backends.
+__all__ = ["BufferSlot", "Compiled", "Device", "DeviceArray", "Layout", "ParamBlock",
+           "check_requirements", "check_target", "choose_adapter", "host_data",
+           "shape_tuple", "with_group_counts"]
 
 
 def with_group_counts(params: bytes, offset: int, groups: Sequence[int]) -> bytes:

@@ -103,30 +103,28 @@ class CpuDevice(Device):
                         params: bytes | None, groups: tuple[int, int, int]) -> None:
         """Run every invocation of the launch."""
         ns = self.namespace(compiled)
-        prog = compiled.extra["program"]
-        em = compiled.extra["emitter"]
-        k = prog.kernel
-        fn = ns[em.global_name(k.name)]
-        conv = Converter(ns, em)
+        fn = ns[compiled.entry]
+        conv = Converter(ns, compiled.names)
+        layout = compiled.layout
         lists = []
-        for arr, b in zip(buffers, k.buffers):
+        for arr, b in zip(buffers, layout.buffers):
             if not isinstance(arr, CpuArray):
                 raise LaunchError(f"buffer {b.name!r} is not a cpu array")
-            lists.append(conv.to_py_list(b.type.elem, arr.data))
+            lists.append(conv.to_py_list(b.elem, arr.data))
         values = {}
-        if params is not None:
-            for (name, off, _, _), (_, t) in zip(prog.param_block.placed, prog.param_block.types):
+        if params is not None and layout.params is not None:
+            for name, off, t in layout.params.fields:
                 raw = np.frombuffer(params, dtype=t.np_dtype, count=1, offset=off)
                 values[name] = conv.load(t, raw)[0]
         bufs = iter(lists)
-        args = [next(bufs) if isinstance(t, T.BufferType) else values[n] for n, t in k.params]
-        shared_types = [(s.type) for s in k.shared.values()]
-        ids = [i for i in ("global_id", "local_id", "group_id", "num_groups", "local_index")
-               if i in k.ids_used]
-        run_launch(fn, args, ids, shared_types, conv, k.workgroup_size, groups)
-        for arr, b, lst in zip(buffers, k.buffers, lists):
-            if b.written or b.atomic:
-                conv.from_py_list(b.type.elem, lst, arr.data)
+        args = [next(bufs) if isinstance(t, T.BufferType) else values[n]
+                for n, t in compiled.params]
+        req = compiled.requirements
+        run_launch(fn, args, list(req.ids), list(req.shared), conv, layout.workgroup_size,
+                   groups)
+        for arr, b, lst in zip(buffers, layout.buffers, lists):
+            if b.writable:
+                conv.from_py_list(b.elem, lst, arr.data)
 
 
 def run_launch(fn: Any, args: list, ids: list[str], shared_types: list, conv: Converter,

@@ -83,19 +83,35 @@ def _nzip(fn: Any, cols: list, depth: int) -> Any:
 
 
 class Converter:
-    """numpy values <-> the Python values of one compiled kernel's code."""
+    """numpy values <-> the Python values of one compiled kernel's code: ``ns`` is the
+    executed namespace of the code, ``names`` maps each struct's Python name to the
+    name of its generated class there (``Compiled.names``)."""
 
-    def __init__(self, ns: dict, em: Any):
+    def __init__(self, ns: dict, names: dict):
         self.ns = ns
-        self.em = em
+        self.names = names
 
     def struct_cls(self, t: T.StructType) -> Any:
         """The generated Python class of struct ``t``."""
-        return self.ns[self.em.global_name(t.name)]
+        return self.ns[self.names[t.name]]
 
     def zero(self, t: T.Type) -> Any:
-        """The zero value of ``t`` as the generated code represents it."""
-        return eval(self.em.zero(t), self.ns)  # noqa: S307 - generated expression
+        """The zero value of ``t`` as the generated code represents it (a struct's is its
+        class called with no argument: the field defaults)."""
+        t = t.base if isinstance(t, T.EnumType) else t
+        if isinstance(t, T.ScalarType):
+            return False if t.kind == "bool" else (0.0 if t.is_float else 0)
+        if isinstance(t, T.VectorType):
+            return S.Vec((self.zero(t.elem),) * t.n)
+        if isinstance(t, T.MatrixType):
+            return S._mat(t.n)
+        if isinstance(t, T.StructType):
+            return self.struct_cls(t)()
+        if isinstance(t, T.ArrayType):
+            if isinstance(t.elem, (T.StructType, T.ArrayType)):   # mutable: one each
+                return [self.zero(t.elem) for _ in range(t.n)]
+            return [self.zero(t.elem)] * t.n
+        raise TypeError(f"cannot make a zero of {t}")
 
     def to_py_list(self, t: T.Type, data: np.ndarray) -> list:
         """The elements of ``data`` (of type ``t``, in C order) as a list of Python values."""

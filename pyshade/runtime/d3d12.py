@@ -61,6 +61,7 @@ from .base import (
     Compiled,
     Device,
     DeviceArray,
+    check_requirements,
     check_target,
     choose_adapter,
     host_data,
@@ -82,9 +83,6 @@ STAGING_CACHE_SIZE = 8        # upload buffers, by size
 # D3D12's groupshared limit (D3D12_CS_TGSM_REGISTER_COUNT 8192 registers of 4 bytes);
 # compushady reports no limits or shader capabilities of its devices.
 SHARED_MEMORY = 32768
-# compushady reports no shader capabilities: the emitter's feature check is not asked
-# (a kernel the driver cannot run fails there, as a LaunchError).
-_ANY_FEATURE = frozenset({"f16", "f64", "i8", "i16", "i64"})
 
 _ids = itertools.count()
 
@@ -262,20 +260,18 @@ class D3D12Device(Device):
 
     def _make_program(self, compiled: Compiled) -> _Program:
         check_target(compiled, "hlsl", "d3d12")
-        em = compiled.extra.get("emitter")
-        if em is not None:
-            # Refused, not run with shifted fields: D3D12 would read them elsewhere.
-            problems = layout_problems(em.prog)
-            if problems:
-                raise CompileError(
-                    f"'{compiled.entry}' cannot run on the d3d12 device: D3D12 lays out "
-                    "these fields otherwise than every other target (pad the struct, use "
-                    "vec4 instead of vec3 or mat3, or another device):\n  "
-                    + "\n  ".join(problems), target="hlsl", filename=em.prog.filename,
-                    lineno=getattr(em.k.tree, "lineno", None), source=compiled.source)
-            check = getattr(em, "check_device", None)
-            if check is not None:         # the shared memory limit
-                check(_ANY_FEATURE, self.limits, self.adapter)
+        # Refused, not run with shifted fields: D3D12 would read them elsewhere.
+        problems = layout_problems(compiled.layout)
+        if problems:
+            raise CompileError(
+                f"'{compiled.entry}' cannot run on the d3d12 device: D3D12 lays out "
+                "these fields otherwise than every other target (pad the struct, use "
+                "vec4 instead of vec3 or mat3, or another device):\n  "
+                + "\n  ".join(problems), target="hlsl", filename=compiled.filename or None,
+                lineno=compiled.lineno or None, source=compiled.source)
+        # The shared memory limit only: compushady reports no shader capabilities (a
+        # kernel the driver cannot run fails there, as a LaunchError).
+        check_requirements(compiled.requirements, None, self.limits, self.adapter, "hlsl")
         layout = compiled.layout
         b = bindings(layout)
         prog = _Program()

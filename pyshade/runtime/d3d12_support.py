@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from .. import types as T
-from ..emit.hlsl_tables import registers
-from .base import Layout
+from ..interface import Layout, registers
 
 __all__ = ["Bindings", "bindings", "layout_problems", "resource_lists", "shader_binary"]
 
@@ -185,15 +183,15 @@ def _members(members: list[tuple[str, T.Type, int]], size: int | None, cbuffer: 
     return out
 
 
-def layout_problems(program: Any) -> list[str]:
-    """The fields of ``program``'s buffers and parameter block that D3D12 would place
+def layout_problems(layout: Layout) -> list[str]:
+    """The fields of ``layout``'s buffers and parameter block that D3D12 would place
     elsewhere than the canonical layout (an empty list: the kernel's data means the same
     there)."""
     out: list[str] = []
-    for b in program.kernel.buffers:
-        out += _problems(b.type.elem, False, b.name)
-    pb = program.param_block
-    if pb is not None and pb.types:
-        members = [(n, t, off) for (n, t), (_, off, _a, _s) in zip(pb.types, pb.placed)]
+    for b in layout.buffers:
+        out += _problems(b.elem, False, b.name)
+    pb = layout.params
+    if pb is not None and pb.fields:
+        members = [(n, t, off) for n, off, t in pb.fields]
         out += _members(members, None, pb.kind == "push", "", "the parameter block")
     return out

@@ -51,6 +51,7 @@ from .base import (
     Device,
     DeviceArray,
     Layout,
+    check_requirements,
     check_target,
     choose_adapter,
     host_data,
@@ -256,14 +257,12 @@ class MetalDevice(Recording, Device):
         return opts
 
     def _make_prepared(self, compiled: Compiled) -> _Prepared:
-        from ..toolchains import source_files
         from ..toolchains.metal import compile_error
         check_target(compiled, "msl", "metal")
-        em = compiled.extra.get("emitter")
-        check = getattr(em, "check_device", None)
-        if check is not None:    # shared memory over the device's, f16 where it lacks it
-            check(self.features, self.limits, self.adapter)
-        files = source_files(em) if em is not None else None
+        # shared memory over the device's, f16 where it lacks it
+        check_requirements(compiled.requirements, self.features, self.limits, self.adapter,
+                           "msl")
+        files = compiled.files or None
         dev = self.mtl_device
         lib, err = dev.newLibraryWithSource_options_error_(compiled.source,
                                                            self._compile_options(), None)

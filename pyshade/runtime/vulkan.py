@@ -56,7 +56,7 @@ import numpy as np
 
 from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
-from .base import Compiled, Device, DeviceArray, with_group_counts
+from .base import Compiled, Device, DeviceArray, check_requirements, with_group_counts
 from .recording import Recording
 from .vulkan_memory import BARRIER_STAGES, LLVMPIPE_NOTE, Memory, Slot
 from .vulkan_support import add_denorm_preserve, binding, list_adapters, open_device
@@ -381,11 +381,10 @@ class VulkanDevice(Recording, Device):
             raise CompileError(f"'{compiled.entry}': the vulkan device runs SPIR-V bytes, got "
                                f"{type(binary).__name__} (target {compiled.target!r})",
                                target=compiled.target, source=compiled.source)
-        # The GLSL emitter knows the shader features and shared memory the kernel needs:
-        # without them a driver may run it wrongly (SwiftShader: f16 results of 0).
-        check = getattr(compiled.extra.get("emitter"), "check_device", None)
-        if check is not None:
-            check(self.features, self.limits, self.adapter)
+        # Without the shader features and shared memory the kernel needs, a driver may
+        # run it wrongly (SwiftShader: f16 results of 0).
+        check_requirements(compiled.requirements, self.features, self.limits, self.adapter,
+                           compiled.target)
         if self.denorm_preserve:
             binary = add_denorm_preserve(bytes(binary), compiled.entry)
         layout = compiled.layout

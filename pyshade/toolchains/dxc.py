@@ -238,3 +238,13 @@ def validate_dxil(binary: bytes, source: str = "") -> None:
 def dxil_signed(binary: bytes) -> bool:
     """True when the DXIL container carries a validator's hash (zero when unsigned)."""
     return binary[:4] == b"DXBC" and any(binary[4:20])
+
+
+def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
+    """The HLSL toolchain of the target registry: SPIR-V from DXC (what the vulkan device
+    runs); a check (``validate``) also compiles the DXIL (D3D12's form) and validates
+    both. The d3d12 device compiles its own DXIL from the source."""
+    if validate:
+        compile_hlsl(compiled.source, entry=compiled.entry, target="dxil")
+    return compile_hlsl(compiled.source, entry=compiled.entry, target="spirv",
+                        validate=bool(validate)), ""

@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping
+from typing import Any
 
 from ..errors import BackendUnavailable, CompileError
 from . import map_line
@@ -141,3 +142,9 @@ def compile_glsl(source: str, stage: str = "comp", target_env: str = "vulkan1.1"
     if validate:
         validate_spirv(binary, target_env, source)
     return binary
+
+
+def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
+    """The GLSL toolchain of the target registry: SPIR-V from glslang (entry point: the
+    kernel's), checked by spirv-val unless ``validate`` is false."""
+    return compile_glsl(compiled.source, entry=compiled.entry, validate=bool(validate)), ""

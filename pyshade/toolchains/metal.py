@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 from ..errors import BackendUnavailable, CompileError
 
@@ -78,3 +79,14 @@ def _python_lines(log: str, files: dict | None) -> str:
         return log
     return re.sub(r"([\w.-]+\.py):(\d+)",
                   lambda m: f"{files.get(m.group(1), m.group(1))}:{m.group(2)}", log)
+
+
+def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
+    """The MSL toolchain of the target registry: a metallib from ``xcrun metal`` (macOS
+    only; BackendUnavailable elsewhere). Without ``validate`` (a device whose runtime
+    compiles MSL source itself, as Metal's newLibraryWithSource does; the tests'
+    stand-in) the binary is the text's bytes."""
+    if not validate:
+        return compiled.source.encode(), ""
+    return compile_msl(compiled.source, name=f"{compiled.entry}.metal",
+                       files=compiled.files), ""

@@ -77,3 +77,16 @@ def validate_wgsl(source: str, device: WgpuDevice) -> None:
     """Check WGSL ``source`` with the naga of ``device``; raise ``CompileError`` pointing at
     the Python line."""
     create_shader_module(source, device)
+
+
+def compile_target(compiled: Any, validate: Any) -> tuple[str, str]:
+    """The WGSL toolchain of the target registry: WGSL's binary is the text itself (naga
+    compiles it inside wgpu when a pipeline is made). ``validate`` is the ``WgpuDevice``
+    whose naga checks the text first, or False; a bare True asks for a check without
+    naming a device, which is refused (ps.compile passes the device)."""
+    if validate is True:
+        raise ValueError("validating WGSL needs the wgpu device whose naga checks it: "
+                         "pass it as validate= (ps.compile does)")
+    if validate:
+        validate_wgsl(compiled.source, validate)
+    return compiled.source, ""

@@ -167,3 +167,15 @@ def compile_cuda(source: str, *, arch: str = "compute_90", cubin: bool = False,
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
     return bytes(out).rstrip(b"\0") if not cubin else bytes(out)
+
+
+def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
+    """The CUDA toolchain of the target registry: PTX for compute_90 from NVRTC, or a
+    CUBIN when ``validate`` names an architecture (``"sm_90"``: what the cuda device
+    passes, so that a driver older than this NVRTC loads it; it refuses newer PTX).
+    NVRTC checks as it compiles; its warnings are the log."""
+    log: list[str] = []
+    arch = validate if isinstance(validate, str) else "compute_90"
+    binary = compile_cuda(compiled.source, name=f"{compiled.entry}.cu", files=compiled.files,
+                          log=log, arch=arch, cubin=arch.startswith("sm_"))
+    return binary, "".join(log)

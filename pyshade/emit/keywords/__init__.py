@@ -8,46 +8,56 @@ Each submodule (``wgsl glsl hlsl msl cuda python``) defines
 * ``RESERVED_PREFIXES``: an identifier starting with one of them is reserved;
 * ``RESERVED_SUBSTRINGS``: an identifier containing one of them is reserved.
 
-This package merges them, so that a name chosen once is valid in all targets:
-``ALL_KEYWORDS``, ``ALL_PREFIXES`` (plus pyshade's own prefix ``_ps`` for the
-names it generates), ``ALL_SUBSTRINGS``, and ``TARGETS`` (target name ->
-module).
+This package merges those of every target in the target registry
+(``pyshade.targets``: each entry names its keyword module), so that a name chosen once
+is valid in all targets: ``ALL_KEYWORDS``, ``ALL_PREFIXES`` (plus pyshade's own
+prefix ``_ps`` for the names it generates), ``ALL_SUBSTRINGS``, and ``TARGETS``
+(target name -> module). They are computed from the registry when read, so a target
+registered later counts too.
 """
 
 from __future__ import annotations
 
 from types import ModuleType
-
-from . import cuda, glsl, hlsl, msl, python, wgsl
-
-TARGETS: dict[str, ModuleType] = {
-    "wgsl": wgsl,
-    "glsl": glsl,
-    "hlsl": hlsl,
-    "msl": msl,
-    "cuda": cuda,
-    "python": python,
-}
-"""Target name -> module defining its ``KEYWORDS``, prefixes and substrings."""
+from typing import Any
 
 PYSHADE_PREFIX = "_ps"
 """Prefix of identifiers pyshade generates itself; kept away from user names."""
 
-ALL_KEYWORDS: frozenset[str] = frozenset().union(*(m.KEYWORDS for m in TARGETS.values()))
-"""Union of every target's ``KEYWORDS``."""
+_merged: dict[tuple, dict[str, Any]] = {}
 
 
-def _merge(seqs) -> tuple[str, ...]:
+def _merge(seqs: Any) -> tuple[str, ...]:
     """Concatenate tuples of strings, dropping repeats, keeping first-seen order."""
     return tuple(dict.fromkeys(s for seq in seqs for s in seq))
 
 
-ALL_PREFIXES: tuple[str, ...] = _merge(
-    [*(m.RESERVED_PREFIXES for m in TARGETS.values()), (PYSHADE_PREFIX,)])
-"""Union of every target's ``RESERVED_PREFIXES`` plus ``PYSHADE_PREFIX``."""
+def merged() -> dict[str, Any]:
+    """``TARGETS``, ``ALL_KEYWORDS``, ``ALL_PREFIXES`` and ``ALL_SUBSTRINGS`` of the
+    targets registered now (cached per registry state)."""
+    from ... import targets
+    key = tuple(targets.get(n) for n in targets.TARGETS)
+    hit = _merged.get(key)
+    if hit is None:
+        mods: dict[str, ModuleType] = {t.name: t.keyword_module() for t in key}
+        hit = _merged[key] = {
+            "TARGETS": mods,
+            "ALL_KEYWORDS": frozenset().union(*(m.KEYWORDS for m in mods.values())),
+            "ALL_PREFIXES": _merge([*(m.RESERVED_PREFIXES for m in mods.values()),
+                                    (PYSHADE_PREFIX,)]),
+            "ALL_SUBSTRINGS": _merge(m.RESERVED_SUBSTRINGS for m in mods.values()),
+        }
+    return hit
 
-ALL_SUBSTRINGS: tuple[str, ...] = _merge(m.RESERVED_SUBSTRINGS for m in TARGETS.values())
-"""Union of every target's ``RESERVED_SUBSTRINGS``."""
+
+def __getattr__(name: str) -> Any:
+    # TARGETS: target name -> its keyword module; ALL_KEYWORDS: the union of their
+    # KEYWORDS; ALL_PREFIXES: of their RESERVED_PREFIXES plus PYSHADE_PREFIX;
+    # ALL_SUBSTRINGS: of their RESERVED_SUBSTRINGS.
+    if name in ("TARGETS", "ALL_KEYWORDS", "ALL_PREFIXES", "ALL_SUBSTRINGS"):
+        return merged()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["ALL_KEYWORDS", "ALL_PREFIXES", "ALL_SUBSTRINGS", "PYSHADE_PREFIX", "TARGETS",
-           "cuda", "glsl", "hlsl", "msl", "python", "wgsl"]
+           "merged"]
