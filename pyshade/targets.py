@@ -44,7 +44,9 @@ class Target:
     ``toolchain``: ``"module:function"``, called as ``f(compiled, validate)`` with a
     ``Compiled`` whose ``binary`` is still None, returning ``(binary, log)``;
     ``extension``: the file extension of its text; ``gpu``: one of the GPU languages
-    (``ps.translate_all``, ``ps.check``).
+    (``ps.translate_all``, ``ps.check``). What the frontend asks of a target:
+    ``python_semantics``: its operators already mean what Python's do (the python
+    target: nothing is routed to ``pyshade.prelude``); ``prints``: ``print()`` works.
     """
 
     name: str
@@ -53,6 +55,8 @@ class Target:
     toolchain: str
     extension: str
     gpu: bool = True
+    python_semantics: bool = False
+    prints: bool = False
 
     def emitter_class(self) -> type:
         """The emitter class (imported on first use)."""
@@ -101,14 +105,15 @@ def _refresh() -> None:
     GPU_TARGETS = tuple(n for n, t in _REGISTRY.items() if t.gpu)
 
 
-def _builtin(name: str, emitter: str, toolchain: str, extension: str, gpu: bool = True) -> None:
+def _builtin(name: str, emitter: str, toolchain: str, extension: str, **caps: bool) -> None:
     register(Target(name, f"pyshade.emit.{name}:{emitter}", f"pyshade.emit.keywords.{name}",
-                    f"pyshade.toolchains.{toolchain}", extension, gpu))
+                    f"pyshade.toolchains.{toolchain}", extension, **caps))
 
 
 _builtin("wgsl", "WgslEmitter", "naga:compile_target", "wgsl")
 _builtin("glsl", "GlslEmitter", "glslang:compile_target", "glsl")
 _builtin("hlsl", "HlslEmitter", "dxc:compile_target", "hlsl")
 _builtin("msl", "MslEmitter", "metal:compile_target", "metal")
-_builtin("cuda", "CudaEmitter", "nvrtc:compile_target", "cu")
-_builtin("python", "PythonEmitter", "cpython:compile_target", "py", gpu=False)
+_builtin("cuda", "CudaEmitter", "nvrtc:compile_target", "cu", prints=True)
+_builtin("python", "PythonEmitter", "cpython:compile_target", "py", gpu=False,
+         python_semantics=True, prints=True)

@@ -341,3 +341,40 @@ def test_a_failed_command_buffer_is_a_launch_error(dev, monkeypatch) -> None:
     rw.launch(a, dev.zeros(8, np.float32), 1.0, threads=8, device=dev)
     with pytest.raises(ps.LaunchError, match="a Metal command buffer failed on .*: GPU hang"):
         dev.synchronize()
+
+
+# -- the device checks what the kernel needs (Compiled.requirements) -----------------------
+
+@ps.kernel(workgroup_size=64)
+def halve(x: ps.Buffer[ps.f16]):
+    i = ps.global_id().x
+    if i < len(x):
+        x[i] = x[i] * ps.f16(0.5)
+
+
+@ps.kernel(workgroup_size=64)
+def big_tile(x: ps.Buffer[f32]):
+    tile = ps.shared_array(f32, 16384)
+    i = ps.global_id().x
+    tile[ps.local_id().x] = x[i]
+    ps.barrier()
+    x[i] = tile[0]
+
+
+def test_f16_on_a_device_without_it_is_an_error_at_the_python_line(dev) -> None:
+    dev.features = {"i64"}               # a Metal device without half
+    x = dev.zeros(64, np.float16)
+    with pytest.raises(ps.TranslationError, match="has no f16 support") as info:
+        halve.launch(x, threads=64, device=dev)
+    assert info.value.filename == __file__
+    assert info.value.lineno == halve.__wrapped__.__code__.co_firstlineno + 1  # the def
+    assert info.value.target == "msl"
+
+
+def test_shared_memory_over_the_device_limit_is_an_error_at_its_line(dev) -> None:
+    assert dev.limits["max_compute_shared_memory_size"] == 32768
+    x = dev.zeros(64, np.float32)
+    with pytest.raises(ps.TranslationError, match="take 65536 bytes, more than the 32768") \
+            as info:
+        big_tile.launch(x, threads=64, device=dev)
+    assert info.value.lineno == big_tile.__wrapped__.__code__.co_firstlineno + 2

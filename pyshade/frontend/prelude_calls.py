@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .. import prelude
+from .. import prelude, targets
 from .. import types as T
 from .source import get_source
 
@@ -42,14 +42,19 @@ def _kind(e: T.ScalarType) -> str:
 class PreludeMixin:
     """Prelude routing; the class using it provides ``prog_checker``, ``const``, ``error``..."""
 
+    @property
+    def python_semantics(self) -> bool:
+        """The target's operators mean Python's (the target registry's flag)."""
+        return targets.get(self.target).python_semantics
+
     def routes(self) -> bool:
         """True where operations go to the prelude: a GPU target, outside the prelude itself
         (which is written over primitives and must not call itself)."""
-        return self.target != "python" and self.src.globals is not vars(prelude)
+        return not self.python_semantics and self.src.globals is not vars(prelude)
 
     def not_in_prelude(self, node: ast.AST, what: str) -> None:
         """An internal error for a routed operation used inside the prelude."""
-        if self.target != "python" and self.src.globals is vars(prelude):
+        if not self.python_semantics and self.src.globals is vars(prelude):
             self.error(node, f"internal: the prelude cannot use {what} (it would call itself): "
                              "use its primitives")
 
