@@ -1,21 +1,23 @@
 """Kernel-side builtins: ids, barrier, atomics, math and the ``ps.*`` helpers.
 
-Each builtin is ONE ``Builtin`` registry entry: its signature rule (``typer``),
-its spelling per target, its CPU implementation and its docstring. Entries
-are keyed by the Python object a kernel refers to (``ps.global_id``,
-``math.sqrt``, the builtin ``abs``...), so name resolution in the frontend is
-a dictionary lookup after evaluating the dotted name.
+Each builtin is ONE ``Builtin`` registry entry holding what is the same on every
+target: its name, the Python object, its signature rule (``typer``), its
+docstring, its purity and its kinds. Entries are keyed by the Python object a
+kernel refers to (``ps.global_id``, ``math.sqrt``, the builtin ``abs``...), so
+name resolution in the frontend is a dictionary lookup after evaluating the
+dotted name.
 
-Spellings are format strings over the emitted argument texts (``{0}``,
-``{1}``...; ``{T}`` is the target's name of the result type) or callables
-``f(emitter, node) -> str`` for the few that need more. A spelling is looked up
-by the emitter's target, then by its families (``clike`` for every brace
-language), so that ``sqrt({0})`` can be written once.
+How each target writes a builtin lives with its emitter: one table per target
+in ``pyshade/emit/spellings/`` (``clike.py`` for the defaults of the brace
+languages, ``wgsl.py``, ``glsl.py``, ``hlsl.py``, ``msl.py``, ``cuda.py``,
+``python.py``), keyed by the registry name. A builtin added here needs an entry
+(a spelling, or ``None`` where it is not available) for every target:
+``tests/test_spellings.py`` checks it.
 
 Python's semantics of operators and of ``min``/``max``/``abs``/``int()``... on
 GPU targets live in ``pyshade.prelude`` (kernel-language helpers the frontend
 calls instead of the operator); only the unsigned and native-float cases of
-those builtins reach their spellings here.
+those builtins reach their spellings.
 """
 
 from __future__ import annotations
@@ -54,7 +56,6 @@ class Builtin:
     name: str
     obj: Any
     typer: Callable[..., Any]            # typer(tc, call_node, arg_types) -> result type
-    spell: dict[str, Any]                # target -> format string or callable
     doc: str = ""
     pure: bool = True                    # no side effects (may be evaluated speculatively)
     kinds: tuple = field(default_factory=tuple)   # free-form tags: "atomic", "barrier"...
@@ -65,12 +66,12 @@ BY_NAME: dict[str, Builtin] = {}
 
 
 def _register(name: str, obj: Any, typer: Callable[..., Any], doc: str,
-              pure: bool = True, kinds: tuple = (), **spell: Any) -> Any:
+              pure: bool = True, kinds: tuple = ()) -> Any:
     if obj is None:
         obj = _kernel_only(name)
     if doc and getattr(obj, "__module__", None) == __name__:
         obj.__doc__ = doc
-    b = Builtin(name, obj, typer, spell, doc, pure, kinds)
+    b = Builtin(name, obj, typer, doc, pure, kinds)
     REGISTRY[id(obj)] = b
     BY_NAME[name] = b
     return obj
@@ -256,168 +257,88 @@ def _t_fma(tc: Any, node: Any, args: list) -> T.Type:
 # Invocation ids and synchronisation
 
 global_id = _register("global_id", None, _t_const(T.uvec3),
-                      "The invocation's global id (uvec3).", clike="{ids.global_id}",
-                      python="{ids.global_id}")
+                      "The invocation's global id (uvec3).")
 local_id = _register("local_id", None, _t_const(T.uvec3),
-                     "The invocation's id within its workgroup (uvec3).",
-                     clike="{ids.local_id}", python="{ids.local_id}")
-group_id = _register("group_id", None, _t_const(T.uvec3), "The workgroup's id (uvec3).",
-                     clike="{ids.group_id}", python="{ids.group_id}")
+                     "The invocation's id within its workgroup (uvec3).")
+group_id = _register("group_id", None, _t_const(T.uvec3), "The workgroup's id (uvec3).")
 num_groups = _register("num_groups", None, _t_const(T.uvec3),
-                       "The number of workgroups of the launch (uvec3).",
-                       clike="{ids.num_groups}", python="{ids.num_groups}")
+                       "The number of workgroups of the launch (uvec3).")
 local_index = _register("local_index", None, _t_const(T.u32),
-                        "The invocation's flattened index within its workgroup (u32).",
-                        clike="{ids.local_index}", python="{ids.local_index}")
+                        "The invocation's flattened index within its workgroup (u32).")
 barrier = _register("barrier", None, _t_void,
                     "Workgroup execution and memory barrier (uniform control flow only).",
-                    pure=False, kinds=("barrier",), python="yield")
-# (The brace targets write barrier() as their ``BARRIER`` statements: emit/clike.py.)
+                    pure=False, kinds=("barrier",))
 
-_ATOMICS = {"add": "Add", "sub": "Sub", "min": "Min", "max": "Max", "and": "And",
-            "or": "Or", "xor": "Xor", "exchange": "Exchange"}
-_CUDA_ATOMICS = {"exchange": "Exch"}        # CUDA's atomics take the element's address
-for _op, _w in _ATOMICS.items():
+ATOMIC_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "exchange")
+"""The read-modify-write atomics: ``atomic_<op>`` for each (the spelling tables loop over it)."""
+for _op in ATOMIC_OPS:
     globals()[f"atomic_{_op}"] = _register(
         f"atomic_{_op}", None, _t_atomic(3),
         f"Atomically ``buf[i] = buf[i] {_op} v``; returns the old value.",
-        pure=False, kinds=("atomic", _op), wgsl=f"atomic{_w}(&{{0}}[{{1}}], {{2}})",
-        glsl=(f"atomic{_w}({{0}}[{{1}}], {{2}})" if _op != "sub"      # GLSL has no atomicSub
-              else "atomicAdd({0}[{1}], -({2}))"),
-        cuda=f"atomic{_CUDA_ATOMICS.get(_op, _w)}(&{{0}}[{{1}}], {{2}})",
-        hlsl=lambda em, node: em.atomic_call(node), msl=lambda em, node: em.atomic_call(node),
-        python=f"_atomic('{_op}', {{0}}, {{1}}, {{2}}, {{wrap}})")
+        pure=False, kinds=("atomic", _op))
 atomic_compare_exchange = _register(
     "atomic_compare_exchange", None, _t_atomic(4),
     "Atomically store ``new`` in ``buf[i]`` if it equals ``expected``; returns the old value.",
-    pure=False, kinds=("atomic", "cas"), wgsl="{cas}",
-    glsl="atomicCompSwap({0}[{1}], {2}, {3})", cuda="atomicCAS(&{0}[{1}], {2}, {3})",
-    hlsl=lambda em, node: em.atomic_call(node), msl=lambda em, node: em.atomic_call(node),
-    python="_atomic_cas({0}, {1}, {2}, {3})")
+    pure=False, kinds=("atomic", "cas"))
 
 # ----------------------------------------------------------------------------
 # Python builtins
 
-_register("abs", builtins.abs, _t_num_map(1), "Absolute value.", clike="abs({0})",
-          glsl=lambda em, node: em.unsigned_abs(node), cuda=lambda em, node: em.abs_call(node),
-          hlsl=lambda em, node: em.unsigned_abs(node), msl=lambda em, node: em.unsigned_abs(node),
-          python="{abs}")
-_register("min", builtins.min, _t_minmax, "Smaller of two values.", clike="min({0}, {1})",
-          python="{min}")
-_register("max", builtins.max, _t_minmax, "Larger of two values.", clike="max({0}, {1})",
-          python="{max}")
-_register("round", builtins.round, _t_round, "Round to nearest, ties to even (returns a float).",
-          wgsl="round({0})", glsl="roundEven({0})", cuda="rint({0})", msl="rint({0})",
-          hlsl=lambda em, node: em.round_call(node), python="{r}(_round({0}))")
-_register("int", builtins.int, _t_int, "Convert to i32 (floats truncate toward zero).",
-          wgsl="", python="")
-_register("float", builtins.float, _t_float, "Convert to f32.", wgsl="", python="")
-_register("bool", builtins.bool, _t_bool, "Convert to bool (non-zero is True).", wgsl="",
-          python="")
-_register("len", builtins.len, _t_len, "Number of elements of a Buffer or array (u32).",
-          clike="{len}", python="len({0})")
+_register("abs", builtins.abs, _t_num_map(1), "Absolute value.")
+_register("min", builtins.min, _t_minmax, "Smaller of two values.")
+_register("max", builtins.max, _t_minmax, "Larger of two values.")
+_register("round", builtins.round, _t_round, "Round to nearest, ties to even (returns a float).")
+_register("int", builtins.int, _t_int, "Convert to i32 (floats truncate toward zero).")
+_register("float", builtins.float, _t_float, "Convert to f32.")
+_register("bool", builtins.bool, _t_bool, "Convert to bool (non-zero is True).")
+_register("len", builtins.len, _t_len, "Number of elements of a Buffer or array (u32).")
 _register("print", builtins.print, _t_print, "Print values (CPU and CUDA only).", pure=False,
-          kinds=("print",), cuda=lambda em, node: em.printf_call(node), python="print({args})")
+          kinds=("print",))
 
 # ----------------------------------------------------------------------------
 # The math module
 
-for _name, _wg in (("sqrt", "sqrt"), ("sin", "sin"), ("cos", "cos"), ("tan", "tan"),
-                   ("asin", "asin"), ("acos", "acos"), ("atan", "atan"), ("exp", "exp"),
-                   ("log", "log"), ("log2", "log2"), ("fabs", "abs")):
+for _name in ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "exp", "log", "log2", "fabs"):
     _register(f"math.{_name}", getattr(math, _name), _t_float_map(1),
-              f"math.{_name} on f32/f16/f64 scalars or float vectors.",
-              clike=f"{_wg}({{0}})", python=f"{{map}}(_{_name})")
+              f"math.{_name} on f32/f16/f64 scalars or float vectors.")
 for _name in ("floor", "ceil", "trunc"):
     _register(f"math.{_name}", getattr(math, _name), _t_float_map(1),
-              f"math.{_name}: returns the float type (an integral value), as GPUs do.",
-              clike=f"{_name}({{0}})", python=f"{{map}}(_{_name})")
-_register("math.atan2", math.atan2, _t_float_map(2), "math.atan2(y, x).",
-          clike="atan2({0}, {1})", glsl="atan({0}, {1})", python="{map}(_atan2)")
-_register("math.pow", math.pow, _t_float_map(2), "math.pow(x, y) on floats.",
-          clike="pow({0}, {1})", python="{map}(_pow)")
-_register("math.isnan", math.isnan, _t_float_pred, "True where x is NaN.",
-          python="{pred}(_isnan)")
-_register("math.isinf", math.isinf, _t_float_pred, "True where x is +-infinity.",
-          python="{pred}(_isinf)")
+              f"math.{_name}: returns the float type (an integral value), as GPUs do.")
+_register("math.atan2", math.atan2, _t_float_map(2), "math.atan2(y, x).")
+_register("math.pow", math.pow, _t_float_map(2), "math.pow(x, y) on floats.")
+_register("math.isnan", math.isnan, _t_float_pred, "True where x is NaN.")
+_register("math.isinf", math.isinf, _t_float_pred, "True where x is +-infinity.")
 
 # ----------------------------------------------------------------------------
 # pyshade helpers
 
-# CUDA has no vector math library (without headers NVRTC lacks): the emitter writes these
-# as functions that round each operation as the CPU device does. MSL uses them too: its
-# library's mix/dot/... may fuse or reorder operations, numpy's result rounds each one.
-_cuda_formula = lambda em, node: em.formula_call(node)  # noqa: E731
-
 clamp = _register("clamp", None, _t_clamp,
                   "min(max(x, lo), hi), element-wise; needs lo <= hi (the CPU device raises "
-                  "otherwise: GPUs disagree on the result).",
-                  clike="min(max({0}, {1}), {2})", python="_clamp({0}, {1}, {2})")
-mix = _register("mix", None, _t_mix, "Linear interpolation a*(1-t) + b*t.",
-                clike="mix({0}, {1}, {2})", cuda=_cuda_formula, msl=_cuda_formula, hlsl="lerp({0}, {1}, {2})",
-                python="_mix({0}, {1}, {2}, {r})")
-step = _register("step", None, _t_step, "0.0 where x < edge, else 1.0: step(edge, x).",
-                 clike="step({0}, {1})", cuda=_cuda_formula, msl=_cuda_formula,
-                python="{map}(_step)")
+                  "otherwise: GPUs disagree on the result).")
+mix = _register("mix", None, _t_mix, "Linear interpolation a*(1-t) + b*t.")
+step = _register("step", None, _t_step, "0.0 where x < edge, else 1.0: step(edge, x).")
 smoothstep = _register("smoothstep", None, _t_smoothstep,
-                       "Hermite interpolation between edges e0 and e1: smoothstep(e0, e1, x).",
-                       clike="smoothstep({0}, {1}, {2})", cuda=_cuda_formula, msl=_cuda_formula,
-                       python="_smoothstep({0}, {1}, {2}, {r})")
-dot = _register("dot", None, _t_vec_reduce(2), "Dot product of two float vectors.",
-                clike="dot({0}, {1})", cuda=_cuda_formula, msl=_cuda_formula,
-                python="_dot({0}, {1}, {r})")
-cross = _register("cross", None, _t_cross, "Cross product of two vec3.",
-                  clike="cross({0}, {1})", cuda=_cuda_formula, msl=_cuda_formula,
-                python="_cross({0}, {1}, {r})")
-length = _register("length", None, _t_vec_reduce(1), "Euclidean length of a float vector.",
-                   clike="length({0})", cuda=_cuda_formula, msl=_cuda_formula,
-                python="_length({0}, {r})")
-normalize = _register("normalize", None, _t_normalize, "The vector scaled to length 1.",
-                      clike="normalize({0})", cuda=_cuda_formula, msl=_cuda_formula,
-                python="_normalize({0}, {r})")
-distance = _register("distance", None, _t_vec_reduce(2), "length(a - b).",
-                     clike="distance({0}, {1})", cuda=_cuda_formula, msl=_cuda_formula,
-                python="_distance({0}, {1}, {r})")
-fma = _register("fma", None, _t_fma, "a * b + c (fused where the target fuses).",
-                clike="fma({0}, {1}, {2})", hlsl="mad({0}, {1}, {2})",
-                python="_fma({0}, {1}, {2}, {r})")
+                       "Hermite interpolation between edges e0 and e1: smoothstep(e0, e1, x).")
+dot = _register("dot", None, _t_vec_reduce(2), "Dot product of two float vectors.")
+cross = _register("cross", None, _t_cross, "Cross product of two vec3.")
+length = _register("length", None, _t_vec_reduce(1), "Euclidean length of a float vector.")
+normalize = _register("normalize", None, _t_normalize, "The vector scaled to length 1.")
+distance = _register("distance", None, _t_vec_reduce(2), "length(a - b).")
+fma = _register("fma", None, _t_fma, "a * b + c (fused where the target fuses).")
 select = _register("select", None, _t_select,
-                   "select(f, t, cond): t where cond else f (both evaluated).",
-                   wgsl="select({0}, {1}, {2})",
-                   glsl=lambda em, node: em.select_call(node),
-                   cuda=lambda em, node: em.select_call(node),
-                   hlsl=lambda em, node: em.select_call(node), msl="select({0}, {1}, {2})",
-                   python="_select({0}, {1}, {2})")
+                   "select(f, t, cond): t where cond else f (both evaluated).")
 bitcast = _register("bitcast", None, _t_bitcast,
-                    "bitcast(T, x): reinterpret the bits of x as scalar type T.",
-                    wgsl="bitcast<{T}>({1})", glsl=lambda em, node: em.bitcast_call(node),
-                    cuda=lambda em, node: em.bitcast_call(node),
-                    hlsl=lambda em, node: em.bitcast_call(node), msl="as_type<{T}>({1})",
-                    python="_bitcast({1}, '{src}', '{T}')")
-popcount = _register("popcount", None, _t_int_bits, "Number of 1 bits.",
-                     wgsl="countOneBits({0})", glsl="{T}(bitCount({0}))",
-                     cuda=lambda em, node: em.bit_call(node),
-                     hlsl=lambda em, node: em.bit_call(node, "popcount"), msl="popcount({0})",
-                     python="_popcount({0}, {bits})")
-reverse_bits = _register("reverse_bits", None, _t_int_bits, "Bits in reverse order.",
-                         wgsl="reverseBits({0})", glsl="bitfieldReverse({0})",
-                         cuda=lambda em, node: em.bit_call(node),
-                         hlsl=lambda em, node: em.bit_call(node, "reverse"),
-                         msl="reverse_bits({0})",
-                         python="{wrap}(_reverse_bits({0}, {bits}))")
+                    "bitcast(T, x): reinterpret the bits of x as scalar type T.")
+popcount = _register("popcount", None, _t_int_bits, "Number of 1 bits.")
+reverse_bits = _register("reverse_bits", None, _t_int_bits, "Bits in reverse order.")
 count_leading_zeros = _register("count_leading_zeros", None, _t_int_bits,
-                                "Number of leading 0 bits.", wgsl="countLeadingZeros({0})",
-                                glsl=lambda em, node: em.clz_call(node),
-                                cuda=lambda em, node: em.bit_call(node),
-                                hlsl=lambda em, node: em.bit_call(node, "clz"), msl="clz({0})",
-                                python="_clz({0}, {bits})")
+                                "Number of leading 0 bits.")
 
 
 # ----------------------------------------------------------------------------
 # Prelude primitives: the few operations ``pyshade.prelude`` is written over.
 # They are not part of the public API (kernels call the prelude through
-# operators and builtins). Each has one spelling row per family: ``clike`` is
-# the default of every brace target; a target key overrides it.
+# operators and builtins). Each target spells them in its table, as the other builtins.
 
 def _t_tdiv(tc: Any, node: Any, args: list) -> T.Type:
     tc.arity(node, 2)
@@ -460,24 +381,16 @@ def _t_same_int(tc: Any, node: Any, args: list) -> T.Type:
 # PTX selecting by a mask, emit/cuda_ops.asm_minmax): on the H200, max(-x, x) clamped to
 # [lo, hi] went wrong as VIMNMX (bench/probes/cuda_diff_probe.py). Only the prelude's
 # cuda branch uses them.
-_smin = _register("prelude.smin", None, _t_same_int, "Signed min, opaque to the optimiser.",
-                  clike="min({0}, {1})", cuda=lambda em, node: em.asm_minmax(node, "min"))
-_smax = _register("prelude.smax", None, _t_same_int, "Signed max, opaque to the optimiser.",
-                  clike="max({0}, {1})", cuda=lambda em, node: em.asm_minmax(node, "max"))
+_smin = _register("prelude.smin", None, _t_same_int, "Signed min, opaque to the optimiser.")
+_smax = _register("prelude.smax", None, _t_same_int, "Signed max, opaque to the optimiser.")
 _tdiv = _register("prelude.tdiv", None, _t_tdiv,
                   "a / b rounded toward zero, for b != 0 and not MIN / -1 (the prelude "
-                  "guards those: C-family targets leave them undefined).",
-                  clike="({0} / {1})", python="{pred}(_tdiv)")
+                  "guards those: C-family targets leave them undefined).")
 _bits = _register("prelude.bits", None, _t_bits,
-                  "The bits of an f32 (vector) as i32 (same shape).",
-                  wgsl="bitcast<{T}>({0})", glsl="floatBitsToInt({0})",
-                  cuda="__float_as_int({0})", hlsl="asint({0})", msl="as_type<{T}>({0})",
-                  python="{pred}(_f32_bits)")
+                  "The bits of an f32 (vector) as i32 (same shape).")
 _convert = _register("prelude.convert", None, _t_convert,
                      "convert(T, x): the target's own conversion of an in-range value "
-                     "(a float already truncatable, an integer that fits).",
-                     clike="{T}({1})", cuda=lambda em, node: em.convert_call(node),
-                     python="{convert}")
+                     "(a float already truncatable, an integer that fits).")
 
 
 def unroll(r: Any) -> Any:
@@ -489,4 +402,4 @@ __all__ = ["target", "unroll", "global_id", "local_id", "group_id", "num_groups"
            "local_index", "barrier", "clamp", "mix", "step", "smoothstep", "dot", "cross",
            "length", "normalize", "distance", "fma", "select", "bitcast", "popcount",
            "reverse_bits", "count_leading_zeros", "atomic_compare_exchange"] + [
-           f"atomic_{o}" for o in _ATOMICS]
+           f"atomic_{o}" for o in ATOMIC_OPS]

@@ -8,7 +8,9 @@ assignment and loops over ``range`` are lowered (the ``match`` and loop rules in
 ``lowering.ControlFlow`` mixin), and the ``// file.py:LINE`` comment on every
 statement. Subclasses provide the syntax through small hooks
 and tables; ``CLikeEmitter`` is the brace-language base of WGSL, GLSL, HLSL,
-MSL and CUDA.
+MSL and CUDA. Builtin calls are spelled from the tables of ``emit/spellings/``:
+each emitter class names its own (``spellings``) and its families' (``families``),
+and ``spelling`` looks them up in that order.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ..frontend.source import make_error
 from .deep import DeepSplit
 from .lowering import ControlFlow
 from .names import Namer
+from .spellings import FAMILIES
 
 # Comparison operators are spelled alike in Python and every C-like target.
 CMP_SYMBOLS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
@@ -43,7 +46,9 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
     # True where the target has no built-in for the launch's group counts: the parameter
     # block then carries them (``ParamBlock.groups``), when the kernel needs them.
     groups_in_block = False
-    # Spelling rows a builtin may share with other targets (``clike``), after the target's own.
+    # The target's builtin spellings (its table in ``emit/spellings/``), looked up first.
+    spellings: dict[str, Any] = {}
+    # Spelling tables a builtin may share with other targets (``clike``), after the target's own.
     families: tuple[str, ...] = ()
 
     def __init__(self, prog: Program):
@@ -474,10 +479,12 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
         return spell.format(*args, **self.spell_extras(node, b, args))
 
     def spelling(self, b: Any) -> Any:
-        """``b``'s spelling row for this target, else for the first of its ``families``."""
-        for key in (self.target, *self.families):
-            if key in b.spell:
-                return b.spell[key]
+        """``b``'s entry in this target's ``spellings``, else in the first of its ``families``'
+        tables that has one: a format string, a ``Method`` (called as ``f(emitter, node)``), or
+        None where ``b`` is not available."""
+        for table in (self.spellings, *(FAMILIES[f] for f in self.families)):
+            if b.name in table:
+                return table[b.name]
         return None
 
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:

@@ -60,6 +60,7 @@ from ..frontend.program import FuncInfo
 from . import cuda_tables as C
 from .clike import CLikeEmitter, shortest_f32
 from .cuda_ops import CudaOps
+from .spellings.cuda import SPELLINGS
 
 
 def _walk_types(t: Any, out: list) -> None:
@@ -89,6 +90,7 @@ class CudaEmitter(CudaOps, CLikeEmitter):
     """Writes a Program as CUDA C++ for NVRTC."""
 
     target = "cuda"
+    spellings = SPELLINGS
     explicit_lengths = True
     line_directives = True
     # __syncthreads() waits for the block and makes its shared and global stores visible.

@@ -4,8 +4,9 @@ Design notes:
 - Mostly tables (``SCALARS``, ``VEC_PREFIX``, ``LITERAL_SUFFIX``, ``IDS``,
   ``BITCASTS``, ``COMPARE_FUNCS``) over the shared brace-language code of
   ``clike.py``; statement lowering stays in ``base.py``. Builtins are spelled by
-  their ``clike`` rows in ``lang.py`` and ``glsl`` rows only where GLSL differs
-  (``roundEven``, two-argument ``atan``, ``bitCount``, ``atomicCompSwap``...).
+  the ``clike`` family's table in ``spellings/`` and ``spellings/glsl.py`` only where
+  GLSL differs (``roundEven``, two-argument ``atan``, ``bitCount``,
+  ``atomicCompSwap``...).
 - Resources follow ``runtime/vulkan.py``: every ``Buffer[T]`` is a std430
   storage block at ``set = 0, binding = i`` (``readonly`` when not written,
   ``coherent`` when the kernel has a barrier, so that stores before it are
@@ -41,6 +42,7 @@ from .. import types as T
 from ..frontend.program import FuncInfo
 from .clike import CLikeEmitter, elem_type, shortest_f32
 from .features import DeviceChecks
+from .spellings.glsl import SPELLINGS
 
 PUSH_CONSTANT_LIMIT = 128          # bytes: maxPushConstantsSize is at least this everywhere
 
@@ -72,6 +74,7 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
     """Writes a Program as a GLSL 4.50 compute shader for Vulkan."""
 
     target = "glsl"
+    spellings = SPELLINGS
     explicit_lengths = True
     line_directives = True
     # barrier(): stores to shared and storage memory made before it are visible after it.
@@ -305,7 +308,7 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
             return f"bool(uint({a}) {sym} uint({b}))"
         return f"{a} {'&&' if op is ast.BitAnd else '||'} {b}"
 
-    # -- builtins with a GLSL shape (callable spellings in lang.py) ----------------------
+    # -- builtins with a GLSL shape (the Methods of spellings/glsl.py) --------------------
     def select_call(self, node: ast.Call) -> str:
         """``select(f, t, c)``: a ternary, or ``mix`` for a bool-vector condition."""
         f, t, c = (self.value(a) for a in node.args)

@@ -3,11 +3,12 @@
 Design notes:
 - Mostly tables (``hlsl_tables``) over the shared brace-language code of
   ``clike.py``; statement lowering stays in ``base.py``, Python's semantics in
-  the prelude. Builtins are spelled by their ``clike`` rows in ``lang.py`` and
-  ``hlsl`` rows only where HLSL differs (``lerp``, ``mad``, ``atan2``, the
-  ``Interlocked`` atomics...). What HLSL can only say as statements (atomics,
-  struct values) or what DXC gets wrong (``round``, 64-bit bit operations) are
-  generated functions (``hlsl_helpers``), so every use stays an expression.
+  the prelude. Builtins are spelled by the ``clike`` family's table in
+  ``spellings/`` and ``spellings/hlsl.py`` only where HLSL differs (``lerp``,
+  ``mad``, the ``Interlocked`` atomics...). What HLSL can only say as statements
+  (atomics, struct values) or what DXC gets wrong (``round``, 64-bit bit
+  operations) are generated functions (``hlsl_helpers``), so every use stays an
+  expression.
 - The language is HLSL 2021 (``-HV 2021``): there ``&&``, ``||`` and ``?:``
   short-circuit on scalars as Python's ``and``/``or``/``if else`` do (HLSL 2018
   evaluates both sides). DXC 1.7's SPIR-V does not keep that: where the later
@@ -56,6 +57,7 @@ from .features import DeviceChecks
 from .hlsl_helpers import HlslHelpers
 from .hlsl_tables import BITCASTS, IDS, LITERAL_SUFFIX, SCALARS, registers
 from .lazy import LazyLogic
+from .spellings.hlsl import SPELLINGS
 
 PUSH_CONSTANT_LIMIT = 128          # bytes: maxPushConstantsSize is at least this everywhere
 
@@ -75,6 +77,7 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
     """Writes a Program as an HLSL (Shader Model 6) compute shader."""
 
     target = "hlsl"
+    spellings = SPELLINGS
     explicit_lengths = True
     groups_in_block = True
     line_directives = True
@@ -406,7 +409,7 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
             return f"({self.type_name(t, node)})({self.value(node.args[0])})"
         return super().call_construct(node, t)
 
-    # -- builtins with an HLSL shape (callable spellings in lang.py) ---------------------
+    # -- builtins with an HLSL shape (the Methods of spellings/hlsl.py) -------------------
     def atomic_call(self, node: ast.Call) -> str:
         """``atomic_<op>(buf, i, v...)`` through the (op, buffer) helper."""
         kind, what = node.ps_call

@@ -43,6 +43,7 @@ from . import msl_tables as M
 from .clike import CLikeEmitter, elem_type
 from .cuda import CudaEmitter, is_vec3
 from .features import scalars_in
+from .spellings.msl import SPELLINGS
 
 
 def _base(t: Any) -> Any:
@@ -53,6 +54,7 @@ class MslEmitter(CudaEmitter):
     """Writes a Program as Metal Shading Language."""
 
     target = "msl"
+    spellings = SPELLINGS
     families = ("clike",)
     tables = M
     FDI = "inline"

@@ -23,6 +23,7 @@ from .. import types as T
 from ..frontend.exprs import IDS
 from ..frontend.program import FuncInfo
 from .base import CMP_SYMBOLS, Emitter, IdNames
+from .spellings.python import SPELLINGS
 
 WRAP = {"i32": "_i32", "u32": "_u32", "i64": "_i64", "u64": "_u64", "f32": "_f32",
         "f16": "_f16"}
@@ -39,6 +40,7 @@ class PythonEmitter(Emitter):
     """Writes a Program as Python for the CPU interpreter."""
 
     target = "python"
+    spellings = SPELLINGS
     comment = "#"
     bool_ops = {ast.And: "and", ast.Or: "or"}
 
@@ -434,7 +436,7 @@ class PythonEmitter(Emitter):
     def call_builtin(self, node: ast.Call, b: Any) -> str:
         """A builtin from its ``python`` spelling: print, element-wise math, abs/min/max,
         or a format string."""
-        spell = b.spell.get("python", "")
+        spell = self.spelling(b) or ""
         if callable(spell):
             return spell(self, node)
         t = node.ps_type

@@ -29,6 +29,7 @@ from .. import types as T
 from ..frontend.exprs import CT
 from ..frontend.program import FuncInfo
 from .clike import CLikeEmitter, elem_type, shortest_f32
+from .spellings.wgsl import SPELLINGS
 from .wgsl_helpers import WgslHelpers
 
 SCALAR = {"bool": "bool", "i32": "i32", "u32": "u32", "f32": "f32", "f16": "f16"}
@@ -41,6 +42,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
     """Writes a Program as WGSL."""
 
     target = "wgsl"
+    spellings = SPELLINGS
     explicit_lengths = True
     BARRIER = ("storageBarrier()", "workgroupBarrier()")
 
