@@ -14,7 +14,8 @@ import pytest
 
 import pyshade as ps
 from pyshade import lang, u32
-from pyshade.emit import TARGETS, emitter_class
+from pyshade.emit import emitter_class
+from pyshade.targets import TARGETS
 from pyshade.emit.spellings import FAMILIES, Method
 
 CLASSES = {t: emitter_class(t) for t in TARGETS}
