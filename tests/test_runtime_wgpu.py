@@ -13,6 +13,7 @@ import time
 import numpy as np
 import pytest
 
+import pyshade as ps
 from pyshade.errors import BackendUnavailable, CompileError
 from pyshade.runtime.base import BufferSlot, Compiled, Layout, ParamBlock
 from pyshade.toolchains import map_line
@@ -295,3 +296,19 @@ def test_unused_binding_and_storage_param_block(dev):
     out = dev.zeros(64, np.uint32)
     dev.launch_compiled(k, [ignored, out], _u32s(1000), (1, 1, 1))
     np.testing.assert_array_equal(out.numpy(), 1000 + np.arange(64))
+
+
+def test_f16_without_shader_f16_is_an_error_at_the_python_line(dev, monkeypatch):
+    """The device checks ``Compiled.requirements``: f16 code on an adapter without the
+    shader-f16 feature is refused at the kernel's line before naga or a driver sees it."""
+    @ps.kernel(workgroup_size=64)
+    def halve(x: ps.Buffer[ps.f16]):
+        i = ps.global_id().x
+        if i < len(x):
+            x[i] = x[i] * ps.f16(0.5)
+    monkeypatch.setattr(dev, "features", set(dev.features) - {"shader-f16"})
+    x = dev.zeros(8, np.float16)
+    with pytest.raises(ps.TranslationError, match="has no f16 support") as info:
+        halve.launch(x, threads=8, device=dev)
+    assert (info.value.filename, info.value.lineno) == (__file__,
+                                                        halve.__wrapped__.__code__.co_firstlineno + 1)

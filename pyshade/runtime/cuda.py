@@ -30,7 +30,7 @@ import numpy as np
 
 from ..cache import LRU
 from ..errors import BackendUnavailable, LaunchError
-from .base import Compiled, Device, DeviceArray
+from .base import Compiled, Device, DeviceArray, check_requirements
 
 MODULE_CACHE_SIZE = 256
 
@@ -219,6 +219,9 @@ class CudaDevice(Device):
             raise CompileError(f"'{compiled.entry}': the cuda device runs CUBIN or PTX bytes, "
                                f"got {type(binary).__name__} (target {compiled.target!r})",
                                target=compiled.target, source=compiled.source)
+        # Every CUDA GPU pyshade builds for (sm_90) has f16, f64 and i64; shared memory
+        # over the per-block limit fails only at the launch, with a less useful message.
+        check_requirements(compiled.requirements, None, self.limits, self.adapter, "cuda")
         prep = _Prepared()
         with self._cp_device:
             prep.module = self.cp.cuda.function.Module()

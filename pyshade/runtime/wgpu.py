@@ -43,7 +43,7 @@ import numpy as np
 
 from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
-from .base import Compiled, Device, DeviceArray
+from .base import Compiled, Device, DeviceArray, check_requirements
 from .recording import Recording
 
 __all__ = ["WgpuArray", "WgpuDevice", "adapter_label", "adapter_note", "list_adapters"]
@@ -416,6 +416,13 @@ class WgpuDevice(Recording, Device):
             return hit
         from ..toolchains.naga import create_shader_module
 
+        # WebGPU's names: f16 is the "shader-f16" feature, shared memory the workgroup
+        # storage size (naga would refuse the first and a driver may run the second).
+        check_requirements(compiled.requirements,
+                           {"f16"} if "shader-f16" in self.features else set(),
+                           {"max_compute_shared_memory_size":
+                            self.limits.get("max_compute_workgroup_storage_size")},
+                           self.adapter, compiled.target)
         wgpu = self._wgpu
         module = create_shader_module(compiled.binary, self, label=compiled.entry or "pyshade")
         entries = []
