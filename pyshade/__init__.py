@@ -95,7 +95,7 @@ def _as_kernel(k: Any) -> Kernel:
     raise TypeError(f"{k!r} is not a kernel")
 
 
-def translate(k: Any, target: str = "wgsl", /, **bindings: Any) -> str:
+def translate(k: Any, /, target: str = "wgsl", **bindings: Any) -> str:
     """The source text of kernel ``k`` for ``target``; TypeVars/Consts as keywords."""
     k = _as_kernel(k)
     return k.translate_spec(target, k.spec(bindings)).source
@@ -113,7 +113,7 @@ def translate_all(k: Any, /, **bindings: Any) -> dict[str, Any]:
     return out
 
 
-def compile(k: Any, target: str = "wgsl", /, **bindings: Any) -> Compiled:  # noqa: A001
+def compile(k: Any, /, target: str = "wgsl", **bindings: Any) -> Compiled:  # noqa: A001
     """Translate and compile with the target's toolchain (WGSL: validated by naga)."""
     k = _as_kernel(k)
     return k.compile_spec(target, k.spec(bindings), validate=_validator(target))

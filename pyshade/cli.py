@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import os
 import sys
 import time
@@ -16,6 +17,8 @@ from pyshade import targets as registry
 
 
 def _load_module(path: str) -> Any:
+    if not os.path.isfile(path):
+        raise SystemExit(f"pyshade: no such file: {path}")
     path = os.path.abspath(path)
     name = "pyshade_user_" + os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(name, path)
@@ -32,7 +35,10 @@ def _kernels(mod: Any, name: str | None) -> list[ps.Kernel]:
     if name:
         k = getattr(mod, name, None)
         if not isinstance(k, ps.Kernel):
-            raise SystemExit(f"pyshade: {name!r} is not a @ps.kernel in {mod.__file__}")
+            there = [n for n, v in vars(mod).items() if isinstance(v, ps.Kernel)]
+            raise SystemExit(f"pyshade: {name!r} is not a @ps.kernel in {mod.__file__}; "
+                             + (f"its kernels: {', '.join(there)}" if there else
+                                "it defines none"))
         return [k]
     ks = [v for v in vars(mod).values() if isinstance(v, ps.Kernel)]
     if not ks:
@@ -60,6 +66,26 @@ def _bindings(defs: list[str], mod: Any) -> dict[str, Any]:
     return out
 
 
+def _cli_hint(k: ps.Kernel, bindings: dict[str, Any]) -> str | None:
+    """The command-line spelling of what a kernel still needs bound (``-D T=u32``), or
+    None when every TypeVar and Const parameter without a default has a value."""
+    missing = []
+    for tv in k.typevars():
+        if tv.__name__ not in bindings:
+            opts = [getattr(o, "name", None) or getattr(o, "__name__", str(o))
+                    for o in tv.__constraints__]
+            missing.append(f"-D {tv.__name__}={opts[0] if opts else 'u32'}"
+                           + (f" (allowed: {', '.join(opts)})" if opts else ""))
+    for name, ann, default in k.params:
+        if isinstance(ann, ps.types.ConstAnnotation) and name not in bindings \
+                and default is inspect.Parameter.empty:
+            missing.append(f"-D {name}=VALUE")
+    if not missing:
+        return None
+    return (f"pyshade: kernel {k.__name__} needs compile-time values: "
+            + "; ".join(missing))
+
+
 def cmd_translate(args: argparse.Namespace) -> int:
     """``pyshade translate``: print the generated source of the kernel(s); returns the exit status."""
     path, kname = _split(args.file)
@@ -67,6 +93,10 @@ def cmd_translate(args: argparse.Namespace) -> int:
     targets = registry.TARGETS if args.target == "all" else (args.target,)
     for k in _kernels(mod, kname):
         bindings = _bindings(args.define, mod)
+        hint = _cli_hint(k, bindings)
+        if hint:
+            print(hint, file=sys.stderr)
+            return 2
         for t in targets:
             try:
                 text = ps.translate(k, t, **bindings)
@@ -98,8 +128,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             bad += 1
             continue
         print(rep)
+        # One error of the frontend fails every target the same way: print it once.
+        by_text: dict[str, list[str]] = {}
         for t, e in rep.errors.items():
-            print(f"--- {k.__name__} [{t}]\n{e}")
+            by_text.setdefault(str(e), []).append(t)
+        for text, ts in by_text.items():
+            print(f"--- {k.__name__} [{', '.join(ts)}]\n{text}")
         bad += not rep.ok
     return 1 if bad else 0
 
@@ -169,6 +203,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``pyshade`` command."""
     p = argparse.ArgumentParser(prog="pyshade", description="Python GPU kernels everywhere.")
+    p.add_argument("--version", action="version", version=f"pyshade {ps.__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
     t = sub.add_parser("translate", help="print generated source")
     t.add_argument("file", help="FILE.py:KERNEL")

@@ -51,6 +51,14 @@ class Kernel:
     def __repr__(self) -> str:
         return f"<pyshade.Kernel {self.__qualname__} workgroup_size={self.workgroup_size}>"
 
+    def _repr_html_(self) -> str:
+        """A notebook's view: the signature and workgroup size, then the generated source
+        of every target in its own collapsible section (highlighted by Pygments where it
+        is installed), or why a target cannot be produced (a generic kernel shows its
+        first binding of each TypeVar)."""
+        from .notebook import kernel_html
+        return kernel_html(self)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(f"kernel {self.__name__} runs on a device: use "
                         f"{self.__name__}.launch(..., threads=n, device=...)")
@@ -88,8 +96,13 @@ class Kernel:
         tvs = []
         for tv in self.typevars():
             if tv.__name__ in bindings:
-                v = bindings.pop(tv.__name__)
-                tvs.append((tv, T.resolve_type(v)))
+                t = T.resolve_type(bindings.pop(tv.__name__))
+                opts = T.typevar_options(tv)
+                if opts and t not in opts:
+                    raise TranslationError(
+                        f"kernel {self.__name__}: {tv.__name__}={t} is not allowed (allowed: "
+                        f"{', '.join(o.name for o in opts)})")
+                tvs.append((tv, t))
             elif strict:
                 opts = ", ".join(getattr(c, "name", str(c)) for c in tv.__constraints__)
                 raise TranslationError(f"kernel {self.__name__} is generic: bind its TypeVar "
@@ -153,7 +166,7 @@ class Kernel:
                 line_map=tuple(em.line_map), filename=prog.filename, lineno=k.tree.lineno))
         return hit
 
-    def source(self, target: str = "wgsl", /, **bindings: Any) -> str:
+    def source(self, target: str = "wgsl", **bindings: Any) -> str:
         """The generated source for ``target`` (same as ``ps.translate``)."""
         return self.translate_spec(target, self.spec(bindings)).source
 
@@ -202,9 +215,16 @@ def _get_device(dev: Any) -> Device:
 
 
 def kernel(fn: Any = None, *, workgroup_size: int | tuple = 64) -> Any:
-    """Decorator: ``@ps.kernel`` or ``@ps.kernel(workgroup_size=256)``."""
+    """Decorator: ``@ps.kernel``, ``@ps.kernel(workgroup_size=256)`` or ``@ps.kernel(256)``
+    (also a tuple: ``@ps.kernel((16, 16))``)."""
     if fn is None:
         return lambda f: Kernel(f, workgroup_size)
+    if isinstance(fn, (int, tuple, list)) and not isinstance(fn, bool):
+        size = fn
+        return lambda f: Kernel(f, size)
+    if not callable(fn):
+        raise TypeError(f"@ps.kernel takes a function, or a workgroup size as in "
+                        f"@ps.kernel(64) or @ps.kernel(workgroup_size=(8, 8)); got {fn!r}")
     return Kernel(fn, workgroup_size)
 
 

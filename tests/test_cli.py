@@ -8,6 +8,8 @@ import sys
 
 from conftest import get_device
 
+import pyshade as ps
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "bitonic_sort.py")
 
@@ -51,7 +53,26 @@ def test_translate_reports_translation_errors(tmp_path):
 
 def test_generic_kernel_needs_its_typevar():
     p = run("translate", f"{EXAMPLE}:bitonic_step", ok=False)
-    assert p.returncode != 0 and "TypeVar T" in p.stderr
+    # the hint in the command line's own spelling
+    assert p.returncode == 2 and p.stderr.strip() == (
+        "pyshade: kernel bitonic_step needs compile-time values: -D T=u32 "
+        "(allowed: u32, i32, f32)")
+    assert run("translate", f"{EXAMPLE}:bitonic_step", "-D", "T=u32").stdout.startswith("//")
+
+
+def test_a_binding_outside_the_typevars_constraints_is_refused():
+    p = run("translate", f"{EXAMPLE}:bitonic_step", "-D", "T=f64", ok=False)
+    assert p.returncode == 1
+    assert "T=f64 is not allowed (allowed: u32, i32, f32)" in p.stderr
+
+
+def test_version_missing_file_and_unknown_kernel():
+    assert run("--version").stdout.strip() == f"pyshade {ps.__version__}"
+    p = run("translate", "no_such_file.py:k", ok=False)
+    assert p.returncode == 1 and p.stderr.strip() == "pyshade: no such file: no_such_file.py"
+    p = run("translate", f"{EXAMPLE}:nope", ok=False)
+    assert p.stderr.strip().endswith("'nope' is not a @ps.kernel in "
+                                     f"{os.path.abspath(EXAMPLE)}; its kernels: bitonic_step")
 
 
 def test_check():

@@ -15,8 +15,8 @@ import pytest
 import pyshade as ps
 from pyshade import lang, u32
 from pyshade.emit import emitter_class
-from pyshade.targets import TARGETS
 from pyshade.emit.spellings import FAMILIES, Method
+from pyshade.targets import TARGETS
 
 CLASSES = {t: emitter_class(t) for t in TARGETS}
 

@@ -189,7 +189,7 @@ class Kernel(Generic[Unpack[_Ts]]):
 
         Every argument is checked before anything reaches the device; a bad one is a
         ``LaunchError`` naming the parameter."""
-    def source(self, target: str = "wgsl", /, **bindings: Any) -> str:
+    def source(self, target: str = "wgsl", **bindings: Any) -> str:
         """The generated source for ``target`` (same as ``ps.translate``)."""
     @property
     def params(self) -> list[tuple[str, Any, Any]]:
@@ -206,19 +206,22 @@ class Kernel(Generic[Unpack[_Ts]]):
 
 @overload
 def kernel(fn: Callable[[Unpack[_Ts]], None], /) -> Kernel[Unpack[_Ts]]:
-    """Decorator: ``@ps.kernel`` or ``@ps.kernel(workgroup_size=256)``."""
+    """Decorator: ``@ps.kernel``, ``@ps.kernel(workgroup_size=256)`` or ``@ps.kernel(256)``."""
 @overload
 def kernel(*, workgroup_size: int | tuple[int, ...] = 64
            ) -> Callable[[Callable[[Unpack[_Ts]], None]], Kernel[Unpack[_Ts]]]: ...
+@overload
+def kernel(workgroup_size: int | tuple[int, ...], /
+           ) -> Callable[[Callable[[Unpack[_Ts]], None]], Kernel[Unpack[_Ts]]]: ...
 
-def translate(k: Any, target: str = "wgsl", /, **bindings: Any) -> str:
+def translate(k: Any, /, target: str = "wgsl", **bindings: Any) -> str:
     """The source text of kernel ``k`` for ``target``; TypeVars/Consts as keywords."""
 
 def translate_all(k: Any, /, **bindings: Any) -> dict[str, Any]:
     """{target: source} for the five GPU targets; a target that cannot be produced
     maps to the exception that says why."""
 
-def compile(k: Any, target: str = "wgsl", /, **bindings: Any) -> Compiled:
+def compile(k: Any, /, target: str = "wgsl", **bindings: Any) -> Compiled:
     """Translate and compile with the target's toolchain (WGSL: validated by naga)."""
 
 class CheckReport:

@@ -155,10 +155,36 @@ def _adapter_count(backend: str) -> int:
         return 1
 
 
-def devices() -> list[DeviceInfo]:
+class DeviceList(list):
+    """``ps.devices()``'s list of ``DeviceInfo`` rows, shown as a table (``print``, the
+    REPL and notebooks)."""
+
+    _HEAD = ("device", "available", "adapter / reason", "via", "note")
+
+    def _rows(self) -> list[tuple[str, ...]]:
+        return [(d.name, "yes" if d.available else "no",
+                 d.adapter if d.available else (d.reason.splitlines() or [""])[0],
+                 ", ".join(d.via), d.note) for d in self]
+
+    def __str__(self) -> str:
+        rows = [self._HEAD, *self._rows()]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(self._HEAD))]
+        return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
+                         for r in rows)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        import html
+        cells = lambda r, tag: "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in r)  # noqa: E731
+        return ("<table><tr>" + cells(self._HEAD, "th") + "</tr>"
+                + "".join(f"<tr>{cells(r, 'td')}</tr>" for r in self._rows()) + "</table>")
+
+
+def devices() -> DeviceList:
     """One row per adapter of every backend (``"wgpu"``, ``"wgpu:1"``, ...), or why a
-    backend is unavailable."""
-    out = []
+    backend is unavailable: a list of ``DeviceInfo`` that prints as a table."""
+    out = DeviceList()
     for backend in BACKENDS:
         for index in range(_adapter_count(backend)):
             name = backend if index == 0 else f"{backend}:{index}"

@@ -84,8 +84,19 @@ class DeviceArray:
         """Size in bytes."""
         return self.size * self.dtype.itemsize
 
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self.shape)
+
     def __len__(self) -> int:
         return self.shape[0] if self.shape else 1
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        # np.asarray(a) and np.array(a) give the values (a download), not a 0-d object
+        # array holding the device array.
+        out = self.numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
 
     if TYPE_CHECKING:
         # Static view only (no such methods at run time): a device array is what a
@@ -124,7 +135,26 @@ class DeviceArray:
         return out
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.device.name} shape={self.shape} dtype={self.dtype}>"
+        # numpy's own formatting of the values (summarised when large), then where they
+        # live; a device that cannot read them back shows the shape alone.
+        try:
+            body = np.array2string(self.numpy(), separator=", ", prefix="DeviceArray(")
+        except Exception as e:  # noqa: BLE001 - a repr must not raise
+            body = f"<values unreadable: {type(e).__name__}: {e}>"
+        return (f"DeviceArray({body}, dtype={self.dtype}, shape={self.shape}, "
+                f"device={self.device.name!r})")
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: a table of the values (numpy's summary when large) with the
+        dtype, shape and device."""
+        import html
+        try:
+            body = html.escape(np.array2string(self.numpy(), separator=", "))
+        except Exception as e:  # noqa: BLE001
+            body = html.escape(f"values unreadable: {e}")
+        return ("<table><tr><th>device</th><th>dtype</th><th>shape</th></tr>"
+                f"<tr><td>{html.escape(self.device.name)}</td><td>{self.dtype}</td>"
+                f"<td>{self.shape}</td></tr></table><pre>{body}</pre>")
 
 
 class Device:

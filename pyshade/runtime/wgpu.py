@@ -34,9 +34,11 @@ Design notes
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import operator
-from collections.abc import Sequence
+import os
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -183,6 +185,45 @@ _LLVMPIPE_NOTE = ("Mesa's llvmpipe/lavapipe: Mesa 22.3 ends every shader loop af
                   "iterations (kernels that loop longer give wrong results)")
 
 
+_backends_chosen = False
+
+
+def _choose_backends() -> None:
+    """Ask wgpu-native for its native backends only (Vulkan, Metal, DX12) before it makes
+    its instance: enumerating its OpenGL backend printed EGL's "XDG_RUNTIME_DIR is
+    invalid" on every use on a headless Linux machine. ``PYSHADE_WGPU_GL=1`` keeps
+    OpenGL. An instance the program already made keeps its own backends."""
+    global _backends_chosen
+    if _backends_chosen:
+        return
+    _backends_chosen = True
+    backends = ["All"] if os.environ.get("PYSHADE_WGPU_GL") == "1" else \
+        ["Vulkan", "Metal", "DX12"]
+    try:
+        from wgpu.backends.wgpu_native.extras import set_instance_extras
+        set_instance_extras(backends=backends)
+    except (ImportError, RuntimeError, KeyError):   # older wgpu-py, or an instance exists
+        pass
+
+
+@contextlib.contextmanager
+def _no_wayland_probe() -> Iterator[None]:
+    """On a machine with no Wayland session, wgpu's Vulkan instance still asks
+    libwayland for a display, which prints "error: XDG_RUNTIME_DIR is invalid or not set"
+    on every use. An absolute WAYLAND_DISPLAY that does not exist makes that probe fail
+    quietly; it is set only while the instance is made, and only when no Wayland
+    variable is set (then no display could be found anyway)."""
+    quiet = not any(os.environ.get(v) for v in
+                    ("XDG_RUNTIME_DIR", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"))
+    if quiet:
+        os.environ["WAYLAND_DISPLAY"] = "/nonexistent/pyshade-no-wayland"
+    try:
+        yield
+    finally:
+        if quiet:
+            os.environ.pop("WAYLAND_DISPLAY", None)
+
+
 def list_adapters() -> list[Any]:
     """Every WebGPU adapter that wgpu-native finds, best first; index N is device ``"wgpu:N"``.
 
@@ -196,8 +237,10 @@ def list_adapters() -> list[Any]:
         import wgpu
     except ImportError as exc:
         raise BackendUnavailable("wgpu-py is not installed: pip install 'pyshade[wgpu]'") from exc
+    _choose_backends()
     try:
-        found = list(wgpu.gpu.enumerate_adapters_sync())
+        with _no_wayland_probe():
+            found = list(wgpu.gpu.enumerate_adapters_sync())
     except Exception as exc:  # wgpu-native raises plain RuntimeErrors here
         raise BackendUnavailable(f"wgpu could not enumerate adapters ({exc})") from exc
 
