@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import os
+import types
 import typing
 from typing import Any
 
@@ -25,6 +26,10 @@ from .launch import BinderCache, bind_arguments, check_workgroup_size
 from .runtime.base import Device
 
 MAX_GROUPS_PER_DIM = 65535
+# Values compared by equality when a watched name is rebound (a new float object of the
+# same value needs no new translation); anything else by identity.
+_PLAIN = (int, float, bool, str, bytes, complex)
+_GONE = object()
 # Specialisations kept per kernel (programs, sources, compiled code), least recently
 # used dropped first: a Const parameter swept over many values must not grow memory.
 SPEC_CACHE_SIZE = 64
@@ -34,6 +39,10 @@ class Kernel:
     """A ``@ps.kernel`` function: translate, compile and launch it."""
 
     def __init__(self, fn: Any, workgroup_size: int | tuple = 64):
+        from .frontend.source import capture_source
+        # The source as Python just ran it: a later edit of the file changes nothing
+        # until the module is reloaded (as for any Python function).
+        capture_source(fn)
         self.fn = fn
         self.workgroup_size = check_workgroup_size(workgroup_size, fn.__name__)
         self.__name__ = fn.__name__
@@ -47,6 +56,12 @@ class Kernel:
         self._sources = LRU(SPEC_CACHE_SIZE)
         self._compiled = LRU(SPEC_CACHE_SIZE)
         self._binders = BinderCache(self)
+        # The module globals and closure values translation read, as (container, name or
+        # None for a cell, value): a launch that finds one changed translates again, on
+        # every device (``generation`` is part of each pipeline's key).
+        self._watch: dict = {}
+        self._watched: tuple = ()
+        self.generation = 0
 
     def __repr__(self) -> str:
         return f"<pyshade.Kernel {self.__qualname__} workgroup_size={self.workgroup_size}>"
@@ -139,13 +154,50 @@ class Kernel:
             # The same offsets everywhere; how the block travels is the target's choice
             # (GLSL: push constants when they fit).
             prog.param_block.kind = cls.block_kind(prog.param_block)
+            self._watch_reads([prog.kernel.src] + [f.src for f in prog.funcs])
             self._programs.put(key, prog)
         return prog
+
+    # -- module-level names and closure values, taken at launch ---------------------------
+    def _watch_reads(self, sources: list) -> None:
+        for src in sources:
+            if str(src.globals.get("__name__", "")).startswith("pyshade"):
+                continue                # pyshade's own prelude and library kernels
+            for k, entry in src.reads.items():
+                if not isinstance(entry[2], types.ModuleType):
+                    self._watch[k] = entry
+        self._watched = tuple(self._watch.values())
+
+    def refresh(self) -> bool:
+        """Translate again if a module-level name or closure value that the kernel read
+        has changed since (True then): what every launch, ``translate`` and ``compile``
+        do first, so the values at launch time are the ones that run, on every device."""
+        for container, name, value in self._watched:
+            try:
+                now = container.cell_contents if name is None else container[name]
+            except (KeyError, ValueError):
+                now = _GONE
+            if now is not value and not (type(now) is type(value) and type(value) in _PLAIN
+                                         and now == value):
+                self._forget()
+                return True
+        return False
+
+    def _forget(self) -> None:
+        self._programs = LRU(SPEC_CACHE_SIZE)
+        self._sources = LRU(SPEC_CACHE_SIZE)
+        self._compiled = LRU(SPEC_CACHE_SIZE)
+        self._binders = BinderCache(self)
+        self._watch = {}
+        self._watched = ()
+        self.generation += 1
 
     def translate_spec(self, target: str, spec: Spec) -> Compiled:
         """The translation of a specialisation for ``target`` (cached): a ``Compiled``
         record whose ``binary`` is not set, what the target's toolchain compiles."""
         target = targets.get(target).name       # names are case-insensitive
+        if self._watched:
+            self.refresh()
         key = (spec, target)
         hit = self._sources.get(key)
         if hit is None:
@@ -158,7 +210,7 @@ class Kernel:
             hit = self._sources.put(key, Compiled(
                 target, None, text, em.global_name(self.__name__), layout_of(
                     prog, self.workgroup_size, spec.folded),
-                key=(id(self), spec, target),
+                key=(id(self), self.generation, spec, target),
                 files={os.path.basename(f.src.filename): f.src.filename
                        for f in [k, *prog.funcs]},
                 requirements=requirements_of(prog), params=tuple(k.params),
@@ -196,6 +248,8 @@ class Kernel:
         ``pyshade.launch``); a bad one is a ``LaunchError`` naming the parameter.
         """
         dev = device if isinstance(device, Device) else _get_device(device)
+        if self._watched:
+            self.refresh()
         if kwargs or len(args) != self._nparams:
             tail = None if kwargs else self._tails.get(len(args))
             args = args + tail if tail is not None else bind_arguments(self, args, kwargs)
@@ -229,7 +283,10 @@ def kernel(fn: Any = None, *, workgroup_size: int | tuple = 64) -> Any:
 
 
 def func(fn: Any) -> Any:
-    """Decorator marking a helper function; returns the function unchanged."""
+    """Decorator marking a helper function; returns the function unchanged (its source
+    is recorded now, as a kernel's is)."""
+    from .frontend.source import capture_source
+    capture_source(fn)
     fn.__pyshade_func__ = True
     return fn
 

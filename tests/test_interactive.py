@@ -91,3 +91,186 @@ def test_wgpu_prints_nothing_on_a_headless_machine() -> None:
                        check=True)
     assert "XDG_RUNTIME_DIR" not in p.stderr, p.stderr
     assert p.stdout.startswith("4.0 ['cpu', 'wgpu']")
+
+
+# -- the kernel you edited is the kernel that runs -----------------------------------------
+
+MODULE = '''\
+import pyshade as ps
+from pyshade import u32
+
+SCALE = 2
+
+
+def bump(v: u32) -> u32:
+    return v + 1
+
+
+@ps.kernel
+def scale(x: ps.Buffer[u32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        x[i] = bump(x[i]) * SCALE
+
+
+@ps.kernel
+def ten(x: ps.Buffer[u32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        x[i] = x[i] * 10
+'''
+
+
+def _import(path):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_a_module_edited_on_disk_still_runs_what_it_defined(tmp_path) -> None:
+    """Six lines added at the top of the file, no reload: each kernel still runs its own
+    body (pyshade once read the edited file at the old line and ran another function)."""
+    path = tmp_path / "edited_kernels.py"
+    path.write_text(MODULE)
+    mod = _import(path)
+    path.write_text("# six new lines\n" * 6 + MODULE.replace("* 10", "* 99"))
+    os.utime(path, (1, 1))          # a different mtime for linecache, whatever the clock
+    cpu = ps.device("cpu")
+    for k, want in ((mod.ten, 10), (mod.scale, 4)):
+        x = cpu.array(np.ones(3, np.uint32))
+        k.launch(x, threads=3, device=cpu)
+        assert np.asarray(x).tolist() == [want] * 3, k
+    assert "* 10" in ps.translate(mod.ten, "python") and "99" not in ps.translate(mod.ten, "wgsl")
+
+
+def test_a_helper_whose_source_moved_says_to_reload(tmp_path) -> None:
+    """A plain helper of another module is read when first translated: if its file changed
+    so that its line holds another function, that is an error saying to reload."""
+    helpers = tmp_path / "moved_helpers.py"
+    helpers.write_text("from pyshade import u32\n\n\ndef inc(v: u32) -> u32:\n    return v + 1\n")
+    hmod = _import(helpers)
+    helpers.write_text("from pyshade import u32\n\n\ndef other(v: u32) -> u32:\n    return v\n")
+    os.utime(helpers, (1, 1))
+    import linecache
+    linecache.checkcache(str(helpers))
+
+    def uses(x: ps.Buffer[ps.u32]) -> None:
+        x[0] = hmod.inc(x[0])
+    k = ps.kernel(uses)
+    with pytest.raises(ps.TranslationError, match="the source of inc has changed since it "
+                                                  "was defined: line 4 .* now holds 'other'.*"
+                                                  "reload its module"):
+        ps.translate(k, "wgsl")
+
+
+# -- module-level names and closure values are taken at launch, on every device -----------
+
+FACTOR = 2
+
+
+@ps.kernel
+def by_factor(x: ps.Buffer[ps.u32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        x[i] = x[i] * FACTOR
+
+
+@pytest.mark.parametrize("name", ["cpu", "wgpu"])
+def test_a_changed_global_is_used_by_the_next_launch(name: str) -> None:
+    global FACTOR
+    dev = get_device(name)
+    try:
+        for factor in (2, 10, 10, 3):
+            FACTOR = factor
+            x = dev.array(np.ones(4, np.uint32))
+            by_factor.launch(x, threads=4, device=dev)
+            assert np.asarray(x).tolist() == [factor] * 4
+            assert f"* {factor}u" in ps.translate(by_factor, "wgsl") or \
+                f"{factor}u" in ps.translate(by_factor, "wgsl")
+    finally:
+        FACTOR = 2
+
+
+def test_the_same_kernel_gives_the_same_result_on_cpu_and_wgpu_after_a_change() -> None:
+    global FACTOR
+    cpu, gpu = get_device("cpu"), get_device("wgpu")
+    try:
+        out = {}
+        for dev in (cpu, gpu):
+            x = dev.array(np.ones(4, np.uint32))
+            by_factor.launch(x, threads=4, device=dev)
+        FACTOR = 7
+        for dev in (cpu, gpu):
+            x = dev.array(np.ones(4, np.uint32))
+            by_factor.launch(x, threads=4, device=dev)
+            out[dev.name] = np.asarray(x).tolist()
+        assert out == {"cpu": [7] * 4, "wgpu": [7] * 4}
+    finally:
+        FACTOR = 2
+
+
+def test_a_changed_closure_value_is_used_by_the_next_launch() -> None:
+    def make():
+        k = 3
+
+        @ps.kernel
+        def add_k(x: ps.Buffer[ps.u32]) -> None:
+            i = ps.global_id().x
+            if i < len(x):
+                x[i] = x[i] + k
+
+        def set_k(v: int) -> None:
+            nonlocal k
+            k = v
+        return add_k, set_k
+    add_k, set_k = make()
+    cpu = ps.device("cpu")
+    for v in (3, 5):
+        set_k(v)
+        x = cpu.array(np.zeros(2, np.uint32))
+        add_k.launch(x, threads=2, device=cpu)
+        assert np.asarray(x).tolist() == [v, v]
+
+
+def test_an_unchanged_value_of_a_new_object_does_not_translate_again() -> None:
+    global FACTOR
+    cpu = ps.device("cpu")
+    by_factor.launch(cpu.zeros(1, np.uint32), threads=1, device=cpu)
+    gen = by_factor.generation
+    FACTOR = int("2")            # equal value: no new translation
+    by_factor.launch(cpu.zeros(1, np.uint32), threads=1, device=cpu)
+    assert by_factor.generation == gen and not by_factor.refresh()
+
+
+# -- the cpu device is thread-safe ----------------------------------------------------------
+
+@ps.kernel
+def count(c: ps.Buffer[ps.u32]) -> None:
+    ps.atomic_add(c, 0, ps.u32(1))
+
+
+def test_concurrent_launches_on_the_cpu_device_lose_no_write() -> None:
+    """8 threads each launching 20 counting kernels of 256 invocations on one shared
+    counter: 40,960, as in any serial order (two launches at once lost each other's
+    writes: 166,000-181,000 of 400,000 before)."""
+    import threading
+    cpu = ps.device("cpu")
+    counter = cpu.zeros(1, np.uint32)
+    count.launch(counter, threads=1, device=cpu)          # translate once, outside
+    counter.write(np.zeros(1, np.uint32))
+    errors = []
+
+    def work() -> None:
+        try:
+            for _ in range(20):
+                count.launch(counter, threads=256, device=cpu)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and int(np.asarray(counter)[0]) == 8 * 20 * 256

@@ -17,6 +17,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import platform
+import threading
 from itertools import repeat
 from typing import Any, Sequence
 
@@ -52,12 +53,14 @@ class CpuArray(DeviceArray):
         return CpuArray(self.device, self.data.view(dtype))
 
     def numpy(self) -> np.ndarray:
-        """A copy of the data."""
-        return self.data.copy()
+        """A copy of the data (after every launch already running on the device)."""
+        with self.device.lock:
+            return self.data.copy()
 
     def write(self, data: np.ndarray) -> None:
         """Overwrite the contents."""
-        self.data[...] = np.asarray(data, dtype=self.dtype).reshape(self.shape)
+        with self.device.lock:
+            self.data[...] = np.asarray(data, dtype=self.dtype).reshape(self.shape)
 
 
 class CpuDevice(Device):
@@ -73,6 +76,11 @@ class CpuDevice(Device):
     def __init__(self) -> None:
         self.adapter = f"CPython {platform.python_version()} interpreter"
         self._namespaces = LRU(self.max_namespaces)
+        # Launches and read-backs one at a time, as on every GPU device: a launch reads
+        # its buffers into lists and writes them back at its end, so two at once on one
+        # array would lose each other's writes. (The interpreter runs one thread at a
+        # time anyway: the lock costs no parallelism.)
+        self.lock = threading.RLock()
 
     def array(self, data: Any, dtype: Any = None) -> CpuArray:
         """Copy ``data`` into a new CPU array (C order, whatever the layout of ``data``)."""
@@ -101,7 +109,12 @@ class CpuDevice(Device):
 
     def launch_compiled(self, compiled: Compiled, buffers: Sequence[DeviceArray],
                         params: bytes | None, groups: tuple[int, int, int]) -> None:
-        """Run every invocation of the launch."""
+        """Run every invocation of the launch (one launch at a time per device)."""
+        with self.lock:
+            self._run(compiled, buffers, params, groups)
+
+    def _run(self, compiled: Compiled, buffers: Sequence[DeviceArray],
+             params: bytes | None, groups: tuple[int, int, int]) -> None:
         ns = self.namespace(compiled)
         fn = ns[compiled.entry]
         conv = Converter(ns, compiled.names)
