@@ -83,7 +83,7 @@ class Kernel:
     def params(self) -> list[tuple[str, Any, Any]]:
         """(name, annotation object, default) per parameter."""
         if self._params is None:
-            from .frontend.callgraph import kernel_params
+            from .frontend.signature import kernel_params
             self._params = kernel_params(self.fn)
             self._nparams = len(self._params)
             # Positional calls that leave out trailing Const parameters with defaults:
@@ -232,11 +232,22 @@ class Kernel:
         key = (spec, target, validate)
         hit = self._compiled.get(key)
         if hit is None:
+            from . import diskcache
             from .toolchains import compile_source
+            use_disk = diskcache.cache_dir() is not None
+            if self._watched:
+                self.refresh()
+            if use_disk:
+                hit = diskcache.load(self, target, spec, validate)
+                if hit is not None:     # translated and compiled by an earlier process
+                    self._sources.put((spec, target), dataclasses.replace(hit, binary=None))
+                    return self._compiled.put(key, hit)
             translated = self.translate_spec(target, spec)
             binary, log = compile_source(translated, validate)
             hit = self._compiled.put(key, dataclasses.replace(translated, binary=binary,
                                                               log=log))
+            if use_disk:
+                diskcache.store(self, hit, self.program(target, spec), spec, validate)
         return hit
 
     # -- launch ---------------------------------------------------------------------------

@@ -27,6 +27,10 @@ import pytest
 import pyshade as ps
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+# The persistent compile cache stays off in tests (and in the processes they start), so
+# that every test compiles what it names; tests/test_diskcache.py turns it on, each test
+# in a directory of its own.
+os.environ["PYSHADE_CACHE"] = "0"
 
 # CI's two independent CPU Vulkan drivers: ICD file pattern, word in the adapter name.
 VK_DRIVERS = {

@@ -17,17 +17,11 @@ from .deep import copy_tree, recursion_headroom, too_deep
 from .exprs import CT, decay
 from .lower import lower
 from .program import BufferParam, FuncInfo, KernelInfo, Program
+from .signature import annotations_of as _annotations
+from .signature import kernel_params  # noqa: F401 - the kernel object's
 from .source import FunctionSource, get_source, make_error
 from .specialize import Specializer
-from .typecheck import Checker, ProgramBuilder, _annotations
-
-
-def kernel_params(fn: Any) -> list[tuple[str, Any, Any]]:
-    """(name, annotation object, default or inspect.Parameter.empty) of a kernel."""
-    import inspect
-    sig = inspect.signature(fn)
-    ann = _annotations(fn)
-    return [(n, ann.get(n), p.default) for n, p in sig.parameters.items()]
+from .typecheck import Checker, ProgramBuilder
 
 
 def check_kernel(fn: Any, target: str, typevars: dict, consts: dict,

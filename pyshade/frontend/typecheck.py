@@ -53,15 +53,6 @@ if hasattr(ast, "TryStar"):
 _UNREACHABLE = None   # the "assigned" state after return/break/continue
 
 
-def _annotations(fn: Any) -> dict[str, Any]:
-    ann = dict(getattr(fn, "__annotations__", {}))
-    for k, v in ann.items():
-        if isinstance(v, str):
-            ns = dict(fn.__globals__)
-            ann[k] = eval(v, ns)  # noqa: S307 - the user's own annotation text
-    return ann
-
-
 class ProgramBuilder:
     """State shared by all the functions of one specialisation."""
 

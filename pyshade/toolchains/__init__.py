@@ -9,10 +9,11 @@ Python ``(file, line)`` it was generated from.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
-__all__ = ["compile_source", "map_line"]
+__all__ = ["compile_source", "file_identity", "map_line"]
 
 # A "//" or "#" comment, at line start or after whitespace, that ends in
 # "FILE:LINE". FILE may contain spaces or colons (Windows drives); the last
@@ -48,3 +49,13 @@ def compile_source(compiled: Any, validate: object = True) -> tuple:
     """
     from .. import targets
     return targets.get(compiled.target).compile()(compiled, validate)
+
+
+def file_identity(*paths: str) -> str:
+    """Path, size and modification time of each file: a toolchain's identity for the
+    persistent cache (a reinstalled compiler is another toolchain)."""
+    out = []
+    for p in paths:
+        st = os.stat(p)
+        out.append(f"{p}:{st.st_size}:{st.st_mtime_ns}")
+    return ";".join(out)

@@ -37,3 +37,9 @@ def compile_target(compiled: Any, validate: object) -> tuple[Any, str]:
     """The python toolchain of the target registry: a code object of the source."""
     return compile_python(compiled.source, compiled.filename, compiled.line_map,
                           compiled.lineno), ""
+
+
+def toolchain_id() -> str:
+    """CPython's version, for the persistent cache."""
+    import sys
+    return sys.version

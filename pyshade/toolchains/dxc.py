@@ -248,3 +248,9 @@ def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
         compile_hlsl(compiled.source, entry=compiled.entry, target="dxil")
     return compile_hlsl(compiled.source, entry=compiled.entry, target="spirv",
                         validate=bool(validate)), ""
+
+
+def toolchain_id() -> str:
+    """The DXC library's identity, for the persistent cache."""
+    from . import file_identity
+    return file_identity(library_path())

@@ -148,3 +148,9 @@ def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
     """The GLSL toolchain of the target registry: SPIR-V from glslang (entry point: the
     kernel's), checked by spirv-val unless ``validate`` is false."""
     return compile_glsl(compiled.source, entry=compiled.entry, validate=bool(validate)), ""
+
+
+def toolchain_id() -> str:
+    """glslangValidator's and spirv-val's identity, for the persistent cache."""
+    from . import file_identity
+    return file_identity(_tool("glslangValidator"), _tool("spirv-val"))

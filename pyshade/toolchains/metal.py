@@ -90,3 +90,10 @@ def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
         return compiled.source.encode(), ""
     return compile_msl(compiled.source, name=f"{compiled.entry}.metal",
                        files=compiled.files), ""
+
+
+def toolchain_id() -> str:
+    """xcrun's identity (the Metal compiler), for the persistent cache."""
+    from . import file_identity
+    xcrun = shutil.which("xcrun")
+    return file_identity(xcrun) if xcrun else "no xcrun"

@@ -90,3 +90,12 @@ def compile_target(compiled: Any, validate: Any) -> tuple[str, str]:
     if validate:
         validate_wgsl(compiled.source, validate)
     return compiled.source, ""
+
+
+def toolchain_id() -> str:
+    """wgpu-py's version (naga is inside it), for the persistent cache."""
+    try:
+        import wgpu
+    except ImportError:
+        return "no wgpu"
+    return f"wgpu {wgpu.__version__}"

@@ -179,3 +179,8 @@ def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
     binary = compile_cuda(compiled.source, name=f"{compiled.entry}.cu", files=compiled.files,
                           log=log, arch=arch, cubin=arch.startswith("sm_"))
     return binary, "".join(log)
+
+
+def toolchain_id() -> str:
+    """NVRTC's version, for the persistent cache."""
+    return "nvrtc %d.%d" % nvrtc_version()
