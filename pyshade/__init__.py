@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import lang, math, targets  # noqa: F401  (ps.math: the standard math, typed for vectors)
-from .errors import BackendUnavailable, CompileError, LaunchError, PyshadeError, TranslationError
+from .errors import (
+    BackendUnavailable,
+    CompileError,
+    LaunchError,
+    PyshadeError,
+    TranslationError,
+    user_traceback,
+)
 from .kernel import Kernel, func, kernel
 from .lang import (
     atomic_add,
@@ -97,8 +104,12 @@ def _as_kernel(k: Any) -> Kernel:
 
 def translate(k: Any, /, target: str = "wgsl", **bindings: Any) -> str:
     """The source text of kernel ``k`` for ``target``; TypeVars/Consts as keywords."""
+    __tracebackhide__ = True
     k = _as_kernel(k)
-    return k.translate_spec(target, k.spec(bindings)).source
+    try:
+        return k.translate_spec(target, k.spec(bindings)).source
+    except PyshadeError as e:
+        raise user_traceback(e) from e.__cause__
 
 
 def translate_all(k: Any, /, **bindings: Any) -> dict[str, Any]:
@@ -115,8 +126,12 @@ def translate_all(k: Any, /, **bindings: Any) -> dict[str, Any]:
 
 def compile(k: Any, /, target: str = "wgsl", **bindings: Any) -> Compiled:  # noqa: A001
     """Translate and compile with the target's toolchain (WGSL: validated by naga)."""
+    __tracebackhide__ = True
     k = _as_kernel(k)
-    return k.compile_spec(target, k.spec(bindings), validate=_validator(target))
+    try:
+        return k.compile_spec(target, k.spec(bindings), validate=_validator(target))
+    except PyshadeError as e:
+        raise user_traceback(e) from e.__cause__
 
 
 def _validator(target: str) -> Any:

@@ -8,6 +8,7 @@ way Python itself reports a ``SyntaxError``.
 from __future__ import annotations
 
 import linecache
+import os
 
 
 class PyshadeError(Exception):
@@ -91,3 +92,26 @@ class LaunchError(PyshadeError):
 
 class BackendUnavailable(PyshadeError):
     """A device, target or toolchain is not available here; says what to install."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_traceback(exc: BaseException) -> BaseException:
+    """``exc`` with pyshade's own frames taken out of its traceback: what is left is the
+    user's code (kernels run by the cpu device keep their lines). A public entry point
+    re-raises with it, so an uncaught error shows the user's call, then the kernel's
+    line or caret, instead of the frames of the frontend, emitters and launch path
+    (PYSHADE_TRACEBACK=full keeps them all, for debugging pyshade itself)."""
+    if os.environ.get("PYSHADE_TRACEBACK") == "full":
+        return exc
+    kept = []
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if not name.startswith((_PACKAGE, "<pyshade")):    # also its generated code
+            kept.append(tb)
+        tb = tb.tb_next
+    for a, b in zip(kept, kept[1:] + [None]):
+        a.tb_next = b
+    return exc.with_traceback(kept[0] if kept else None)

@@ -20,7 +20,7 @@ from . import targets
 from . import types as T
 from .artifact import Compiled
 from .cache import LRU
-from .errors import PyshadeError, TranslationError
+from .errors import PyshadeError, TranslationError, user_traceback
 from .interface import Layout, Spec, layout_of, param_layout
 from .launch import BinderCache, bind_arguments, check_workgroup_size
 from .runtime.base import Device
@@ -220,7 +220,11 @@ class Kernel:
 
     def source(self, target: str = "wgsl", **bindings: Any) -> str:
         """The generated source for ``target`` (same as ``ps.translate``)."""
-        return self.translate_spec(target, self.spec(bindings)).source
+        __tracebackhide__ = True
+        try:
+            return self.translate_spec(target, self.spec(bindings)).source
+        except PyshadeError as e:
+            raise user_traceback(e) from e.__cause__
 
     def layout(self, target: str, spec: Spec) -> Layout:
         """Bindings of a specialisation, for the runtime."""
@@ -258,20 +262,24 @@ class Kernel:
         Every argument is checked before anything reaches the device (see
         ``pyshade.launch``); a bad one is a ``LaunchError`` naming the parameter.
         """
-        dev = device if isinstance(device, Device) else _get_device(device)
-        if self._watched:
-            self.refresh()
-        if kwargs or len(args) != self._nparams:
-            tail = None if kwargs else self._tails.get(len(args))
-            args = args + tail if tail is not None else bind_arguments(self, args, kwargs)
-        binders = self._binders
+        __tracebackhide__ = True        # IPython and pytest: the user's call is the frame
         try:
-            b = binders.map.get(binders._key(dev, args))   # type: ignore[misc]
-        except TypeError:               # no key function yet, or an unhashable Const
-            b = None
-        if b is None:
-            b = binders.get(dev, args)
-        b.fast(args, threads, groups)
+            dev = device if isinstance(device, Device) else _get_device(device)
+            if self._watched:
+                self.refresh()
+            if kwargs or len(args) != self._nparams:
+                tail = None if kwargs else self._tails.get(len(args))
+                args = args + tail if tail is not None else bind_arguments(self, args, kwargs)
+            binders = self._binders
+            try:
+                b = binders.map.get(binders._key(dev, args))   # type: ignore[misc]
+            except TypeError:               # no key function yet, or an unhashable Const
+                b = None
+            if b is None:
+                b = binders.get(dev, args)
+            b.fast(args, threads, groups)
+        except Exception as e:
+            raise user_traceback(e) from e.__cause__
 
 
 def _get_device(dev: Any) -> Device:

@@ -274,3 +274,47 @@ def test_concurrent_launches_on_the_cpu_device_lose_no_write() -> None:
     for t in threads:
         t.join()
     assert not errors and int(np.asarray(counter)[0]) == 8 * 20 * 256
+
+
+# -- an uncaught error shows the user's call and the kernel, not pyshade's frames ----------
+
+@ps.kernel
+def reads_past_the_end(x: ps.Buffer[ps.u32]) -> None:
+    i = ps.global_id().x
+    x[i] = x[i + 1]
+
+
+def _frames(exc: BaseException) -> list[str]:
+    import traceback
+    return [f"{os.path.basename(f.filename)}:{f.name}" for f in traceback.extract_tb(exc.__traceback__)]
+
+
+def test_launch_errors_carry_no_internal_frames() -> None:
+    cpu = ps.device("cpu")
+    with pytest.raises(ps.LaunchError) as info:
+        twice.launch(cpu.zeros(4, np.float32), threads=4, device=cpu)      # y missing
+    frames = _frames(info.value)
+    assert frames[0].startswith("test_interactive.py:") and frames[1:] == ["kernel.py:launch"]
+
+
+def test_a_kernel_error_on_the_cpu_shows_the_kernel_line() -> None:
+    cpu = ps.device("cpu")
+    with pytest.raises(IndexError) as info:
+        reads_past_the_end.launch(cpu.zeros(4, np.uint32), threads=4, device=cpu)
+    frames = _frames(info.value)
+    pyshade_frames = [f for f in frames if not f.startswith("test_interactive.py")]
+    assert pyshade_frames == ["kernel.py:launch"], frames
+    assert frames[-1] == "test_interactive.py:reads_past_the_end"
+    assert "global_id=(3, 0, 0)" in str(info.value.__notes__)
+
+
+def test_translation_errors_carry_no_internal_frames() -> None:
+    @ps.kernel
+    def bad(x: ps.Buffer[ps.u32]) -> None:
+        x[0] = undefined_name  # noqa: F821
+    with pytest.raises(ps.TranslationError) as info:
+        ps.translate(bad, "glsl")
+    assert _frames(info.value)[1:] == ["__init__.py:translate"]
+    with pytest.raises(ps.TranslationError) as info:
+        bad.source("wgsl")
+    assert _frames(info.value)[1:] == ["kernel.py:source"]
