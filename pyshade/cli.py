@@ -172,7 +172,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
             rows.append((label, str(e).splitlines()[0], "-", "-", "-", "unavailable"))
             continue
         name = label
-        n = args.n if args.n else (args.cpu_n if name == "cpu" else 1 << 16)
+        # The cpu device interprets every invocation: --n (GPU sizes, 2^24 would take
+        # minutes there) does not apply to it; --cpu-n does.
+        n = args.cpu_n if name == "cpu" else (args.n or 1 << 16)
         try:
             sort(np.zeros(2, np.uint32), device=dev)
         except ps.BackendUnavailable as e:     # e.g. no emitter yet for the device's language
@@ -218,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     d = sub.add_parser("devices", help="list backends, adapters and availability")
     d.set_defaults(fn=cmd_devices)
     m = sub.add_parser("demo", help="bitonic sort on every available device vs numpy")
-    m.add_argument("--n", type=int, default=0, help="elements (default 65536; cpu: --cpu-n)")
+    m.add_argument("--n", type=int, default=0,
+                   help="elements on GPU devices (default 65536; the cpu device uses --cpu-n)")
     m.add_argument("--cpu-n", type=int, default=4096,
                    help="elements on the cpu device, which interprets each invocation")
     m.add_argument("--device", action="append", help="device name (repeatable)")

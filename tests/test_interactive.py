@@ -318,3 +318,24 @@ def test_translation_errors_carry_no_internal_frames() -> None:
     with pytest.raises(ps.TranslationError) as info:
         bad.source("wgsl")
     assert _frames(info.value)[1:] == ["kernel.py:source"]
+
+
+def test_a_kernel_without_source_is_an_error_at_decoration() -> None:
+    code = ("import pyshade as ps\n"
+            "try:\n"
+            "    @ps.kernel\n"
+            "    def k(x: ps.Buffer[ps.u32]) -> None:\n"
+            "        x[0] = 1\n"
+            "except ps.TranslationError as e:\n"
+            "    print('ERROR', e)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert p.stdout.startswith("ERROR cannot get the source of k (defined in <string>): "
+                               "define it in a file, a notebook cell or an IPython session")
+
+
+def test_demo_sizes_apply_to_gpu_devices_only() -> None:
+    p = subprocess.run([sys.executable, "-m", "pyshade", "demo", "--device", "cpu", "--n",
+                        str(1 << 24), "--cpu-n", "256"], capture_output=True, text=True,
+                       check=True, timeout=120)
+    rows = [line.split() for line in p.stdout.splitlines() if line.startswith("cpu ")]
+    assert rows and all("256" in r and "ok" in r for r in rows), p.stdout
