@@ -193,11 +193,17 @@ def early_return_barrier(a: ps.Buffer[u32]):
 
 
 def test_barrier_in_non_uniform_control_flow(cpu: ps.Device) -> None:
-    with pytest.raises(ps.LaunchError, match="barrier"):
-        bad_barrier.launch(cpu.zeros(8, np.uint32), threads=8, device=cpu)
-    with pytest.raises(ps.LaunchError, match="uniform control flow"):
-        early_return_barrier.launch(cpu.zeros(12, np.uint32), threads=12, device=cpu)
-    # uniform: fine
-    out = cpu.zeros(16, np.uint32)
-    early_return_barrier.launch(out, threads=16, device=cpu)
-    np.testing.assert_array_equal(out.numpy(), np.arange(16))
+    """Refused at translation, on every target (before, only the cpu device noticed, at
+    run time, and only when the invocations did diverge)."""
+    for k, line, reads, cond in ((bad_barrier, 182, "ps.local_id()", 181),
+                                 (early_return_barrier, 191, "i", 189)):
+        for target in ("python", "wgsl", "cuda"):
+            with pytest.raises(ps.TranslationError) as info:
+                ps.translate(k, target)
+            e = info.value
+            assert (e.filename, e.lineno) == (__file__, line)
+            assert e.message.startswith(f"barrier() in non-uniform control flow: the "
+                                        f"condition on line {cond} reads {reads}, which can "
+                                        "differ between the invocations of a workgroup")
+        with pytest.raises(ps.TranslationError):
+            k.launch(cpu.zeros(16, np.uint32), threads=16, device=cpu)

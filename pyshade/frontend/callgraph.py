@@ -22,6 +22,7 @@ from .signature import kernel_params  # noqa: F401 - the kernel object's
 from .source import FunctionSource, get_source, make_error
 from .specialize import Specializer
 from .typecheck import Checker, ProgramBuilder
+from .uniformity import check_barriers
 
 
 def check_kernel(fn: Any, target: str, typevars: dict, consts: dict,
@@ -79,6 +80,8 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
     checker.prog_checker = _Helpers(builder)
     checker.run()
     builder.stack.pop()
+    if kinfo.uses_barrier:
+        check_barriers(kinfo)
     _name_helpers(builder.order)
     return Program(kernel=kinfo, funcs=builder.order, structs=builder.structs,
                    enums=builder.enums, target=target, consts=dict(consts))
