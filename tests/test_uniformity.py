@@ -82,7 +82,7 @@ def while_on_buffer(x: ps.Buffer[u32]) -> None:
 
 @ps.kernel(workgroup_size=64)
 def for_over_id(x: ps.Buffer[u32]) -> None:
-    for i in range(ps.local_id().x):
+    for _i in range(ps.local_id().x):
         ps.barrier()
     x[0] = 1
 
@@ -129,7 +129,7 @@ def on_an_atomic(x: ps.Buffer[u32]) -> None:
 def assigned_in_a_loop(x: ps.Buffer[u32]) -> None:
     a = u32(0)
     b = u32(0)
-    for i in range(3):
+    for _round in range(3):
         if b > 0:
             ps.barrier()
         b = a                          # varying only from the second round on
@@ -138,7 +138,7 @@ def assigned_in_a_loop(x: ps.Buffer[u32]) -> None:
 
 # (kernel, what the message says the condition reads, the text of the condition's line)
 CASES = [(while_on_buffer, "v", "while v > 0:"),
-         (for_over_id, "ps.local_id()", "for i in range(ps.local_id().x):"),
+         (for_over_id, "ps.local_id()", "for _i in range(ps.local_id().x):"),
          (after_varying_break, "x[i]", "if x[i] == 0:"),
          (after_nested_return, "ps.global_id()", "if ps.global_id().x >= p.n:"),
          (implicit_flow, "flag", "if flag == 1:"),
