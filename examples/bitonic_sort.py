@@ -1,4 +1,4 @@
-"""The canonical pyshade example: a bitonic sort (DESIGN.md section 7).
+"""The canonical pyshade example: a bitonic sort (the demo's kernel).
 
 The kernel is one compare-and-swap step of a bitonic network. It uses what
 pyshade adds to plain Python kernels: a TypeVar generic (u32/i32/f32, bound

@@ -1,4 +1,4 @@
-"""SAXPY, y = a*x + y over f32: the kernel of DESIGN.md section 6.
+"""SAXPY, y = a*x + y over f32: the first kernel of the documentation.
 
     python examples/saxpy.py [--device cpu|wgpu|...] [--n 1000000] [--a 2.5]
 

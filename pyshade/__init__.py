@@ -2,7 +2,8 @@
 
 A kernel is translated from its Python AST into WGSL, GLSL, HLSL, MSL, CUDA C
 or Python (for the CPU device), compiled by the platform's own toolchain and
-run through one Device API. See DESIGN.md for the language and this API.
+run through one Device API. The documentation (``docs/``, built with MkDocs)
+describes the language and this API.
 """
 
 from __future__ import annotations

@@ -249,28 +249,28 @@ def atomic_compare_exchange(buf: Buffer[_I], i: int, expected: _I, new: _I, /) -
     """Atomically store ``new`` in ``buf[i]`` if it equals ``expected``; returns the old value."""
 
 def atomic_add(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """Atomically ``buf[i] = buf[i] add v``; returns the old value."""
+    """atomic_add(buf, i, v): atomically ``buf[i] = buf[i] + v``; returns the old value."""
 
 def atomic_sub(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """Atomically ``buf[i] = buf[i] sub v``; returns the old value."""
+    """atomic_sub(buf, i, v): atomically ``buf[i] = buf[i] - v``; returns the old value."""
 
 def atomic_min(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """Atomically ``buf[i] = buf[i] min v``; returns the old value."""
+    """atomic_min(buf, i, v): atomically ``buf[i] = min(buf[i], v)``; returns the old value."""
 
 def atomic_max(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """Atomically ``buf[i] = buf[i] max v``; returns the old value."""
+    """atomic_max(buf, i, v): atomically ``buf[i] = max(buf[i], v)``; returns the old value."""
 
 def atomic_and(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """Atomically ``buf[i] = buf[i] and v``; returns the old value."""
+    """atomic_and(buf, i, v): atomically ``buf[i] = buf[i] & v``; returns the old value."""
 
 def atomic_or(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """Atomically ``buf[i] = buf[i] or v``; returns the old value."""
+    """atomic_or(buf, i, v): atomically ``buf[i] = buf[i] | v``; returns the old value."""
 
 def atomic_xor(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """Atomically ``buf[i] = buf[i] xor v``; returns the old value."""
+    """atomic_xor(buf, i, v): atomically ``buf[i] = buf[i] ^ v``; returns the old value."""
 
 def atomic_exchange(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """Atomically ``buf[i] = buf[i] exchange v``; returns the old value."""
+    """atomic_exchange(buf, i, v): atomically ``buf[i] = v``; returns the old value."""
 
 # ---------------------------------------------------------------------------- vectors and matrices
 

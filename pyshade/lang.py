@@ -271,10 +271,16 @@ barrier = _register("barrier", None, _t_void,
 
 ATOMIC_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "exchange")
 """The read-modify-write atomics: ``atomic_<op>`` for each (the spelling tables loop over it)."""
+_ATOMIC_DOCS = {op: f"atomic_{op}(buf, i, v): atomically ``buf[i] = {new}``; returns the old "
+                    "value." for op, new in (
+                        ("add", "buf[i] + v"), ("sub", "buf[i] - v"),
+                        ("min", "min(buf[i], v)"), ("max", "max(buf[i], v)"),
+                        ("and", "buf[i] & v"), ("or", "buf[i] | v"), ("xor", "buf[i] ^ v"),
+                        ("exchange", "v"))}
 for _op in ATOMIC_OPS:
     globals()[f"atomic_{_op}"] = _register(
         f"atomic_{_op}", None, _t_atomic(3),
-        f"Atomically ``buf[i] = buf[i] {_op} v``; returns the old value.",
+        _ATOMIC_DOCS[_op],
         pure=False, kinds=("atomic", _op))
 atomic_compare_exchange = _register(
     "atomic_compare_exchange", None, _t_atomic(4),
@@ -300,7 +306,7 @@ _register("print", builtins.print, _t_print, "Print values (CPU and CUDA only)."
 
 for _name in ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "exp", "log", "log2", "fabs"):
     _register(f"math.{_name}", getattr(math, _name), _t_float_map(1),
-              f"math.{_name} on f32/f16/f64 scalars or float vectors.")
+              f"math.{_name} on float scalars or vectors (f16 and f64 where the target has them).")
 for _name in ("floor", "ceil", "trunc"):
     _register(f"math.{_name}", getattr(math, _name), _t_float_map(1),
               f"math.{_name}: returns the float type (an integral value), as GPUs do.")

@@ -16,13 +16,13 @@ tau: float
 
 
 def acos(x: _F, /) -> _F:
-    """math.acos on f32/f16/f64 scalars or float vectors."""
+    """math.acos on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def asin(x: _F, /) -> _F:
-    """math.asin on f32/f16/f64 scalars or float vectors."""
+    """math.asin on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def atan(x: _F, /) -> _F:
-    """math.atan on f32/f16/f64 scalars or float vectors."""
+    """math.atan on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def atan2(y: _F, x: _F, /) -> _F:
     """math.atan2(y, x)."""
@@ -31,13 +31,13 @@ def ceil(x: _F, /) -> _F:
     """math.ceil: returns the float type (an integral value), as GPUs do."""
 
 def cos(x: _F, /) -> _F:
-    """math.cos on f32/f16/f64 scalars or float vectors."""
+    """math.cos on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def exp(x: _F, /) -> _F:
-    """math.exp on f32/f16/f64 scalars or float vectors."""
+    """math.exp on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def fabs(x: _F, /) -> _F:
-    """math.fabs on f32/f16/f64 scalars or float vectors."""
+    """math.fabs on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def floor(x: _F, /) -> _F:
     """math.floor: returns the float type (an integral value), as GPUs do."""
@@ -75,22 +75,22 @@ def isnan(x: vec4, /) -> bvec4:
     """True where x is NaN."""
 
 def log(x: _F, /) -> _F:
-    """math.log on f32/f16/f64 scalars or float vectors."""
+    """math.log on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def log2(x: _F, /) -> _F:
-    """math.log2 on f32/f16/f64 scalars or float vectors."""
+    """math.log2 on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def pow(x: _F, y: _F | float, /) -> _F:
     """math.pow(x, y) on floats."""
 
 def sin(x: _F, /) -> _F:
-    """math.sin on f32/f16/f64 scalars or float vectors."""
+    """math.sin on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def sqrt(x: _F, /) -> _F:
-    """math.sqrt on f32/f16/f64 scalars or float vectors."""
+    """math.sqrt on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def tan(x: _F, /) -> _F:
-    """math.tan on f32/f16/f64 scalars or float vectors."""
+    """math.tan on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def trunc(x: _F, /) -> _F:
     """math.trunc: returns the float type (an integral value), as GPUs do."""

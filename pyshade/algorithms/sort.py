@@ -1,4 +1,4 @@
-"""Bitonic sort: the DESIGN.md section-7 kernel, usable as a library function.
+"""Bitonic sort: the demo's kernel (``examples/bitonic_sort.py``), usable as a library function.
 
 The kernel below is the canonical example (with docstrings added): a NewType, an IntEnum
 with ``match``, a portable struct, a TypeVar generic and a ``Const`` trait

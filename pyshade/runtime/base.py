@@ -178,7 +178,7 @@ class Device:
         raise NotImplementedError
 
     def empty(self, shape: int | Sequence[int], dtype: Any = np.float32) -> DeviceArray:
-        """An uninitialised device array."""
+        """A device array whose contents are unspecified (every device zeroes it today)."""
         return self.zeros(shape, dtype)
 
     def zeros(self, shape: int | Sequence[int], dtype: Any = np.float32) -> DeviceArray:
