@@ -265,6 +265,9 @@ num_groups = _register("num_groups", None, _t_const(T.uvec3),
                        "The number of workgroups of the launch (uvec3).")
 local_index = _register("local_index", None, _t_const(T.u32),
                         "The invocation's flattened index within its workgroup (u32).")
+tid = _register("tid", None, _t_const(T.i32),
+                "The 1-D global id as an i32, ``i32(global_id().x)`` (Warp's ``wp.tid()``): "
+                "for ports that index with signed integers, so that ``i - 1 >= 0`` works.")
 barrier = _register("barrier", None, _t_void,
                     "Workgroup execution and memory barrier (uniform control flow only).",
                     pure=False, kinds=("barrier",))
@@ -404,7 +407,7 @@ def unroll(r: Any) -> Any:
     return r
 
 
-__all__ = ["target", "unroll", "global_id", "local_id", "group_id", "num_groups",
+__all__ = ["target", "unroll", "tid", "global_id", "local_id", "group_id", "num_groups",
            "local_index", "barrier", "clamp", "mix", "step", "smoothstep", "dot", "cross",
            "length", "normalize", "distance", "fma", "select", "bitcast", "popcount",
            "reverse_bits", "count_leading_zeros", "atomic_compare_exchange"] + [

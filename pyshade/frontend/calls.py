@@ -80,6 +80,8 @@ class CallMixin:
 
     def builtin_call(self, node: ast.Call, b: lang.Builtin) -> ast.expr:
         """Type a builtin call with its typer; records ids used, purity and barriers."""
+        if b.name == "tid":
+            return self.tid_call(node)
         if b.name not in ("print",):
             node.args = [self.tx(a) for a in node.args] if b.name not in ("bitcast",) else \
                 [node.args[0], self.tx(node.args[1])] if len(node.args) == 2 else node.args
@@ -95,6 +97,21 @@ class CallMixin:
         if "barrier" in b.kinds:
             self.barrier_call(node)
         return self.route_builtin(node, b.name)
+
+    def tid_call(self, node: ast.Call) -> ast.expr:
+        """``ps.tid()``: ``i32(global_id().x)``, built from typed nodes (no name lookups:
+        the kernel's module need not import ``global_id``)."""
+        self.arity(node, 0)
+
+        def at(n: ast.AST) -> Any:
+            n = ast.copy_location(n, node)
+            n.end_lineno, n.end_col_offset = node.end_lineno, node.end_col_offset
+            return n
+        gid = at(ast.Call(at(ast.Name("global_id", ast.Load())), [], []))
+        gid.func.ps_type = CT(lang.global_id)
+        gid = self.builtin_call(gid, lang.BY_NAME["global_id"])
+        x = self.tx(at(ast.Attribute(gid, "x", ast.Load())))
+        return self.cast_call(at(ast.Call(at(ast.Name("i32", ast.Load())), [x], [])), T.i32)
 
     def bound_typevar(self, node: ast.AST, var: typing.TypeVar) -> T.Type:
         """The type TypeVar ``var`` is bound to in this function (an error where it is not)."""

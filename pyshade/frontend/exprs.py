@@ -83,6 +83,9 @@ def elem_of(t: Any) -> Any:
     return t.elem if isinstance(t, (T.VectorType, T.MatrixType)) else decay(t)
 
 
+_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
+
+
 class ExprMixin:
     """Expression rules; the class using it provides ``error``, ``lookup_name``..."""
 
@@ -444,6 +447,9 @@ class ExprMixin:
             return self.shift(node)
         if op is ast.MatMult:
             return self.matmul(node)
+        if op in _ARITH:
+            self.promote(node, "left", "right", true_div=op is ast.Div)
+            lt, rt = node.left.ps_type, node.right.ps_type
         # Literals take the element type of the other side.
         for lit, other in ((node.left, node.right), (node.right, node.left)):
             ot = elem_of(other.ps_type)
@@ -484,6 +490,52 @@ class ExprMixin:
                                  "matrix product in shading languages): use @ for the product")
         node.ps_type = lt if not isinstance(lt, T.ScalarType) else rt
         return self.route_binop(node)
+
+    # -- Python's numeric promotion ---------------------------------------------------------
+    def int_to_float(self, e: ast.expr, ft: T.ScalarType) -> ast.expr:
+        """``e`` (an integer scalar) converted to float type ``ft``, as ``ft(e)`` would be."""
+        call = ast.copy_location(ast.Call(ast.Name(ft.name, ast.Load()), [e], []), e)
+        call.end_lineno = getattr(e, "end_lineno", None)
+        call.end_col_offset = getattr(e, "end_col_offset", None)
+        return self.cast_call(call, ft)
+
+    def promote(self, node: ast.AST, a: str, b: str, true_div: bool = False) -> None:
+        """Python's rule for mixed operands: an integer scalar next to a float (a float
+        literal, scalar or vector) becomes that float type, and with ``true_div`` (``/``)
+        two integers become f32, as Python's ``/`` gives a float. Integer vectors stay
+        integer (a vector conversion is the user's to write)."""
+        def get(attr: str) -> ast.expr:
+            v = getattr(node, attr)
+            return v[0] if isinstance(v, list) else v
+
+        def put(attr: str, e: ast.expr) -> None:
+            if isinstance(getattr(node, attr), list):
+                getattr(node, attr)[0] = e
+            else:
+                setattr(node, attr, e)
+
+        def float_of(t: Any) -> T.ScalarType | None:
+            if t == T.abstract_float:
+                return T.f32
+            e = elem_of(t)
+            return e if isinstance(e, T.ScalarType) and e.is_float else None
+
+        def int_scalar(t: Any) -> bool:
+            return is_int(t) and not isinstance(t, T.AbstractType)
+        left, right = get(a), get(b)
+        lt, rt = left.ps_type, right.ps_type
+        for side, st, ot in ((a, lt, rt), (b, rt, lt)):
+            ft = float_of(ot)
+            if int_scalar(st) and ft is not None:
+                put(side, self.int_to_float(get(side), ft))
+                return
+        if true_div and (int_scalar(lt) or int_scalar(rt)) and \
+                all(int_scalar(t) or t == T.abstract_int for t in (lt, rt)):
+            for side, t in ((a, lt), (b, rt)):
+                if t == T.abstract_int:
+                    self.coerce(get(side), T.f32)
+                else:
+                    put(side, self.int_to_float(get(side), T.f32))
 
     def power(self, node: ast.BinOp) -> ast.expr:
         """``x ** n``: ``n`` a literal 0..64, ``x`` a numeric scalar or vector."""
@@ -549,6 +601,9 @@ class ExprMixin:
             return self.fold(node, _CMP_OPS[type(op)], a.value, b.value)
         if isinstance(at, T.EnumType) and isinstance(bt, T.EnumType) and at != bt:
             self.error(node, f"cannot compare {at.name} with {bt.name}")
+        self.promote(node, "left", "comparators")
+        a, b = node.left, node.comparators[0]
+        at, bt = a.ps_type, b.ps_type
         if isinstance(at, T.AbstractType):
             self.coerce(a, decay(bt))
         elif isinstance(bt, T.AbstractType):

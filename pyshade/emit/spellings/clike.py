@@ -18,6 +18,8 @@ _MATH = ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "exp", "log", "log
 SPELLINGS: dict[str, Any] = {
     # The emitter's names of the invocation ids (``IdNames``).
     **{name: f"{{ids.{name}}}" for name in IDS},
+    # The type checker rewrites tid() as i32(global_id().x): it never reaches an emitter.
+    "tid": None,
     # A statement: ``CLikeEmitter.call_statement`` writes the target's ``BARRIER``.
     "barrier": None,
     "abs": "abs({0})",

@@ -30,6 +30,7 @@ SPELLINGS: dict[str, Any] = {
     "max": "{max}",
     "round": "{r}(_round({0}))",
     # Conversions: the type checker makes every ``int(x)`` a cast, never a builtin call.
+    "tid": None,      # rewritten as i32(global_id().x) by the type checker
     "int": None,
     "float": None,
     "bool": None,
