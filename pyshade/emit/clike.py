@@ -277,7 +277,7 @@ class CLikeEmitter(Emitter):
         """A struct field (a bool field read from u32), a vector component, or an enum's
         ``.value``."""
         vt = node.value.ps_type
-        if isinstance(vt, T.EnumType):       # .value
+        if getattr(node.value, "ps_enum_type", None) is not None:       # .value
             return self.expr(node.value)
         s = f"{self.sub(node.value)}.{self.member(node)}"
         if isinstance(vt, T.StructType) and node.ps_type == T.bool_:
@@ -320,7 +320,7 @@ class CLikeEmitter(Emitter):
         for f, a in node.ps_fields:
             ft = st.field_types[f]
             if a is None:
-                vals.append(self.zero_value(ft, node))
+                vals.append(self.zero_value(T.decayed(ft), node))
             elif ft == T.bool_:
                 vals.append(self.bool_to_u32(self.value(a)))
             else:
@@ -371,10 +371,8 @@ class CLikeEmitter(Emitter):
 
 
 def elem_type(t: T.Type) -> T.Type:
-    """The scalar type of a scalar, vector, matrix or enum type."""
-    if isinstance(t, (T.VectorType, T.MatrixType)):
-        return t.elem
-    return t.base if isinstance(t, T.EnumType) else t
+    """The scalar type of a scalar, vector or matrix type."""
+    return t.elem if isinstance(t, (T.VectorType, T.MatrixType)) else t
 
 
 def shortest_f32(v: float) -> str:

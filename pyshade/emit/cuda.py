@@ -69,9 +69,7 @@ def _walk_types(t: Any, out: list) -> None:
     if t is None or not isinstance(t, T.Type) or any(t is u for u in out):
         return
     out.append(t)
-    if isinstance(t, T.EnumType):
-        _walk_types(t.base, out)
-    elif isinstance(t, (T.ArrayType, T.BufferType)):
+    if isinstance(t, (T.ArrayType, T.BufferType)):
         _walk_types(t.elem, out)
     elif isinstance(t, T.MatrixType):
         _walk_types(t.column, out)
@@ -153,15 +151,13 @@ class CudaEmitter(CudaOps, CLikeEmitter):
 
     def cpp_layout(self, t: T.Type) -> tuple[int, int]:
         """(size, alignment) of ``t``'s storage type in C++, to place padding members."""
-        if isinstance(t, (T.ScalarType, T.EnumType)):
-            return t.size, t.align
         if isinstance(t, T.VectorType):
             return t.size, C.VEC_ALIGN[t.n]
         if isinstance(t, T.ArrayType):
             if is_vec3(t.elem):
                 return t.size, 16
             return t.size, self.cpp_layout(t.elem)[1]
-        return t.size, t.align          # matrices and structs: alignas of the canonical one
+        return t.size, t.align          # scalars, matrices, structs: the canonical alignment
 
     def make_name(self, t: T.VectorType) -> str:
         """The constructor function of a vector type (``make_float3``, ``ps_make_bool3``)."""
@@ -177,7 +173,6 @@ class CudaEmitter(CudaOps, CLikeEmitter):
     def literal(self, value: Any, t: T.Type) -> str:
         """A C++ literal of exactly type ``t`` (``1u``, ``1.5f``, ``2ll``); f16 and the
         special floats through their bits or a conversion."""
-        t = t.base if isinstance(t, T.EnumType) else t
         if isinstance(t, T.VectorType):
             return self.vector_text(t, [self.literal(value, t.elem)] * t.n)
         if t == T.bool_ or isinstance(value, bool):
@@ -195,7 +190,7 @@ class CudaEmitter(CudaOps, CLikeEmitter):
 
     def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
         """A scalar's zero literal, else ``T()`` (value-initialised: all zeros)."""
-        if isinstance(t, (T.ScalarType, T.EnumType)):
+        if isinstance(t, T.ScalarType):
             return self.literal(0, T.u32 if t == T.bool_ else t)
         return f"{self.type_name(t, node, storage=True)}()"
 
@@ -393,7 +388,7 @@ class CudaEmitter(CudaOps, CLikeEmitter):
     def declare_default(self, name: str, node: ast.AST | None = None) -> None:
         """``T name = 0;`` for a scalar, ``T name = {};`` (all zeros) otherwise."""
         t = self.func.locals[name]
-        zero = self.literal(0, t) if isinstance(t, (T.ScalarType, T.EnumType)) else "{}"
+        zero = self.literal(0, t) if isinstance(t, T.ScalarType) else "{}"
         self.line(f"{self.type_name(t, node)} {self.local(name)} = {zero};", node)
 
     def atomic_load(self, s: str, node: ast.AST) -> str:

@@ -30,11 +30,6 @@ FORMULAS = ("mix", "step", "smoothstep", "dot", "cross", "length", "normalize", 
 FDI = "__device__ __forceinline__"
 
 
-def _base(t: Any) -> Any:
-    """An enum's base type; any other type unchanged."""
-    return t.base if isinstance(t, T.EnumType) else t
-
-
 def _p(x: str) -> str:
     return f"({x})"
 
@@ -54,7 +49,7 @@ class CudaOps:
 
     def tn(self, t: T.Type) -> str:
         """The value type name of ``t``."""
-        return self.type_name(_base(t))
+        return self.type_name(t)
 
     def ctor(self, tn: str, x: str) -> str:
         """The functional cast ``tn(x)``, or ``static_cast<tn>(x)`` where ``x`` itself
@@ -86,7 +81,7 @@ class CudaOps:
     def arith(self, sym: str, a: str, b: str, t: T.Type) -> str:
         """``a sym b`` of scalar type ``t``: f16 through its rounding intrinsics, signed
         ``+ - * <<`` through the unsigned type (where C++ defines wrap-around)."""
-        e = _base(elem_type(_base(t)))
+        e = elem_type(t)
         if e == T.f16 and sym in self.tables.HALF_OPS:
             return self.tables.HALF_OPS[sym].format(a, b)
         if e.kind == "int" and sym in ("+", "-", "*", "<<"):
@@ -97,7 +92,6 @@ class CudaOps:
 
     def neg_text(self, x: str, e: T.Type) -> str:
         """``-x`` of a scalar (signed integers wrap: ``-MIN`` is ``MIN``)."""
-        e = _base(e)
         if e.kind == "int":
             s = self.tables.SCALARS[e.name]
             u = self.tables.UNSIGNED[s]
@@ -106,7 +100,6 @@ class CudaOps:
 
     def convert_text(self, x: str, src: T.Type, dst: T.Type) -> str:
         """A scalar value conversion (in range: the prelude guards float -> int)."""
-        src, dst = _base(src), _base(dst)
         if src == dst:      # no conversion, but the text stays one operand: u32(a >> b) - c
             return x if re.fullmatch(r"[\w.]+", x) else f"({x})"
         if dst == T.f16:
@@ -124,7 +117,7 @@ class CudaOps:
         if op not in BINOPS:
             raise self.error(node, "internal: //, % and ** reach the emitter as prelude calls")
         sym = BINOPS[op]
-        lt, rt = _base(node.left.ps_type), _base(node.right.ps_type)
+        lt, rt = node.left.ps_type, node.right.ps_type
         a, b = self.sub(node.left), self.sub(node.right)
         if any(isinstance(t, (T.VectorType, T.MatrixType)) for t in (lt, rt)):
             self.operator(sym, lt, rt, node.ps_type)
@@ -137,7 +130,7 @@ class CudaOps:
 
     def wrapping(self, node: ast.expr) -> bool:
         """True for a signed scalar ``+ - * <<`` or unary minus not already in a temporary."""
-        t = _base(getattr(node, "ps_type", None))
+        t = getattr(node, "ps_type", None)
         if not isinstance(t, T.ScalarType) or t.kind != "int" or id(node) in self.emitted:
             return False
         if isinstance(node, ast.BinOp):
@@ -165,7 +158,7 @@ class CudaOps:
 
     def negate(self, node: ast.UnaryOp) -> str:
         """Unary minus (signed integers wrap; vectors and matrices overloaded)."""
-        t = _base(node.ps_type)
+        t = node.ps_type
         if isinstance(t, (T.VectorType, T.MatrixType)):
             self.unary_operator("-", t)
             return f"-{self.sub(node.operand)}"
@@ -181,7 +174,7 @@ class CudaOps:
 
     def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
         """Vector comparisons are element-wise overloads returning a bool vector."""
-        at, bt = _base(a.ps_type), _base(b.ps_type)
+        at, bt = a.ps_type, b.ps_type
         if isinstance(at, T.VectorType) or isinstance(bt, T.VectorType):
             self.operator(CMP_SYMBOLS[op], at, bt, node.ps_type)
         return super().compare(op, a, b, node)
@@ -277,7 +270,7 @@ class CudaOps:
         args = node.args
         if not args:
             return f"{self.tn(t)}()"
-        types = [_base(a.ps_type) for a in args]
+        types = [a.ps_type for a in args]
         vals = [self.value(a) for a in args]
         if isinstance(t, T.VectorType) and t.elem != T.bool_ and len(args) == t.n and \
                 all(isinstance(x, T.ScalarType) for x in types):
@@ -340,7 +333,7 @@ class CudaOps:
         """A builtin of vectors as a generated function applying it per component."""
         res = node.ps_type
         args = self.value_args(node)
-        types = [_base(a.ps_type) for a in args]
+        types = [a.ps_type for a in args]
         short = b.name.split(".")[-1]
         # C++ overloads on the arguments only: a conversion's name carries its result type.
         if short == "convert":
@@ -377,7 +370,7 @@ class CudaOps:
         optimiser does not rewrite (see lang.py)."""
         if self.has_vector(node):
             return self.elementwise(node, node.ps_call[1])
-        return self.asm_minmax_text(op, _base(node.ps_type), *(self.value(a) for a in node.args))
+        return self.asm_minmax_text(op, node.ps_type, *(self.value(a) for a in node.args))
 
     def asm_minmax_text(self, op: str, e: T.Type, a: str, b: str) -> str:
         """A call of the support function for PTX ``op.s32``/``op.s64``."""
@@ -404,7 +397,7 @@ class CudaOps:
         """``abs``: unsigned values are their own, f16 ``__habs``, floats ``fabs``."""
         if self.has_vector(node):
             return self.elementwise(node, node.ps_call[1])
-        t = _base(node.ps_type)
+        t = node.ps_type
         if t.kind == "uint":
             return self.sub(node.args[0])
         return f"{'__habs' if t == T.f16 else 'fabs'}({self.value(node.args[0])})"
@@ -425,7 +418,7 @@ class CudaOps:
 
     def bitcast_call(self, node: ast.Call) -> str:
         """``bitcast(T, x)`` through ``__float_as_uint`` and kin (``BITCASTS``)."""
-        src, dst = _base(node.args[1].ps_type), _base(node.ps_type)
+        src, dst = node.args[1].ps_type, node.ps_type
         if src == dst:
             return self.sub(node.args[1])
         fmt = self.tables.BITCASTS.get((src.name, dst.name))
@@ -434,7 +427,7 @@ class CudaOps:
 
     def bit_call(self, node: ast.Call) -> str:
         """popcount, count_leading_zeros, reverse_bits by width (``BIT_INTRINSICS``)."""
-        t = _base(node.ps_type)
+        t = node.ps_type
         k = ("popcount", "count_leading_zeros", "reverse_bits").index(node.ps_call[1].name)
         return f"{self.tn(t)}({self.tables.BIT_INTRINSICS[t.bits][k].format(self.value(node.args[0]))})"
 
@@ -445,9 +438,9 @@ class CudaOps:
         if b.name in ("mix", "step", "smoothstep"):
             if self.has_vector(node):
                 return self.elementwise(node, b)
-            fn = self.formula_scalar(b.name, _base(node.ps_type))
+            fn = self.formula_scalar(b.name, node.ps_type)
             return f"{fn}({', '.join(self.value(a) for a in node.args)})"
-        types = [_base(a.ps_type) for a in node.args]
+        types = [a.ps_type for a in node.args]
         t = types[0]
         e = elem_type(t)
         one = self.tn(e)
@@ -504,7 +497,7 @@ class CudaOps:
             if isinstance(a, ast.Constant) and isinstance(a.value, str):
                 fmt.append(_c_string(a.value))
                 continue
-            t = _base(a.ps_type)
+            t = a.ps_type
             text = self.value(a)
             if isinstance(t, T.VectorType):
                 conv, how = self.tables.PRINTF[t.elem.name]

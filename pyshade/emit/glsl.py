@@ -110,7 +110,6 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
     def literal(self, value: Any, t: T.Type) -> str:
         """A GLSL literal with its suffix (``1u``, ``1.5``, ``1.5hf``, ``1l``); inf and NaN
         from their bits."""
-        t = t.base if isinstance(t, T.EnumType) else t
         if t == T.bool_ or isinstance(value, bool):
             return "true" if value else "false"
         suffix = LITERAL_SUFFIX[t.name]
@@ -125,8 +124,6 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
 
     def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
         """The zero of ``t`` in its storage form, spelled out (GLSL has no ``T()``)."""
-        if isinstance(t, T.EnumType):
-            t = t.base
         if isinstance(t, T.ScalarType):
             return self.literal(0, T.u32 if t == T.bool_ else t)
         if isinstance(t, (T.VectorType, T.MatrixType)):
@@ -136,7 +133,7 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
             z = self.zero_value(t.elem, node)
             return f"{self.type_name(t, node, storage=True)}({', '.join([z] * t.n)})"
         if isinstance(t, T.StructType):
-            zs = [self.zero_value(ft, node) for _, ft in t.fields]
+            zs = [self.zero_value(T.decayed(ft), node) for _, ft in t.fields]
             return f"{self.global_name(t.name)}({', '.join(zs)})"
         raise self.error(node or self.func_node(), f"internal: no GLSL zero for {t}")
 

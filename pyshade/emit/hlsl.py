@@ -126,7 +126,6 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
     def literal(self, value: Any, t: T.Type) -> str:
         """An HLSL literal with its suffix (``1u``, ``1.5f``, ``1.5h``, ``1.5L``, ``1ll``);
         inf and NaN from their bits."""
-        t = t.base if isinstance(t, T.EnumType) else t
         if t == T.bool_ or isinstance(value, bool):
             return "true" if value else "false"
         suffix = LITERAL_SUFFIX[t.name]
@@ -146,7 +145,7 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
         """Unary minus; of an unsigned value ``(0u - x)``: DXC 1.7 folds ``-(x / C)`` into
         ``x / -C``, right for signed division and wrong for unsigned (its SPIR-V divided by
         0xffffffff; ``bench/probes/hlsl_negate_probe.py``)."""
-        t = node.ps_type.base if isinstance(node.ps_type, T.EnumType) else node.ps_type
+        t = node.ps_type
         elem = t.elem if isinstance(t, T.VectorType) else t
         if isinstance(elem, T.ScalarType) and elem.is_int and not elem.signed:
             return f"({self.literal(0, elem)} - {self.sub(node.operand)})"
@@ -155,8 +154,6 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
     def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
         """The zero of ``t`` in its storage form: a literal, an array's zero function,
         else ``(T)0``."""
-        if isinstance(t, T.EnumType):
-            t = t.base
         if isinstance(t, T.ScalarType):
             return self.literal(0, T.u32 if t == T.bool_ else t)
         if isinstance(t, T.ArrayType):
@@ -167,7 +164,7 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
         """The zero of ``t`` as a local holds it (bools as bools)."""
         if isinstance(t, T.ArrayType):
             return self.zero_array(t)
-        if isinstance(t, (T.ScalarType, T.EnumType)):
+        if isinstance(t, T.ScalarType):
             return self.literal(0 if t != T.bool_ else False, t)
         return f"({self.type_name(t, node)})0"
 

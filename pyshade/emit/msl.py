@@ -45,10 +45,6 @@ from .cuda import CudaEmitter, is_vec3
 from .features import scalars_in
 
 
-def _base(t: Any) -> Any:
-    return t.base if isinstance(t, T.EnumType) else t
-
-
 class MslEmitter(CudaEmitter):
     """Writes a Program as Metal Shading Language."""
 
@@ -106,13 +102,12 @@ class MslEmitter(CudaEmitter):
     def literal(self, value: Any, t: T.Type) -> str:
         """An MSL literal of exactly type ``t`` (``1u``, ``1.5f``, ``2l``, ``half(0.5f)``):
         CUDA's rules over the MSL tables; MSL has no f64."""
-        if _base(t) == T.f64:
+        if t == T.f64:
             raise self.f64_error(self.func_node())
         return super().literal(value, t)
 
     def convert_text(self, x: str, src: T.Type, dst: T.Type) -> str:
         """A scalar value conversion ``T(x)``; MSL's half conversions round once."""
-        src, dst = _base(src), _base(dst)
         if src == dst or dst == T.bool_:
             return super().convert_text(x, src, dst)
         return self.ctor(self.type_name(dst), x)
@@ -173,7 +168,7 @@ class MslEmitter(CudaEmitter):
 
     def elem_storage(self, t: T.Type, atomic: bool) -> str:
         """The element type of a buffer or threadgroup array (atomic_uint if atomic)."""
-        return M.ATOMIC_TYPES[_base(t).name] if atomic else self.type_name(t, storage=True)
+        return M.ATOMIC_TYPES[t.name] if atomic else self.type_name(t, storage=True)
 
     def function_header(self, f: FuncInfo) -> None:
         """The ``kernel void`` entry point (buffers, parameter block, id attributes); a
@@ -237,10 +232,10 @@ class MslEmitter(CudaEmitter):
     def ex_BinOp(self, node: ast.BinOp) -> str:
         """Vector operators as written; signed integer vectors wrap through the unsigned
         vector type, bool vectors combine through uint vectors."""
-        lt, rt = _base(node.left.ps_type), _base(node.right.ps_type)
+        lt, rt = node.left.ps_type, node.right.ps_type
         if not any(isinstance(t, (T.VectorType, T.MatrixType)) for t in (lt, rt)):
             return super().ex_BinOp(node)
-        res = _base(node.ps_type)
+        res = node.ps_type
         e = elem_type(res)
         a, b = self.sub(node.left), self.sub(node.right)
         sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "*", ast.Div: "/",
@@ -260,7 +255,7 @@ class MslEmitter(CudaEmitter):
 
     def negate(self, node: ast.UnaryOp) -> str:
         """Unary minus; of a signed integer vector through the unsigned vector type."""
-        t = _base(node.ps_type)
+        t = node.ps_type
         if isinstance(t, T.VectorType) and t.elem.kind == "int":
             u = f"{M.UNSIGNED[M.SCALARS[t.elem.name]]}{t.n}"
             return f"{self.type_name(t)}({u}(0) - {u}({self.sub(node.operand)}))"
@@ -324,7 +319,7 @@ class MslEmitter(CudaEmitter):
             return f"{M.ATOMICS[kinds[1]]}({elem}, {vals[1]}, memory_order_relaxed)"
         name = node.args[0].ps_ref[1]
         space = "threadgroup" if name in self.k.shared else "device"
-        e = _base(node.ps_type)
+        e = node.ps_type
         t, a = self.tn(e), M.ATOMIC_TYPES[e.name]
         fn = self.global_name("_ps_cas")
         self.support(f"cas_{space}_{t}", M.CAS.format(t=t, name=fn, space=space, a=a))

@@ -69,7 +69,6 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
     def literal(self, value: Any, t: T.Type) -> str:
         """A WGSL literal with its suffix (``1i``, ``1u``, ``1.5f``, ``1.5h``); inf and nan through
         ``special_float``."""
-        t = t.base if isinstance(t, T.EnumType) else t
         if t == T.bool_ or isinstance(value, bool):
             return "true" if value else "false"
         if t.kind == "int":
@@ -261,8 +260,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         e = elem_type(t)
         sym = "<<" if op is ast.LShift else ">>"
         want = T.u32 if not isinstance(lt, T.VectorType) else T.vector_of(T.u32, lt.n)
-        rt_ = rt.base if isinstance(rt, T.EnumType) else rt
-        if rt_ != want:
+        if rt != want:
             b = f"{self.type_name(want)}({self.expr(node.right)})"
         if op is ast.LShift and _no_runtime_value(node):
             # naga and Tint evaluate a constant `<<` at shader creation, where bits
