@@ -26,10 +26,10 @@ Design notes: MSL is C++14 with real vector and matrix types (operators, swizzle
 ``float3(v.xy, z)``), so unlike CUDA no operator functions are generated. The scalar
 rules (signed ``+ - * <<`` through the unsigned type: signed overflow is undefined in
 C++), the struct padding, static_asserts, the hidden helper arguments and the formula
-functions (``mix``... rounding each operation as the CPU device does) are the CUDA
-emitter's, reused by subclassing with MSL's tables (``msl_tables.py``). MSL has no
-f64: using it is a TranslationError at the Python line. ``#line`` directives map the
-Metal compiler's errors to Python lines.
+functions (``mix``... rounding each operation as the CPU device does) are the C++
+base's (``cpp.py``), over MSL's tables (``msl_tables.py``). MSL has no f64: using it
+is a TranslationError at the Python line. ``#line`` directives map the Metal
+compiler's errors to Python lines.
 """
 
 from __future__ import annotations
@@ -40,20 +40,19 @@ from typing import Any
 from .. import types as T
 from ..frontend.program import FuncInfo
 from . import msl_tables as M
-from .clike import CLikeEmitter, elem_type
-from .cuda import CudaEmitter, is_vec3
+from .clike import elem_type
+from .cpp import CppEmitter, is_vec3
 from .features import scalars_in
 
 
-class MslEmitter(CudaEmitter):
+class MslEmitter(CppEmitter):
     """Writes a Program as Metal Shading Language."""
 
     target = "msl"
-    families = ("clike",)
     tables = M
-    FDI = "inline"
-    DEVICE = ""
     BARRIER = M.BARRIER
+    CONSTEXPR = "constant constexpr"        # program-scope constants: constant space
+    BLOCK_PARAM = "constant {}&"
 
     # -- types ----------------------------------------------------------------------------
     def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
@@ -81,22 +80,12 @@ class MslEmitter(CudaEmitter):
         return self.error(node, "f64 is not supported by MSL (Metal has no double): use f32, "
                                 "or another target")
 
-    def cpp_layout(self, t: T.Type) -> tuple[int, int]:
-        """(size, alignment) of ``t`` in MSL: float3 is 16 bytes, aligned to 16."""
-        if isinstance(t, T.VectorType):
-            return M.VEC_LAYOUT[t.n]
-        return super().cpp_layout(t)
-
     def member_type(self, t: T.Type, room: int) -> tuple[str, int, int]:
         """A vec3 member followed by a member within 16 bytes is ``packed_float3`` (12
         bytes, aligned to 4) so that the canonical offsets hold."""
         if is_vec3(t) and room < 16:
             return f"packed_{self.type_name(t, storage=True)}", 12, 4
         return super().member_type(t, room)
-
-    def vector_text(self, t: T.Type, parts: Any) -> str:
-        """``uint3(a, b, c)``."""
-        return CLikeEmitter.vector_text(self, t, parts)
 
     # -- literals -------------------------------------------------------------------------
     def literal(self, value: Any, t: T.Type) -> str:
@@ -116,7 +105,7 @@ class MslEmitter(CudaEmitter):
     def header(self) -> None:
         """The comment line, ``metal_stdlib`` and the offsetof macro; f64 anywhere is an
         error at its Python line."""
-        CLikeEmitter.header(self)
+        super().header()
         self.check_no_f64()
         self.line("#include <metal_stdlib>")
         self.line("using namespace metal;")
@@ -136,13 +125,6 @@ class MslEmitter(CudaEmitter):
                     if "f64" in here:
                         raise self.f64_error(n)
             raise self.f64_error(self.k.tree)
-
-    def enum_decl(self, e: T.EnumType) -> None:
-        """One program-scope ``constant constexpr`` per enum member."""
-        for m, v in e.members.items():
-            self.line(f"constant constexpr {self.type_name(e.base)} "
-                      f"{self.global_name(f'{e.name}_{m}')} = {self.literal(v, e.base)};")
-        self.line()
 
     def resources(self) -> None:
         """The parameter block struct (threadgroup arrays are declared in the kernel)."""
@@ -180,19 +162,12 @@ class MslEmitter(CudaEmitter):
             if self.prog.param_block.types:
                 params.append(f"constant {block}& {self.globals.name('_ps_params')} "
                               f"[[buffer({len(self.k.buffers)})]]")
-            for which, (t, attr) in M.ID_ATTRS.items():
+            for which, (t, attr) in M.IDS.items():
                 if which in self.entry_ids(f):
                     params.append(f"{t} {self.entry_id(f, which)} [[{attr}]]")
             self.line(f"kernel void {self.global_name(f.name)}({', '.join(params)}) {{", f.tree)
             return
-        params = [f"{self.type_name(t, f.tree)} {self.local(name)}" for name, t in f.params]
-        params += [f"{M.ID_ATTRS[w][0]} {self.id_value(w)}" for w in sorted(f.ids_used)]
-        res, needs_block = self.uses[f.emit_name]
-        params += [self.buffer_param(b) for b in res]
-        if needs_block:
-            params.append(f"constant {block}& {self.globals.name('_ps_params')}")
-        ret = self.type_name(f.ret, f.tree) if f.ret is not None else "void"
-        self.line(f"{ret} {self.global_name(f.emit_name)}({', '.join(params)}) {{", f.tree)
+        self.helper_header(f, "")
 
     def entry_ids(self, f: FuncInfo) -> set:
         """The id attributes the entry point takes: those used, or, for a folded launch,
@@ -223,24 +198,12 @@ class MslEmitter(CudaEmitter):
         self.copy_params(f)
 
     # -- operators: MSL's own ---------------------------------------------------------------
-    def operator(self, sym: str, lt: T.Type, rt: T.Type, res: T.Type) -> None:
-        """Nothing to define: MSL vectors and matrices have their operators."""
-
-    def unary_operator(self, sym: str, t: T.Type) -> None:
-        """Nothing to define (see ``operator``)."""
-
-    def ex_BinOp(self, node: ast.BinOp) -> str:
+    def vector_binop(self, node: ast.BinOp, sym: str) -> str:
         """Vector operators as written; signed integer vectors wrap through the unsigned
         vector type, bool vectors combine through uint vectors."""
-        lt, rt = node.left.ps_type, node.right.ps_type
-        if not any(isinstance(t, (T.VectorType, T.MatrixType)) for t in (lt, rt)):
-            return super().ex_BinOp(node)
         res = node.ps_type
         e = elem_type(res)
         a, b = self.sub(node.left), self.sub(node.right)
-        sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "*", ast.Div: "/",
-               ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
-               ast.RShift: ">>"}[type(node.op)]
         if isinstance(res, T.VectorType) and e.kind in ("int", "bool") and \
                 (e.kind == "bool" or sym in ("+", "-", "*", "<<")):
             u = f"{M.UNSIGNED.get(M.SCALARS[e.name], 'uint')}{res.n}"
@@ -253,53 +216,16 @@ class MslEmitter(CudaEmitter):
         text = super().bool_bitop(node, op)
         return text if op is ast.BitXor else f"bool({text})"
 
-    def negate(self, node: ast.UnaryOp) -> str:
-        """Unary minus; of a signed integer vector through the unsigned vector type."""
+    def vector_negate(self, node: ast.UnaryOp) -> str:
+        """Unary minus of a vector or matrix; of a signed integer vector through the
+        unsigned vector type."""
         t = node.ps_type
         if isinstance(t, T.VectorType) and t.elem.kind == "int":
             u = f"{M.UNSIGNED[M.SCALARS[t.elem.name]]}{t.n}"
             return f"{self.type_name(t)}({u}(0) - {u}({self.sub(node.operand)}))"
-        if isinstance(t, (T.VectorType, T.MatrixType)):
-            return f"-{self.sub(node.operand)}"
-        return super().negate(node)
+        return f"-{self.sub(node.operand)}"
 
-    # -- components and constructors ----------------------------------------------------------
-    def vector_index(self, text: str, index: ast.expr, vt: T.VectorType) -> str:
-        """Component ``index``: ``.x`` for a constant, else ``v[i]``."""
-        if isinstance(index, ast.Constant):
-            return f"{text}.{M.COMPONENTS[index.value]}"
-        return f"{text}[{self.expr(index)}]"
-
-    def place(self, target: ast.expr) -> str:
-        """A store place (no slots: ``float3`` already fills 16 bytes)."""
-        if isinstance(target, ast.Subscript) and isinstance(target.value.ps_type, T.VectorType):
-            return self.vector_index(self.place(target.value), target.slice,
-                                     target.value.ps_type)
-        return CLikeEmitter.place(self, target)
-
-    def ex_Subscript(self, node: ast.Subscript) -> str:
-        """``a[i]``; a vector component."""
-        if isinstance(node.value.ps_type, T.VectorType):
-            return self.vector_index(self.sub(node.value), node.slice, node.value.ps_type)
-        return CLikeEmitter.ex_Subscript(self, node)
-
-    def ex_Attribute(self, node: ast.Attribute) -> str:
-        """Swizzles are MSL's own."""
-        return CLikeEmitter.ex_Attribute(self, node)
-
-    def call_construct(self, node: ast.Call, t: T.Type) -> str:
-        """MSL's vector and matrix constructors take every form (splat, concatenation,
-        conversion, columns or scalars)."""
-        if not node.args:
-            return f"{self.tn(t)}()"
-        return CLikeEmitter.call_construct(self, node, t)
-
-    # -- builtins -------------------------------------------------------------------------
-    def call_builtin(self, node: ast.Call, b: Any) -> str:
-        """The ``msl`` row, else the ``clike`` row: MSL's library is element-wise on
-        vectors and has half overloads."""
-        return CLikeEmitter.call_builtin(self, node, b)
-
+    # -- atomics --------------------------------------------------------------------------
     def atomic_load(self, s: str, node: ast.AST) -> str:
         """``atomic_load_explicit`` (relaxed)."""
         return f"atomic_load_explicit(&{s}, memory_order_relaxed)"
@@ -324,4 +250,3 @@ class MslEmitter(CudaEmitter):
         fn = self.global_name("_ps_cas")
         self.support(f"cas_{space}_{t}", M.CAS.format(t=t, name=fn, space=space, a=a))
         return f"{fn}({elem}, {vals[1]}, {vals[2]})"
-
