@@ -28,15 +28,11 @@ Each target adds its entry point, resources, vector operators and builtins.
 from __future__ import annotations
 
 import ast
-import math
-import struct
 from typing import Any
-
-import numpy as np
 
 from .. import types as T
 from ..frontend.program import FuncInfo
-from .clike import CLikeEmitter, shortest_f32
+from .clike import CLikeEmitter
 from .cpp_ops import CppOps
 
 
@@ -52,8 +48,8 @@ class CppEmitter(CppOps, CLikeEmitter):
     explicit_lengths = True
     line_directives = True
     DEVICE = ""                     # the qualifier of a struct constructor
-    CONSTEXPR = "constexpr"         # the qualifiers of an enum member's constant
     BLOCK_PARAM = "const {}&"       # the parameter block as a helper's hidden parameter
+    ENUM_CONST = "constexpr {type} {name} = {value};"
 
     def __init__(self, prog: Any):
         super().__init__(prog)
@@ -97,43 +93,14 @@ class CppEmitter(CppOps, CLikeEmitter):
             return t.size, self.cpp_layout(t.elem)[1]
         return t.size, t.align          # scalars, matrices, structs: the canonical alignment
 
-    # -- literals -------------------------------------------------------------------------
-    def literal(self, value: Any, t: T.Type) -> str:
-        """A C++ literal of exactly type ``t`` (``1u``, ``1.5f``, ``2ll``); f16 and the
-        special floats through their bits or a conversion."""
-        if isinstance(t, T.VectorType):
-            return self.vector_text(t, [self.literal(value, t.elem)] * t.n)
-        if t == T.bool_ or isinstance(value, bool):
-            return "true" if value else "false"
-        if t.is_int:
-            return self.int_literal(value, t, self.tables.LITERAL_SUFFIX[t.name])
-        v = float(value)
-        if math.isnan(v) or math.isinf(v):
-            fmt = {"f32": "<f", "f64": "<d", "f16": "<e"}[t.name]
-            bits = int.from_bytes(struct.pack(fmt, v), "little")
-            return self.tables.SPECIAL_FLOAT[t.name].format(bits)
-        if t == T.f16:      # the f16 value, exact in f32: one rounding, as on the CPU
-            return self.tables.HALF_LITERAL.format(shortest_f32(float(np.float16(v))))
-        return shortest_f32(v) + "f" if t == T.f32 else repr(v)
-
+    # -- values ---------------------------------------------------------------------------
     def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
         """A scalar's zero literal, else ``T()`` (value-initialised: all zeros)."""
         if isinstance(t, T.ScalarType):
             return self.literal(0, T.u32 if t == T.bool_ else t)
         return f"{self.type_name(t, node, storage=True)}()"
 
-    def bool_to_u32(self, v: str) -> str:
-        """``uint(b)``: 1 or 0."""
-        return f"uint({v})"
-
     # -- declarations ---------------------------------------------------------------------
-    def enum_decl(self, e: T.EnumType) -> None:
-        """One ``constexpr`` (``CONSTEXPR``) per enum member."""
-        for m, v in e.members.items():
-            self.line(f"{self.CONSTEXPR} {self.type_name(e.base)} "
-                      f"{self.global_name(f'{e.name}_{m}')} = {self.literal(v, e.base)};")
-        self.line()
-
     def padded_members(self, name: str, members: list, size: int) -> tuple[list, list]:
         """Member lines placing each (member, type, offset) at its canonical offset with
         ``unsigned char`` padding, then the static_asserts of ``size`` and the offsets."""
@@ -219,15 +186,6 @@ class CppEmitter(CppOps, CLikeEmitter):
         if block:
             extra.append(self.globals.name("_ps_params"))
         return super().id_args(info) + extra
-
-    def copy_params(self, f: FuncInfo) -> None:
-        """The kernel's scalar parameters, copied out of the parameter block."""
-        params = self.globals.name("_ps_params")
-        for name, t in f.values:
-            v = f"{params}.{self.field_name('_ps_Params', name)}"
-            if t == T.bool_:
-                v = f"({v} != 0u)"
-            self.line(f"{self.type_name(t)} {self.local(name)} = {v};")
 
     # -- statements -----------------------------------------------------------------------
     def declare_default(self, name: str, node: ast.AST | None = None) -> None:

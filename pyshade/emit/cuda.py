@@ -74,6 +74,12 @@ class CudaEmitter(CudaOps, CppEmitter):
 
     target = "cuda"
     tables = C
+    SCALARS, LITERAL_SUFFIX, SPECIAL_FLOAT = C.SCALARS, C.LITERAL_SUFFIX, C.SPECIAL_FLOAT
+    HALF_LITERAL, ID_VALUES, RAW_IDS = C.HALF_LITERAL, C.IDS, C.RAW_IDS
+    # Atomic elements: a read adds zero (a plain load could be torn or cached), a store
+    # exchanges, its old value unused.
+    ATOMIC_LOAD = "atomicAdd(&{place}, {zero})"
+    ATOMIC_STORE = "atomicExch(&{place}, {value})"
     FDI = "__device__ __forceinline__"
     # __syncthreads() waits for the block and makes its shared and global stores visible.
     BARRIER = ("__syncthreads()",)
@@ -81,23 +87,16 @@ class CudaEmitter(CudaOps, CppEmitter):
 
     # -- types ----------------------------------------------------------------------------
     def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
-        """CUDA spelling of ``t`` (bool as uint where ``storage``)."""
-        if isinstance(t, T.EnumType):
-            return self.type_name(t.base)
-        if isinstance(t, T.ScalarType):
-            return "uint" if t.kind == "bool" and storage else C.SCALARS[t.name]
-        if isinstance(t, T.VectorType):
-            if t.elem == T.bool_:
-                return f"uint{t.n}" if storage else self.global_name(f"_ps_bool{t.n}")
-            return f"{C.VEC_BASE[t.elem.name]}{t.n}"
+        """CUDA spelling of ``t``: bool vectors (outside memory), matrices and arrays are
+        the support types of the header; the rest from the tables."""
+        if isinstance(t, T.VectorType) and t.elem == T.bool_ and not storage:
+            return self.global_name(f"_ps_bool{t.n}")
         if isinstance(t, T.MatrixType):
             return self.global_name(f"_ps_mat{t.n}")
         if isinstance(t, T.ArrayType):
             elem = self.type_name(t.elem, node, storage)
             return f"{self.global_name('_ps_array')}<{elem}, {t.n}>"
-        if isinstance(t, T.StructType):
-            return self.global_name(t.name)
-        raise self.error(node or self.func_node(), f"internal: no CUDA type for {t}")
+        return super().type_name(t, node, storage)
 
     def slot_name(self, t: T.Type) -> str:
         """The type of one buffer element: a 3-vector sits in a 16-byte slot."""
@@ -191,32 +190,7 @@ class CudaEmitter(CudaOps, CppEmitter):
         inline = " __forceinline__" if os.path.basename(f.src.filename) == "prelude.py" else ""
         self.helper_header(f, f"__device__{inline} ")
 
-    def function_prologue(self, f: FuncInfo) -> None:
-        """A kernel names the ids it uses (unfolding folded groups) and copies its
-        parameters out of the parameter block."""
-        if not f.is_kernel:
-            return
-        if f.folded:
-            self.unfold_ids(f)
-        else:
-            for which, (t, value) in C.IDS.items():
-                if which in f.ids_used:
-                    self.line(f"{t} {self.id_value(which)} = {value};")
-        self.copy_params(f)
-
-    def raw_id(self, which: str) -> str:
-        """The builtin id as CUDA names it (blockIdx, gridDim, threadIdx)."""
-        return C.RAW_IDS[which]
-
     # -- statements -----------------------------------------------------------------------
-    def atomic_load(self, s: str, node: ast.AST) -> str:
-        """An atomic read: adding zero (a plain load could be torn or cached)."""
-        return f"atomicAdd(&{s}, {self.literal(0, node.ps_type)})"
-
-    def atomic_store(self, place: str, v: str, node: ast.AST) -> None:
-        """An atomic store: ``atomicExch``, its old value unused."""
-        self.line(f"atomicExch(&{place}, {v});", node)
-
     def call_statement(self, call: ast.expr, node: ast.AST) -> None:
         """``print``'s vector arguments are evaluated once, into temporaries."""
         kind, what = call.ps_call

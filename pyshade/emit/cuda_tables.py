@@ -60,7 +60,7 @@ BIT_INTRINSICS = {32: ("__popc(uint({}))", "__clz(int({}))", "__brev(uint({}))")
 # An f16 literal from its value, exact in f32 (one rounding, as on the CPU).
 HALF_LITERAL = "__half({}f)"
 # The bits of special floats, for literals (CUDA C has no inf/nan literal).
-SPECIAL_FLOAT = {"f32": "__uint_as_float({:#010x}u)",
+SPECIAL_FLOAT = {"f32": "__uint_as_float({bits:#010x}u)",
                  "f64": "__longlong_as_double({:#018x}ll)",
                  "f16": "__ushort_as_half((unsigned short){:#06x}u)"}
 

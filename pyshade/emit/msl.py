@@ -35,7 +35,6 @@ compiler's errors to Python lines.
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 from .. import types as T
 from ..frontend.program import FuncInfo
@@ -50,36 +49,17 @@ class MslEmitter(CppEmitter):
 
     target = "msl"
     tables = M
+    SCALARS, LITERAL_SUFFIX, SPECIAL_FLOAT = M.SCALARS, M.LITERAL_SUFFIX, M.SPECIAL_FLOAT
+    HALF_LITERAL = M.HALF_LITERAL
+    UNSUPPORTED = "{name} is not supported by MSL (Metal has no double): use f32, or another target"
+    ARRAY = "array<{elem}, {n}>"
     BARRIER = M.BARRIER
-    CONSTEXPR = "constant constexpr"        # program-scope constants: constant space
+    ENUM_CONST = "constant constexpr {type} {name} = {value};"   # program scope: constant
     BLOCK_PARAM = "constant {}&"
+    ATOMIC_LOAD = "atomic_load_explicit(&{place}, memory_order_relaxed)"
+    ATOMIC_STORE = "atomic_store_explicit(&{place}, {value}, memory_order_relaxed)"
 
     # -- types ----------------------------------------------------------------------------
-    def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
-        """MSL spelling of ``t`` (bool as uint where ``storage``); f64 is an error."""
-        if isinstance(t, T.EnumType):
-            return self.type_name(t.base)
-        if isinstance(t, T.ScalarType):
-            if t.name not in M.SCALARS:
-                raise self.f64_error(node or self.func_node())
-            return "uint" if t.kind == "bool" and storage else M.SCALARS[t.name]
-        if isinstance(t, T.VectorType):
-            if t.elem == T.bool_ and storage:
-                return f"uint{t.n}"
-            return f"{M.VEC_BASE[t.elem.name]}{t.n}"
-        if isinstance(t, T.MatrixType):
-            return f"float{t.n}x{t.n}"
-        if isinstance(t, T.ArrayType):
-            return f"array<{self.type_name(t.elem, node, storage)}, {t.n}>"
-        if isinstance(t, T.StructType):
-            return self.global_name(t.name)
-        raise self.error(node or self.func_node(), f"internal: no MSL type for {t}")
-
-    def f64_error(self, node: ast.AST) -> Exception:
-        """The TranslationError of a use of f64."""
-        return self.error(node, "f64 is not supported by MSL (Metal has no double): use f32, "
-                                "or another target")
-
     def member_type(self, t: T.Type, room: int) -> tuple[str, int, int]:
         """A vec3 member followed by a member within 16 bytes is ``packed_float3`` (12
         bytes, aligned to 4) so that the canonical offsets hold."""
@@ -87,14 +67,7 @@ class MslEmitter(CppEmitter):
             return f"packed_{self.type_name(t, storage=True)}", 12, 4
         return super().member_type(t, room)
 
-    # -- literals -------------------------------------------------------------------------
-    def literal(self, value: Any, t: T.Type) -> str:
-        """An MSL literal of exactly type ``t`` (``1u``, ``1.5f``, ``2l``, ``half(0.5f)``):
-        CUDA's rules over the MSL tables; MSL has no f64."""
-        if t == T.f64:
-            raise self.f64_error(self.func_node())
-        return super().literal(value, t)
-
+    # -- conversions ----------------------------------------------------------------------
     def convert_text(self, x: str, src: T.Type, dst: T.Type) -> str:
         """A scalar value conversion ``T(x)``; MSL's half conversions round once."""
         if src == dst or dst == T.bool_:
@@ -123,8 +96,8 @@ class MslEmitter(CppEmitter):
                     here: set = set()
                     scalars_in(getattr(n, "ps_type", None), here)
                     if "f64" in here:
-                        raise self.f64_error(n)
-            raise self.f64_error(self.k.tree)
+                        raise self.unsupported("f64", n)
+            raise self.unsupported("f64", self.k.tree)
 
     def resources(self) -> None:
         """The parameter block struct (threadgroup arrays are declared in the kernel)."""
@@ -186,16 +159,13 @@ class MslEmitter(CppEmitter):
         return self.globals.name(f"_ps_in_{which}")
 
     def function_prologue(self, f: FuncInfo) -> None:
-        """A kernel declares its threadgroup arrays, unfolds folded ids and copies its
-        parameters out of the parameter block."""
-        if not f.is_kernel:
-            return
-        for name, sh in self.k.shared.items():
-            elem = self.elem_storage(sh.type.elem, sh.atomic)
-            self.line(f"threadgroup {elem} {self.global_name(name)}[{sh.type.n}];")
-        if f.folded:
-            self.unfold_ids(f)
-        self.copy_params(f)
+        """A kernel declares its threadgroup arrays (MSL allows them only in the kernel
+        function), then the prologue of every target (``CLikeEmitter``)."""
+        if f.is_kernel:
+            for name, sh in self.k.shared.items():
+                elem = self.elem_storage(sh.type.elem, sh.atomic)
+                self.line(f"threadgroup {elem} {self.global_name(name)}[{sh.type.n}];")
+        super().function_prologue(f)
 
     # -- operators: MSL's own ---------------------------------------------------------------
     def vector_binop(self, node: ast.BinOp, sym: str) -> str:
@@ -226,14 +196,6 @@ class MslEmitter(CppEmitter):
         return f"-{self.sub(node.operand)}"
 
     # -- atomics --------------------------------------------------------------------------
-    def atomic_load(self, s: str, node: ast.AST) -> str:
-        """``atomic_load_explicit`` (relaxed)."""
-        return f"atomic_load_explicit(&{s}, memory_order_relaxed)"
-
-    def atomic_store(self, place: str, v: str, node: ast.AST) -> None:
-        """``atomic_store_explicit`` (relaxed)."""
-        self.line(f"atomic_store_explicit(&{place}, {v}, memory_order_relaxed);", node)
-
     def atomic_call(self, node: ast.Call) -> str:
         """``atomic_fetch_OP_explicit(&buf[i], v, memory_order_relaxed)``; compare-exchange
         through a generated loop (``msl_tables.CAS``)."""

@@ -22,7 +22,7 @@ HALF_ABS = "abs"
 # The bits of special floats, for literals (MSL has no inf/nan literal).
 # No ``h`` suffix: the f16 value, exact in f32 (see tests/msl_host).
 HALF_LITERAL = "half({}f)"
-SPECIAL_FLOAT = {"f32": "as_type<float>({:#010x}u)", "f16": "as_type<half>(ushort({:#06x}u))"}
+SPECIAL_FLOAT = {"f32": "as_type<float>({bits:#010x}u)", "f16": "as_type<half>(ushort({:#06x}u))"}
 
 # Invocation ids: entry-point parameters with these attributes.
 IDS = {"global_id": ("uint3", "thread_position_in_grid"),
