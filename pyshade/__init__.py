@@ -40,7 +40,6 @@ from .lang import (
     dot,
     fma,
     global_id,
-    tid,
     group_id,
     length,
     local_id,
@@ -54,6 +53,7 @@ from .lang import (
     smoothstep,
     step,
     target,
+    tid,
     unroll,
 )
 from .runtime import DeviceInfo, device, devices

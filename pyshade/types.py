@@ -300,6 +300,19 @@ class EnumType(Type):
         return self.base.np_dtype
 
 
+def decayed(t: Any) -> Any:
+    """``t`` as generated code holds it: an enum is its base integer type, an array or buffer
+    of enums one of that base; any other type is itself (a struct keeps its fields' types,
+    which the host reads)."""
+    if isinstance(t, EnumType):
+        return t.base
+    if isinstance(t, (ArrayType, BufferType)):
+        elem = decayed(t.elem)
+        if elem is not t.elem:
+            return ArrayType(elem, t.n, t.shared) if isinstance(t, ArrayType) else BufferType(elem)
+    return t
+
+
 class StructType(Type):
     """Layout and field types of a ``@ps.struct`` class."""
 

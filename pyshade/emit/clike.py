@@ -1,12 +1,23 @@
-"""Brace-language syntax shared by WGSL, GLSL, HLSL, MSL and CUDA C."""
+"""Brace-language syntax shared by WGSL, GLSL, HLSL, MSL and CUDA C.
+
+Written once here, from each target's tables (class attributes, C's spellings by
+default): type names, literals, enum constants, declarations, the kernel's prologue
+(its ids and the copy of its parameters out of the parameter block), atomic element
+accesses, ``select``; and the places, values, statements and calls every brace
+target writes alike.
+"""
 
 from __future__ import annotations
 
 import ast
+import math
 import struct
 from typing import Any
 
+import numpy as np
+
 from .. import types as T
+from ..errors import TranslationError
 from ..frontend.program import FuncInfo
 from .base import CMP_SYMBOLS, Emitter, IdNames
 
@@ -19,15 +30,43 @@ ID_NAMES = ("global_id", "local_id", "group_id", "num_groups", "local_index")
 class CLikeEmitter(Emitter):
     """Blocks in braces, statements ending in ``;``, ``&&``/``||``/``!``.
 
-    Subclasses give the spellings as tables and a few hooks: ``type_name``,
-    ``literal``, ``zero_value``, ``bool_to_u32``, ``atomic_load``/``atomic_store``,
-    ``BARRIER`` (the statements of ``barrier()``), ``resources`` and the function
-    header/prologue.
+    Subclasses give the spellings as tables (the class attributes in capitals: types,
+    literals, enum constants, ids, ``BARRIER``...; the defaults are C's where there is
+    one) and a few hooks: ``zero_value``, ``decl_head``, ``atomic_load``/``atomic_store``,
+    ``resources`` and the function header.
     """
 
     bool_ops = {ast.And: "&&", ast.Or: "||"}
     families = ("clike",)
     BARRIER: tuple[str, ...] = ()
+    # -- type spellings (``type_name``) --
+    # Scalar name -> spelling (GLSL's and HLSL's: C's names, with uint and the 16/64-bit
+    # types); a scalar without a row is the TranslationError ``UNSUPPORTED``.
+    SCALARS = {"bool": "bool", "i32": "int", "u32": "uint", "f32": "float", "f16": "float16_t",
+               "f64": "double", "i64": "int64_t", "u64": "uint64_t"}
+    UNSUPPORTED = "{name} is not supported by this target: use another type or target"
+    VECTOR = "{elem}{n}"            # a vector type, its element spelled by VECTOR_ELEM
+    VECTOR_ELEM: dict[str, str] | None = None       # None: the element's own type name
+    MATRIX = "float{n}x{n}"
+    ARRAY: str | None = None        # "array<{elem}, {n}>"; None: C's "T[n]" (outermost first)
+    SIZES_AFTER_NAME = False        # True: a declaration puts array sizes after the name
+    # -- literals (``literal``) --
+    LITERAL_SUFFIX = {"i32": "", "u32": "u", "f32": "f", "f64": "", "i64": "ll", "u64": "ull"}
+    MIN_LITERAL = "({v}{s} - 1{s})"     # the most negative integer, from v = MIN + 1
+    # inf and NaN by float type, from their bits: {bits} at the type's width, {f32} as f32,
+    # {lo} and {hi} the words of an f64.
+    SPECIAL_FLOAT: dict[str, str] = {}
+    HALF_LITERAL: str | None = None     # an f16 literal from its value as an f32 literal
+    BOOL_TO_U32 = "uint({})"        # a bool as the u32 that stores it (1 or 0)
+    ENUM_CONST = "const {type} {name} = {value};"
+    # -- the kernel's prologue (``declare_ids``): id -> (type, value) of an id variable --
+    ID_VALUES: dict[str, tuple[str, str]] = {}
+    RAW_IDS: dict[str, str] = {}    # id -> the built-in that ``unfold_ids`` starts from
+    # -- statements and expressions --
+    ATOMIC_LOAD = "atomicLoad(&{place})"        # {zero}: the zero of the element type
+    ATOMIC_STORE = "atomicStore(&{place}, {value})"
+    SELECT = "({cond} ? {if_true} : {if_false})"
+    BROADCAST = "{type}({value})"   # a scalar as a vector
     # True where the target's compiler takes C preprocessor ``#line N "file"`` directives:
     # ``line`` then writes them, so that the compiler's own errors name the Python line.
     line_directives = False
@@ -69,16 +108,16 @@ class CLikeEmitter(Emitter):
         return f"{self.type_name(t, node, storage=True)}()"
 
     def bool_to_u32(self, v: str) -> str:
-        """A bool value as the u32 that stores it (1 or 0)."""
-        return f"select(0u, 1u, {v})"
+        """A bool value as the u32 that stores it (1 or 0): ``BOOL_TO_U32``."""
+        return self.BOOL_TO_U32.format(v)
 
     def atomic_load(self, s: str, node: ast.AST) -> str:
-        """Reading the atomic element ``s``."""
-        return f"atomicLoad(&{s})"
+        """Reading the atomic element ``s`` (``ATOMIC_LOAD``)."""
+        return self.ATOMIC_LOAD.format(place=s, zero=self.literal(0, node.ps_type))
 
     def atomic_store(self, place: str, v: str, node: ast.AST) -> None:
-        """The statement storing ``v`` in the atomic element ``place``."""
-        self.line(f"atomicStore(&{place}, {v});", node)
+        """The statement storing ``v`` in the atomic element ``place`` (``ATOMIC_STORE``)."""
+        self.line(self.ATOMIC_STORE.format(place=place, value=v) + ";", node)
 
     def discard(self, text: str, call: ast.expr) -> str:
         """A call statement whose result (if any) is unused."""
@@ -109,20 +148,129 @@ class CLikeEmitter(Emitter):
         """``}``."""
         self.line("}")
 
+    # -- types and literals, from the tables ---------------------------------------------
+    def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
+        """The spelling of ``t`` (bool as the u32 type where ``storage``: memory holds
+        bools as u32); a scalar the target lacks is a TranslationError at ``node``."""
+        if isinstance(t, T.EnumType):   # a host record's (struct field, kernel parameter)
+            return self.type_name(t.base)
+        if isinstance(t, T.ScalarType):
+            if t.name not in self.SCALARS:
+                raise self.unsupported(t.name, node or self.func_node())
+            return self.SCALARS["u32" if t.kind == "bool" and storage else t.name]
+        if isinstance(t, T.VectorType):
+            e = T.u32 if t.elem == T.bool_ and storage else t.elem
+            elem = self.VECTOR_ELEM[e.name] if self.VECTOR_ELEM is not None \
+                else self.type_name(e, node)
+            return self.VECTOR.format(elem=elem, n=t.n)
+        if isinstance(t, T.MatrixType):
+            return self.MATRIX.format(n=t.n)
+        if isinstance(t, T.ArrayType):
+            if self.ARRAY is None:
+                base, dims = array_parts(t)
+                return self.type_name(base, node, storage) + dims
+            return self.ARRAY.format(elem=self.type_name(t.elem, node, storage), n=t.n)
+        if isinstance(t, T.StructType):
+            return self.global_name(t.name)
+        raise self.error(node or self.func_node(),
+                         f"internal: no {self.target.upper()} type for {t}")
+
+    def unsupported(self, name: str, node: ast.AST) -> TranslationError:
+        """The TranslationError of a use of the scalar type ``name``, which the target
+        lacks (``UNSUPPORTED``)."""
+        return self.error(node, self.UNSUPPORTED.format(name=name))
+
+    def literal(self, value: Any, t: T.Type) -> str:
+        """A literal of exactly type ``t``: ``LITERAL_SUFFIX`` (``1u``, ``1.5f``), the most
+        negative integer through ``MIN_LITERAL``, inf and NaN through ``special_float``,
+        f16 through ``HALF_LITERAL`` where the target has one; a vector repeats it."""
+        if isinstance(t, T.VectorType):
+            return self.vector_text(t, [self.literal(value, t.elem)] * t.n)
+        if t == T.bool_ or isinstance(value, bool):
+            return "true" if value else "false"
+        if t.is_int:
+            return self.int_literal(value, t, self.LITERAL_SUFFIX[t.name])
+        v = float(value)
+        if math.isnan(v) or math.isinf(v):
+            return self.special_float(v, t)
+        if t == T.f16 and self.HALF_LITERAL:   # the f16 value, exact in f32: one rounding
+            return self.HALF_LITERAL.format(shortest_f32(float(np.float16(v))))
+        return (shortest_f32(v) if t == T.f32 else repr(v)) + self.LITERAL_SUFFIX[t.name]
+
     def int_literal(self, value: Any, t: T.Type, suffix: str) -> str:
         """An integer literal of type ``t`` with the target's ``suffix``; the most negative
-        value as ``(MIN + 1) - 1``, since ``-MIN`` is not a literal of the type."""
+        value as ``(MIN + 1) - 1`` (``MIN_LITERAL``), since ``-MIN`` is not a literal of the
+        type."""
         v = int(value)
         if t.kind == "int" and v == t.min:
-            return f"({v + 1}{suffix} - 1{suffix})"
+            return self.MIN_LITERAL.format(v=v + 1, s=suffix)
         return f"{v}{suffix}"
 
-    # -- C-family declarations and statements (WGSL overrides them with its own forms) --
+    def special_float(self, v: float, t: T.Type) -> str:
+        """inf or NaN of the float type ``t``, from its bits (``SPECIAL_FLOAT``)."""
+        bits = int.from_bytes(struct.pack({"f32": "<f", "f64": "<d", "f16": "<e"}[t.name], v),
+                              "little")
+        f32 = struct.unpack("<I", struct.pack("<f", v))[0]
+        return self.SPECIAL_FLOAT[t.name].format(bits=bits, f32=f32, lo=bits & 0xffffffff,
+                                                 hi=bits >> 32)
+
+    # -- declarations ---------------------------------------------------------------------
+    def enum_decl(self, e: T.EnumType) -> None:
+        """One constant per enum member (``ENUM_CONST``)."""
+        for m, v in e.members.items():
+            self.line(self.ENUM_CONST.format(type=self.type_name(e.base),
+                                             name=self.global_name(f"{e.name}_{m}"),
+                                             value=self.literal(v, e.base)))
+        self.line()
+
     def declarator(self, t: T.Type, name: str, node: ast.AST | None = None,
                    storage: bool = False) -> str:
-        """``T name``: the type and name of a declaration (HLSL puts array sizes after
-        the name)."""
+        """``T name``: the type and name of a declaration (``SIZES_AFTER_NAME``: an array's
+        sizes after the name, ``float a[4]``)."""
+        if self.SIZES_AFTER_NAME:
+            base, dims = array_parts(t)
+            return f"{self.type_name(base, node, storage)} {name}{dims}"
         return f"{self.type_name(t, node, storage)} {name}"
+
+    def decl_head(self, name: str, t: T.Type, mutable: bool, node: ast.AST | None = None) -> str:
+        """A local's declaration before its `` = value``: ``T name`` (WGSL: ``let`` or, where
+        ``mutable``, ``var``)."""
+        return self.declarator(t, name, node)
+
+    # -- the kernel's prologue ------------------------------------------------------------
+    def function_prologue(self, f: FuncInfo) -> None:
+        """A kernel names the ids it uses (``declare_ids``; folded groups: ``unfold_ids``)
+        and copies its parameters out of the parameter block (``copy_params``)."""
+        if not f.is_kernel:
+            return
+        if f.folded:
+            self.unfold_ids(f)
+        else:
+            self.declare_ids(f)
+        self.copy_params(f)
+
+    def declare_ids(self, f: FuncInfo) -> None:
+        """A variable for each id the kernel uses, from ``ID_VALUES`` (none where the entry
+        point takes the ids as parameters under their names)."""
+        for which, (t, value) in self.ID_VALUES.items():
+            if which in f.ids_used:
+                self.line(f"{t} {self.id_value(which)} = {value};")
+
+    def copy_params(self, f: FuncInfo) -> None:
+        """The kernel's scalar and struct parameters, copied out of the parameter block
+        into locals (bools stored as u32)."""
+        for name, t in f.values:
+            v = self.param_member(name)
+            if t == T.bool_:
+                v = f"({v} != 0u)"
+            self.line(f"{self.decl_head(self.local(name), t, name in f.mutated)} = {v};")
+
+    def param_member(self, name: str) -> str:
+        """``block.member`` of the parameter block's member ``name``."""
+        names = [n for n, _ in self.prog.param_block.types]
+        return f"{self.param_block_ref()}.{self.field_name('_ps_Params', name, names)}"
+
+    # -- C-family statements (WGSL overrides them with its own forms) ------------------
 
     def function_footer(self, f: FuncInfo) -> None:
         """``}``."""
@@ -135,21 +283,23 @@ class CLikeEmitter(Emitter):
     def begin_for(self, var: str, t: T.Type, start: str, cond: str, step: str,
                   node: ast.AST) -> None:
         """``for (T v = start; cond; v += step) {``."""
-        self.line(f"for ({self.type_name(t)} {var} = {start}; {cond}; {var} += {step}) {{", node)
+        self.line(f"for ({self.decl_head(var, t, True)} = {start}; {cond}; {var} += {step}) {{",
+                  node)
 
     def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
         """``T name = value;``; ``ps.array(T, N)`` is a zeroed declaration."""
         if isinstance(t, T.ArrayType) and getattr(value, "ps_call", (None,))[0] == "array":
             return self.declare_default(name, node)
-        self.line(f"{self.declarator(t, self.local(name), node)} = {self.value(value)};", node)
+        head = self.decl_head(self.local(name), t, name in self.func.mutated, node)
+        self.line(f"{head} = {self.value(value)};", node)
 
     def declare_temp(self, name: str, t: T.Type, value: str, node: ast.AST) -> None:
         """``T name = value;``."""
-        self.line(f"{self.declarator(t, name, node)} = {value};", node)
+        self.line(f"{self.decl_head(name, t, False, node)} = {value};", node)
 
     def select(self, if_false: str, if_true: str, cond: str) -> str:
-        """``(cond ? if_true : if_false)``."""
-        return f"({cond} ? {if_true} : {if_false})"
+        """``(cond ? if_true : if_false)`` (``SELECT``)."""
+        return self.SELECT.format(if_false=if_false, if_true=if_true, cond=cond)
 
     def begin_while(self, cond: str, node: ast.AST) -> None:
         """``while (cond) {``."""
@@ -185,6 +335,11 @@ class CLikeEmitter(Emitter):
         if "local_index" in f.ids_used:
             self.declare_temp(self.id_value("local_index"), T.u32, self.raw_id("local_index"),
                               None)
+
+    def raw_id(self, which: str) -> str:
+        """The id ``which`` as the entry point receives it (``RAW_IDS``), for
+        ``unfold_ids``."""
+        return self.RAW_IDS[which]
 
     def vector_text(self, t: T.Type, parts: Any) -> str:
         """The vector ``t`` built from one text per component: ``T(a, b, c)``."""
@@ -240,7 +395,7 @@ class CLikeEmitter(Emitter):
     def broadcast(self, s: str, t: T.Type, want: T.Type) -> str:
         """``s`` converted to the vector type ``want`` when its type ``t`` is a scalar."""
         if isinstance(want, T.VectorType) and not isinstance(t, T.VectorType):
-            return f"{self.type_name(want)}({s})"
+            return self.BROADCAST.format(type=self.type_name(want), value=s)
         return s
 
 
@@ -277,7 +432,7 @@ class CLikeEmitter(Emitter):
         """A struct field (a bool field read from u32), a vector component, or an enum's
         ``.value``."""
         vt = node.value.ps_type
-        if isinstance(vt, T.EnumType):       # .value
+        if getattr(node.value, "ps_enum_type", None) is not None:       # .value
             return self.expr(node.value)
         s = f"{self.sub(node.value)}.{self.member(node)}"
         if isinstance(vt, T.StructType) and node.ps_type == T.bool_:
@@ -320,7 +475,7 @@ class CLikeEmitter(Emitter):
         for f, a in node.ps_fields:
             ft = st.field_types[f]
             if a is None:
-                vals.append(self.zero_value(ft, node))
+                vals.append(self.zero_value(T.decayed(ft), node))
             elif ft == T.bool_:
                 vals.append(self.bool_to_u32(self.value(a)))
             else:
@@ -360,21 +515,27 @@ class CLikeEmitter(Emitter):
             else:
                 # The element count the launch path stores: the target's own length
                 # would count the padding of small buffers (a binding is at least 16 bytes).
-                block = self.prog.param_block
-                member = block.lengths[node.args[0].ps_ref[1]]
-                extras["len"] = (f"{self.param_block_ref()}."
-                                 f"{self.field_name('_ps_Params', member, [n for n, _ in block.types])}")
+                extras["len"] = self.param_member(
+                    self.prog.param_block.lengths[node.args[0].ps_ref[1]])
         if b.name in ("bitcast", "prelude.bits", "prelude.convert", "popcount",
                       "count_leading_zeros"):
             extras["T"] = self.type_name(node.ps_type, node)
         return extras
 
 
+def array_parts(t: T.Type) -> tuple[T.Type, str]:
+    """The element type under every array level of ``t`` and the sizes as C writes them
+    (outermost first): ``(f32, "[4][2]")``; ``(t, "")`` for a type that is no array."""
+    dims = ""
+    while isinstance(t, T.ArrayType):
+        dims += f"[{t.n}]"
+        t = t.elem
+    return t, dims
+
+
 def elem_type(t: T.Type) -> T.Type:
-    """The scalar type of a scalar, vector, matrix or enum type."""
-    if isinstance(t, (T.VectorType, T.MatrixType)):
-        return t.elem
-    return t.base if isinstance(t, T.EnumType) else t
+    """The scalar type of a scalar, vector or matrix type."""
+    return t.elem if isinstance(t, (T.VectorType, T.MatrixType)) else t
 
 
 def shortest_f32(v: float) -> str:

@@ -29,7 +29,7 @@ LITERAL_SUFFIX = {"i32": "", "u32": "u", "f32": "f", "f64": "", "i64": "ll", "u6
 UNSIGNED = {"int": "uint", "int64_t": "uint64_t"}
 COMPONENTS = "xyzw"
 # C++ size and alignment of a vector of 2, 3, 4 four-byte elements (float3 has no padding).
-VEC_ALIGN = {2: 8, 3: 4, 4: 16}
+VEC_LAYOUT = {2: (8, 8), 3: (12, 4), 4: (16, 16)}
 
 # Conversions to and from f16 with one rounding (through f32 a double would round twice).
 TO_HALF = {"f32": "__float2half_rn({})", "f64": "__double2half({})", "i32": "__int2half_rn({})",
@@ -60,7 +60,7 @@ BIT_INTRINSICS = {32: ("__popc(uint({}))", "__clz(int({}))", "__brev(uint({}))")
 # An f16 literal from its value, exact in f32 (one rounding, as on the CPU).
 HALF_LITERAL = "__half({}f)"
 # The bits of special floats, for literals (CUDA C has no inf/nan literal).
-SPECIAL_FLOAT = {"f32": "__uint_as_float({:#010x}u)",
+SPECIAL_FLOAT = {"f32": "__uint_as_float({bits:#010x}u)",
                  "f64": "__longlong_as_double({:#018x}ll)",
                  "f16": "__ushort_as_half((unsigned short){:#06x}u)"}
 

@@ -1,7 +1,7 @@
 """GLSL emitter: GLSL 4.50 compute shaders for Vulkan (glslang -> SPIR-V).
 
 Design notes:
-- Mostly tables (``SCALARS``, ``VEC_PREFIX``, ``LITERAL_SUFFIX``, ``IDS``,
+- Mostly tables (``VEC_PREFIX``, ``LITERAL_SUFFIX``, ``SPECIAL_FLOAT``, ``IDS``,
   ``BITCASTS``, ``COMPARE_FUNCS``) over the shared brace-language code of
   ``clike.py``; statement lowering stays in ``base.py``. Builtins are spelled by
   the ``clike`` family's table in ``spellings/`` and ``spellings/glsl.py`` only where
@@ -34,24 +34,18 @@ Design notes:
 from __future__ import annotations
 
 import ast
-import math
-import struct
 from typing import Any
 
 from .. import types as T
 from ..frontend.program import FuncInfo
-from .clike import CLikeEmitter, elem_type, shortest_f32
+from .clike import CLikeEmitter, elem_type
 from .features import DeviceChecks
 from .spellings.glsl import SPELLINGS
 
 PUSH_CONSTANT_LIMIT = 128          # bytes: maxPushConstantsSize is at least this everywhere
 
-SCALARS = {"bool": "bool", "i32": "int", "u32": "uint", "f32": "float", "f16": "float16_t",
-           "f64": "double", "i64": "int64_t", "u64": "uint64_t"}
 VEC_PREFIX = {"bool": "b", "i32": "i", "u32": "u", "f32": "", "f16": "f16", "f64": "d",
               "i64": "i64", "u64": "u64"}
-LITERAL_SUFFIX = {"i32": "", "u32": "u", "f32": "", "f16": "hf", "f64": "lf", "i64": "l",
-                  "u64": "ul"}
 # Invocation ids: (GLSL type, built-in variable).
 IDS = {"global_id": ("uvec3", "gl_GlobalInvocationID"),
        "local_id": ("uvec3", "gl_LocalInvocationID"),
@@ -79,6 +73,22 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
     line_directives = True
     # barrier(): stores to shared and storage memory made before it are visible after it.
     BARRIER = ("memoryBarrierShared()", "memoryBarrierBuffer()", "barrier()")
+    # The scalar names are clike's; arrays are T[N], as C writes them.
+    VECTOR = "{elem}vec{n}"
+    VECTOR_ELEM = VEC_PREFIX
+    MATRIX = "mat{n}"
+    LITERAL_SUFFIX = {"i32": "", "u32": "u", "f32": "", "f16": "hf", "f64": "lf", "i64": "l",
+                      "u64": "ul"}
+    # inf and NaN: no literal; the f32 bits, converted to f16 or f64.
+    SPECIAL_FLOAT = {"f32": "uintBitsToFloat({f32:#010x}u)",
+                     "f16": "float16_t(uintBitsToFloat({f32:#010x}u))",
+                     "f64": "double(uintBitsToFloat({f32:#010x}u))"}
+    ID_VALUES = IDS             # a kernel names the built-in variables of the ids it uses
+    RAW_IDS = {which: builtin for which, (_, builtin) in IDS.items()}
+    # Atomic elements: a read adds zero (GLSL has no atomicLoad without the Vulkan memory
+    # model), a store exchanges, its old value unused.
+    ATOMIC_LOAD = "atomicAdd({place}, {zero})"
+    ATOMIC_STORE = "atomicExchange({place}, {value})"
 
     @classmethod
     def block_kind(cls, layout: Any) -> str:
@@ -86,50 +96,9 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
         std430 storage block (same offsets either way)."""
         return "push" if layout.size <= PUSH_CONSTANT_LIMIT else "storage"
 
-    # -- types ----------------------------------------------------------------------------
-    def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
-        """GLSL spelling of ``t`` (bool as uint where ``storage``); arrays as ``T[N]``."""
-        if isinstance(t, T.EnumType):
-            return self.type_name(t.base)
-        if isinstance(t, T.ScalarType):
-            if t.kind == "bool" and storage:
-                return "uint"
-            return SCALARS[t.name]
-        if isinstance(t, T.VectorType):
-            elem = "u32" if t.elem == T.bool_ and storage else t.elem.name
-            return f"{VEC_PREFIX[elem]}vec{t.n}"
-        if isinstance(t, T.MatrixType):
-            return f"mat{t.n}"
-        if isinstance(t, T.ArrayType):
-            dims = []
-            while isinstance(t, T.ArrayType):      # outermost size first, as C writes it
-                dims.append(f"[{t.n}]")
-                t = t.elem
-            return self.type_name(t, node, storage) + "".join(dims)
-        if isinstance(t, T.StructType):
-            return self.global_name(t.name)
-        raise self.error(node or self.func_node(), f"internal: no GLSL type for {t}")
-
-    def literal(self, value: Any, t: T.Type) -> str:
-        """A GLSL literal with its suffix (``1u``, ``1.5``, ``1.5hf``, ``1l``); inf and NaN
-        from their bits."""
-        t = t.base if isinstance(t, T.EnumType) else t
-        if t == T.bool_ or isinstance(value, bool):
-            return "true" if value else "false"
-        suffix = LITERAL_SUFFIX[t.name]
-        if t.is_int:
-            return self.int_literal(value, t, suffix)
-        v = float(value)
-        if math.isnan(v) or math.isinf(v):
-            bits = struct.unpack("<I", struct.pack("<f", v))[0]
-            s = f"uintBitsToFloat({bits:#010x}u)"
-            return s if t == T.f32 else f"{SCALARS[t.name]}({s})"
-        return (shortest_f32(v) if t == T.f32 else repr(v)) + suffix
-
+    # -- values ---------------------------------------------------------------------------
     def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
         """The zero of ``t`` in its storage form, spelled out (GLSL has no ``T()``)."""
-        if isinstance(t, T.EnumType):
-            t = t.base
         if isinstance(t, T.ScalarType):
             return self.literal(0, T.u32 if t == T.bool_ else t)
         if isinstance(t, (T.VectorType, T.MatrixType)):
@@ -139,13 +108,9 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
             z = self.zero_value(t.elem, node)
             return f"{self.type_name(t, node, storage=True)}({', '.join([z] * t.n)})"
         if isinstance(t, T.StructType):
-            zs = [self.zero_value(ft, node) for _, ft in t.fields]
+            zs = [self.zero_value(T.decayed(ft), node) for _, ft in t.fields]
             return f"{self.global_name(t.name)}({', '.join(zs)})"
         raise self.error(node or self.func_node(), f"internal: no GLSL zero for {t}")
-
-    def bool_to_u32(self, v: str) -> str:
-        """``uint(b)``: 1 or 0."""
-        return f"uint({v})"
 
     # -- declarations ---------------------------------------------------------------------
     def header(self) -> None:
@@ -158,13 +123,6 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
         if "f16" in used:
             self.line("#extension GL_EXT_shader_16bit_storage : require")
         super().header()
-
-    def enum_decl(self, e: T.EnumType) -> None:
-        """One ``const`` per enum member."""
-        for m, v in e.members.items():
-            self.line(f"const {self.type_name(e.base)} {self.global_name(f'{e.name}_{m}')} = "
-                      f"{self.literal(v, e.base)};")
-        self.line()
 
     def struct_decl(self, s: T.StructType) -> None:
         """A ``struct`` of the fields' storage types (bool fields as uint); GLSL's std430
@@ -218,29 +176,6 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
         ret = self.type_name(f.ret, f.tree) if f.ret is not None else "void"
         self.line(f"{ret} {self.global_name(f.emit_name)}({', '.join(params)}) {{", f.tree)
 
-    def function_prologue(self, f: FuncInfo) -> None:
-        """A kernel names the ids it uses (unfolding folded groups) and copies its
-        parameters out of the parameter block; GLSL parameters are already copies."""
-        if not f.is_kernel:
-            return
-        if f.folded:
-            self.unfold_ids(f)
-        else:
-            for which in IDS:
-                if which in f.ids_used:
-                    t, builtin = IDS[which]
-                    self.line(f"{t} {self.id_value(which)} = {builtin};")
-        params = self.globals.name("_ps_params")
-        for name, t in f.values:
-            v = f"{params}.{self.field_name('_ps_Params', name)}"
-            if t == T.bool_:
-                v = f"({v} != 0u)"
-            self.line(f"{self.type_name(t)} {self.local(name)} = {v};")
-
-    def raw_id(self, which: str) -> str:
-        """The builtin id as the entry point receives it (a ``gl_`` variable)."""
-        return IDS[which][1]
-
     # -- statements -----------------------------------------------------------------------
     def declare_default(self, name: str, node: ast.AST | None = None) -> None:
         """``T name = zero;`` (GLSL leaves locals undefined); a long array is zeroed by a loop."""
@@ -253,15 +188,6 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
                       f"{self.zero_value(t.elem, node)}; }}", node)
             return
         self.line(f"{self.type_name(t, node)} {var} = {self.zero_value(t, node)};", node)
-
-    def atomic_load(self, s: str, node: ast.AST) -> str:
-        """An atomic read: adding zero (GLSL has no atomicLoad without the Vulkan memory
-        model)."""
-        return f"atomicAdd({s}, {self.literal(0, node.ps_type)})"
-
-    def atomic_store(self, place: str, v: str, node: ast.AST) -> None:
-        """An atomic store: ``atomicExchange``, its old value unused."""
-        self.line(f"atomicExchange({place}, {v});", node)
 
     def call_statement(self, call: ast.expr, node: ast.AST) -> None:
         """``barrier()`` on one line (one ``#line`` for the three calls)."""

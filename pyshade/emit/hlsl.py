@@ -45,17 +45,15 @@ Design notes:
 from __future__ import annotations
 
 import ast
-import math
-import struct
 from typing import Any
 
 from .. import types as T
 from ..frontend.program import FuncInfo
 from .base import CMP_SYMBOLS
-from .clike import BINOPS, CLikeEmitter, elem_type, shortest_f32
+from .clike import BINOPS, CLikeEmitter, elem_type
 from .features import DeviceChecks
 from .hlsl_helpers import HlslHelpers
-from .hlsl_tables import BITCASTS, IDS, LITERAL_SUFFIX, SCALARS, registers
+from .hlsl_tables import BITCASTS, IDS, LITERAL_SUFFIX, registers
 from .lazy import LazyLogic
 from .spellings.hlsl import SPELLINGS
 
@@ -85,6 +83,15 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
     eager_logic = True
     # barrier(): device and group memory, then the workgroup's execution (GLSL's three).
     BARRIER = ("AllMemoryBarrierWithGroupSync()",)
+    # The scalar names are clike's; arrays are T[N] as C writes them, and a declaration
+    # puts the sizes after the name (float a[4]).
+    SIZES_AFTER_NAME = True
+    LITERAL_SUFFIX = LITERAL_SUFFIX
+    # inf and NaN: no literal; an f32's bits (converted to f16), an f64's two words.
+    SPECIAL_FLOAT = {"f32": "asfloat({f32:#010x}u)", "f16": "float16_t(asfloat({f32:#010x}u))",
+                     "f64": "asdouble({lo:#010x}u, {hi:#010x}u)"}
+    ENUM_CONST = "static const {type} {name} = {value};"
+    BROADCAST = "({type})({value})"     # float3(s) wants three components
 
     @classmethod
     def block_kind(cls, layout: Any) -> str:
@@ -92,64 +99,12 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
         storage buffer (same offsets either way), as the GLSL route."""
         return "push" if layout.size <= PUSH_CONSTANT_LIMIT else "storage"
 
-    # -- types ----------------------------------------------------------------------------
-    def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
-        """HLSL spelling of ``t`` (bool as uint where ``storage``); arrays as ``T[N]`` (the
-        form of a cast; declarations put the sizes after the name: ``declarator``)."""
-        if isinstance(t, T.EnumType):
-            return self.type_name(t.base)
-        if isinstance(t, T.ScalarType):
-            return "uint" if t.kind == "bool" and storage else SCALARS[t.name]
-        if isinstance(t, T.VectorType):
-            elem = "u32" if t.elem == T.bool_ and storage else t.elem.name
-            return f"{SCALARS[elem]}{t.n}"
-        if isinstance(t, T.MatrixType):
-            return f"float{t.n}x{t.n}"
-        if isinstance(t, T.ArrayType):
-            base, dims = self._array_parts(t)
-            return self.type_name(base, node, storage) + dims
-        if isinstance(t, T.StructType):
-            return self.global_name(t.name)
-        raise self.error(node or self.func_node(), f"internal: no HLSL type for {t}")
-
-    @staticmethod
-    def _array_parts(t: T.Type) -> tuple[T.Type, str]:
-        dims = ""
-        while isinstance(t, T.ArrayType):        # outermost size first, as C writes it
-            dims += f"[{t.n}]"
-            t = t.elem
-        return t, dims
-
-    def declarator(self, t: T.Type, name: str, node: ast.AST | None = None,
-                   storage: bool = False) -> str:
-        """``T name``, with an array's sizes after the name (``float a[4]``)."""
-        base, dims = self._array_parts(t)
-        return f"{self.type_name(base, node, storage)} {name}{dims}"
-
-    def literal(self, value: Any, t: T.Type) -> str:
-        """An HLSL literal with its suffix (``1u``, ``1.5f``, ``1.5h``, ``1.5L``, ``1ll``);
-        inf and NaN from their bits."""
-        t = t.base if isinstance(t, T.EnumType) else t
-        if t == T.bool_ or isinstance(value, bool):
-            return "true" if value else "false"
-        suffix = LITERAL_SUFFIX[t.name]
-        if t.is_int:
-            return self.int_literal(value, t, suffix)
-        v = float(value)
-        if math.isnan(v) or math.isinf(v):
-            if t == T.f64:
-                lo, hi = struct.unpack("<II", struct.pack("<d", v))
-                return f"asdouble({lo:#010x}u, {hi:#010x}u)"
-            bits = struct.unpack("<I", struct.pack("<f", v))[0]
-            s = f"asfloat({bits:#010x}u)"
-            return s if t == T.f32 else f"{SCALARS[t.name]}({s})"
-        return (shortest_f32(v) if t == T.f32 else repr(v)) + suffix
-
+    # -- values ---------------------------------------------------------------------------
     def negate(self, node: ast.UnaryOp) -> str:
         """Unary minus; of an unsigned value ``(0u - x)``: DXC 1.7 folds ``-(x / C)`` into
         ``x / -C``, right for signed division and wrong for unsigned (its SPIR-V divided by
         0xffffffff; ``bench/probes/hlsl_negate_probe.py``)."""
-        t = node.ps_type.base if isinstance(node.ps_type, T.EnumType) else node.ps_type
+        t = node.ps_type
         elem = t.elem if isinstance(t, T.VectorType) else t
         if isinstance(elem, T.ScalarType) and elem.is_int and not elem.signed:
             return f"({self.literal(0, elem)} - {self.sub(node.operand)})"
@@ -158,8 +113,6 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
     def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
         """The zero of ``t`` in its storage form: a literal, an array's zero function,
         else ``(T)0``."""
-        if isinstance(t, T.EnumType):
-            t = t.base
         if isinstance(t, T.ScalarType):
             return self.literal(0, T.u32 if t == T.bool_ else t)
         if isinstance(t, T.ArrayType):
@@ -170,28 +123,13 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
         """The zero of ``t`` as a local holds it (bools as bools)."""
         if isinstance(t, T.ArrayType):
             return self.zero_array(t)
-        if isinstance(t, (T.ScalarType, T.EnumType)):
+        if isinstance(t, T.ScalarType):
             return self.literal(0 if t != T.bool_ else False, t)
         return f"({self.type_name(t, node)})0"
 
     def temp_zero(self, t: T.Type) -> str:
         """An if-else temporary starts as the zero of its type (``lazy``)."""
         return self.zero_local(t)
-
-    def bool_to_u32(self, v: str) -> str:
-        """``uint(b)``: 1 or 0."""
-        return f"uint({v})"
-
-    def cast(self, text: str, t: T.Type) -> str:
-        """``T(text)``."""
-        return f"{self.type_name(t)}({text})"
-
-    def broadcast(self, s: str, t: T.Type, want: T.Type) -> str:
-        """A scalar as the vector type ``want``: ``(float3)s`` (HLSL's ``float3(s)`` wants
-        three components)."""
-        if isinstance(want, T.VectorType) and not isinstance(t, T.VectorType):
-            return f"({self.type_name(want)})({s})"
-        return s
 
     # -- declarations ---------------------------------------------------------------------
     def header(self) -> None:
@@ -203,13 +141,6 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
                                     for n in ast.walk(f.tree)]
         if any(_has_matrix(t) for t in types):
             self.line("#pragma pack_matrix(row_major)")
-
-    def enum_decl(self, e: T.EnumType) -> None:
-        """One ``static const`` per enum member."""
-        for m, v in e.members.items():
-            self.line(f"static const {self.type_name(e.base)} "
-                      f"{self.global_name(f'{e.name}_{m}')} = {self.literal(v, e.base)};")
-        self.line()
 
     def padded_members(self, struct: str, members: list[tuple[str, T.Type, int]],
                        size: int) -> list[str]:
@@ -288,11 +219,6 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
         params = self.globals.name("_ps_params")
         return params if self.prog.param_block.kind == "push" else f"{params}[0]"
 
-    def param_member(self, name: str) -> str:
-        """``block.member`` of the parameter block's member ``name``."""
-        names = [n for n, _ in self.prog.param_block.types]
-        return f"{self.param_block_ref()}.{self.field_name('_ps_Params', name, names)}"
-
     # -- functions ------------------------------------------------------------------------
     def function_header(self, f: FuncInfo) -> None:
         """The kernel is ``[numthreads(x, y, z)] void NAME(...)`` taking the ids it uses as
@@ -317,21 +243,12 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
             ret = self.array_typedef(f.ret)
         self.line(f"{ret} {self.global_name(f.emit_name)}({', '.join(params)}) {{", f.tree)
 
-    def function_prologue(self, f: FuncInfo) -> None:
-        """A kernel names the ids it uses (unfolding folded groups; the group counts from the
-        parameter block) and copies its parameters out of the parameter block."""
-        if not f.is_kernel:
-            return
-        if f.folded:
-            self.unfold_ids(f)
-        elif "num_groups" in f.ids_used:
+    def declare_ids(self, f: FuncInfo) -> None:
+        """The group counts, from the parameter block (the other ids are system values the
+        entry point takes under their names)."""
+        if "num_groups" in f.ids_used:
             self.declare_temp(self.id_value("num_groups"), T.uvec3, self.raw_id("num_groups"),
                               None)
-        for name, t in f.values:
-            v = self.param_member(name)
-            if t == T.bool_:
-                v = f"({v} != 0u)"
-            self.line(f"{self.declarator(t, self.local(name))} = {v};")
 
     def raw_id(self, which: str) -> str:
         """The id as the entry point receives it: a system-value parameter, or the group

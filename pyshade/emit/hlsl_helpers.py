@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 
 from .. import types as T
+from .clike import array_parts
 from .hlsl_tables import ATOMICS, GLSL_STD_450_ROUND_EVEN
 
 
@@ -83,7 +84,7 @@ class HlslHelpers:
     def array_typedef(self, t: T.ArrayType, storage: bool = False) -> str:
         """A ``typedef`` name for the array type ``t`` (bool elements as uint where
         ``storage``)."""
-        base, dims = self._array_parts(t)
+        base, dims = array_parts(t)
         elem = self.type_name(base, storage=storage)
 
         def make(name: str) -> str:

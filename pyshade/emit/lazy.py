@@ -129,7 +129,7 @@ class LazyLogic:
                 t = getattr(before, "ps_type", None)
                 if id(before) in self.emitted or isinstance(before, (ast.Constant, ast.Name)) \
                         or not isinstance(t, (T.ScalarType, T.VectorType, T.MatrixType,
-                                              T.StructType, T.EnumType)):
+                                              T.StructType)):
                     continue
                 name = self.names.fresh("before")
                 self.declare_temp(name, t, self.value(before), stmt)

@@ -26,73 +26,42 @@ Design notes: MSL is C++14 with real vector and matrix types (operators, swizzle
 ``float3(v.xy, z)``), so unlike CUDA no operator functions are generated. The scalar
 rules (signed ``+ - * <<`` through the unsigned type: signed overflow is undefined in
 C++), the struct padding, static_asserts, the hidden helper arguments and the formula
-functions (``mix``... rounding each operation as the CPU device does) are the CUDA
-emitter's, reused by subclassing with MSL's tables (``msl_tables.py``). MSL has no
-f64: using it is a TranslationError at the Python line. ``#line`` directives map the
-Metal compiler's errors to Python lines.
+functions (``mix``... rounding each operation as the CPU device does) are the C++
+base's (``cpp.py``), over MSL's tables (``msl_tables.py``). MSL has no f64: using it
+is a TranslationError at the Python line. ``#line`` directives map the Metal
+compiler's errors to Python lines.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 from .. import types as T
 from ..frontend.program import FuncInfo
 from . import msl_tables as M
-from .clike import CLikeEmitter, elem_type
-from .cuda import CudaEmitter, is_vec3
+from .clike import elem_type
+from .cpp import CppEmitter, is_vec3
 from .features import scalars_in
 from .spellings.msl import SPELLINGS
 
 
-def _base(t: Any) -> Any:
-    return t.base if isinstance(t, T.EnumType) else t
-
-
-class MslEmitter(CudaEmitter):
+class MslEmitter(CppEmitter):
     """Writes a Program as Metal Shading Language."""
 
     target = "msl"
     spellings = SPELLINGS
-    families = ("clike",)
     tables = M
-    FDI = "inline"
-    DEVICE = ""
+    SCALARS, LITERAL_SUFFIX, SPECIAL_FLOAT = M.SCALARS, M.LITERAL_SUFFIX, M.SPECIAL_FLOAT
+    HALF_LITERAL = M.HALF_LITERAL
+    UNSUPPORTED = "{name} is not supported by MSL (Metal has no double): use f32, or another target"
+    ARRAY = "array<{elem}, {n}>"
     BARRIER = M.BARRIER
+    ENUM_CONST = "constant constexpr {type} {name} = {value};"   # program scope: constant
+    BLOCK_PARAM = "constant {}&"
+    ATOMIC_LOAD = "atomic_load_explicit(&{place}, memory_order_relaxed)"
+    ATOMIC_STORE = "atomic_store_explicit(&{place}, {value}, memory_order_relaxed)"
 
     # -- types ----------------------------------------------------------------------------
-    def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
-        """MSL spelling of ``t`` (bool as uint where ``storage``); f64 is an error."""
-        if isinstance(t, T.EnumType):
-            return self.type_name(t.base)
-        if isinstance(t, T.ScalarType):
-            if t.name not in M.SCALARS:
-                raise self.f64_error(node or self.func_node())
-            return "uint" if t.kind == "bool" and storage else M.SCALARS[t.name]
-        if isinstance(t, T.VectorType):
-            if t.elem == T.bool_ and storage:
-                return f"uint{t.n}"
-            return f"{M.VEC_BASE[t.elem.name]}{t.n}"
-        if isinstance(t, T.MatrixType):
-            return f"float{t.n}x{t.n}"
-        if isinstance(t, T.ArrayType):
-            return f"array<{self.type_name(t.elem, node, storage)}, {t.n}>"
-        if isinstance(t, T.StructType):
-            return self.global_name(t.name)
-        raise self.error(node or self.func_node(), f"internal: no MSL type for {t}")
-
-    def f64_error(self, node: ast.AST) -> Exception:
-        """The TranslationError of a use of f64."""
-        return self.error(node, "f64 is not supported by MSL (Metal has no double): use f32, "
-                                "or another target")
-
-    def cpp_layout(self, t: T.Type) -> tuple[int, int]:
-        """(size, alignment) of ``t`` in MSL: float3 is 16 bytes, aligned to 16."""
-        if isinstance(t, T.VectorType):
-            return M.VEC_LAYOUT[t.n]
-        return super().cpp_layout(t)
-
     def member_type(self, t: T.Type, room: int) -> tuple[str, int, int]:
         """A vec3 member followed by a member within 16 bytes is ``packed_float3`` (12
         bytes, aligned to 4) so that the canonical offsets hold."""
@@ -100,21 +69,9 @@ class MslEmitter(CudaEmitter):
             return f"packed_{self.type_name(t, storage=True)}", 12, 4
         return super().member_type(t, room)
 
-    def vector_text(self, t: T.Type, parts: Any) -> str:
-        """``uint3(a, b, c)``."""
-        return CLikeEmitter.vector_text(self, t, parts)
-
-    # -- literals -------------------------------------------------------------------------
-    def literal(self, value: Any, t: T.Type) -> str:
-        """An MSL literal of exactly type ``t`` (``1u``, ``1.5f``, ``2l``, ``half(0.5f)``):
-        CUDA's rules over the MSL tables; MSL has no f64."""
-        if _base(t) == T.f64:
-            raise self.f64_error(self.func_node())
-        return super().literal(value, t)
-
+    # -- conversions ----------------------------------------------------------------------
     def convert_text(self, x: str, src: T.Type, dst: T.Type) -> str:
         """A scalar value conversion ``T(x)``; MSL's half conversions round once."""
-        src, dst = _base(src), _base(dst)
         if src == dst or dst == T.bool_:
             return super().convert_text(x, src, dst)
         return self.ctor(self.type_name(dst), x)
@@ -123,7 +80,7 @@ class MslEmitter(CudaEmitter):
     def header(self) -> None:
         """The comment line, ``metal_stdlib`` and the offsetof macro; f64 anywhere is an
         error at its Python line."""
-        CLikeEmitter.header(self)
+        super().header()
         self.check_no_f64()
         self.line("#include <metal_stdlib>")
         self.line("using namespace metal;")
@@ -141,15 +98,8 @@ class MslEmitter(CudaEmitter):
                     here: set = set()
                     scalars_in(getattr(n, "ps_type", None), here)
                     if "f64" in here:
-                        raise self.f64_error(n)
-            raise self.f64_error(self.k.tree)
-
-    def enum_decl(self, e: T.EnumType) -> None:
-        """One program-scope ``constant constexpr`` per enum member."""
-        for m, v in e.members.items():
-            self.line(f"constant constexpr {self.type_name(e.base)} "
-                      f"{self.global_name(f'{e.name}_{m}')} = {self.literal(v, e.base)};")
-        self.line()
+                        raise self.unsupported("f64", n)
+            raise self.unsupported("f64", self.k.tree)
 
     def resources(self) -> None:
         """The parameter block struct (threadgroup arrays are declared in the kernel)."""
@@ -175,7 +125,7 @@ class MslEmitter(CudaEmitter):
 
     def elem_storage(self, t: T.Type, atomic: bool) -> str:
         """The element type of a buffer or threadgroup array (atomic_uint if atomic)."""
-        return M.ATOMIC_TYPES[_base(t).name] if atomic else self.type_name(t, storage=True)
+        return M.ATOMIC_TYPES[t.name] if atomic else self.type_name(t, storage=True)
 
     def function_header(self, f: FuncInfo) -> None:
         """The ``kernel void`` entry point (buffers, parameter block, id attributes); a
@@ -187,19 +137,12 @@ class MslEmitter(CudaEmitter):
             if self.prog.param_block.types:
                 params.append(f"constant {block}& {self.globals.name('_ps_params')} "
                               f"[[buffer({len(self.k.buffers)})]]")
-            for which, (t, attr) in M.ID_ATTRS.items():
+            for which, (t, attr) in M.IDS.items():
                 if which in self.entry_ids(f):
                     params.append(f"{t} {self.entry_id(f, which)} [[{attr}]]")
             self.line(f"kernel void {self.global_name(f.name)}({', '.join(params)}) {{", f.tree)
             return
-        params = [f"{self.type_name(t, f.tree)} {self.local(name)}" for name, t in f.params]
-        params += [f"{M.ID_ATTRS[w][0]} {self.id_value(w)}" for w in sorted(f.ids_used)]
-        res, needs_block = self.uses[f.emit_name]
-        params += [self.buffer_param(b) for b in res]
-        if needs_block:
-            params.append(f"constant {block}& {self.globals.name('_ps_params')}")
-        ret = self.type_name(f.ret, f.tree) if f.ret is not None else "void"
-        self.line(f"{ret} {self.global_name(f.emit_name)}({', '.join(params)}) {{", f.tree)
+        self.helper_header(f, "")
 
     def entry_ids(self, f: FuncInfo) -> set:
         """The id attributes the entry point takes: those used, or, for a folded launch,
@@ -218,36 +161,21 @@ class MslEmitter(CudaEmitter):
         return self.globals.name(f"_ps_in_{which}")
 
     def function_prologue(self, f: FuncInfo) -> None:
-        """A kernel declares its threadgroup arrays, unfolds folded ids and copies its
-        parameters out of the parameter block."""
-        if not f.is_kernel:
-            return
-        for name, sh in self.k.shared.items():
-            elem = self.elem_storage(sh.type.elem, sh.atomic)
-            self.line(f"threadgroup {elem} {self.global_name(name)}[{sh.type.n}];")
-        if f.folded:
-            self.unfold_ids(f)
-        self.copy_params(f)
+        """A kernel declares its threadgroup arrays (MSL allows them only in the kernel
+        function), then the prologue of every target (``CLikeEmitter``)."""
+        if f.is_kernel:
+            for name, sh in self.k.shared.items():
+                elem = self.elem_storage(sh.type.elem, sh.atomic)
+                self.line(f"threadgroup {elem} {self.global_name(name)}[{sh.type.n}];")
+        super().function_prologue(f)
 
     # -- operators: MSL's own ---------------------------------------------------------------
-    def operator(self, sym: str, lt: T.Type, rt: T.Type, res: T.Type) -> None:
-        """Nothing to define: MSL vectors and matrices have their operators."""
-
-    def unary_operator(self, sym: str, t: T.Type) -> None:
-        """Nothing to define (see ``operator``)."""
-
-    def ex_BinOp(self, node: ast.BinOp) -> str:
+    def vector_binop(self, node: ast.BinOp, sym: str) -> str:
         """Vector operators as written; signed integer vectors wrap through the unsigned
         vector type, bool vectors combine through uint vectors."""
-        lt, rt = _base(node.left.ps_type), _base(node.right.ps_type)
-        if not any(isinstance(t, (T.VectorType, T.MatrixType)) for t in (lt, rt)):
-            return super().ex_BinOp(node)
-        res = _base(node.ps_type)
+        res = node.ps_type
         e = elem_type(res)
         a, b = self.sub(node.left), self.sub(node.right)
-        sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "*", ast.Div: "/",
-               ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
-               ast.RShift: ">>"}[type(node.op)]
         if isinstance(res, T.VectorType) and e.kind in ("int", "bool") and \
                 (e.kind == "bool" or sym in ("+", "-", "*", "<<")):
             u = f"{M.UNSIGNED.get(M.SCALARS[e.name], 'uint')}{res.n}"
@@ -260,61 +188,16 @@ class MslEmitter(CudaEmitter):
         text = super().bool_bitop(node, op)
         return text if op is ast.BitXor else f"bool({text})"
 
-    def negate(self, node: ast.UnaryOp) -> str:
-        """Unary minus; of a signed integer vector through the unsigned vector type."""
-        t = _base(node.ps_type)
+    def vector_negate(self, node: ast.UnaryOp) -> str:
+        """Unary minus of a vector or matrix; of a signed integer vector through the
+        unsigned vector type."""
+        t = node.ps_type
         if isinstance(t, T.VectorType) and t.elem.kind == "int":
             u = f"{M.UNSIGNED[M.SCALARS[t.elem.name]]}{t.n}"
             return f"{self.type_name(t)}({u}(0) - {u}({self.sub(node.operand)}))"
-        if isinstance(t, (T.VectorType, T.MatrixType)):
-            return f"-{self.sub(node.operand)}"
-        return super().negate(node)
+        return f"-{self.sub(node.operand)}"
 
-    # -- components and constructors ----------------------------------------------------------
-    def vector_index(self, text: str, index: ast.expr, vt: T.VectorType) -> str:
-        """Component ``index``: ``.x`` for a constant, else ``v[i]``."""
-        if isinstance(index, ast.Constant):
-            return f"{text}.{M.COMPONENTS[index.value]}"
-        return f"{text}[{self.expr(index)}]"
-
-    def place(self, target: ast.expr) -> str:
-        """A store place (no slots: ``float3`` already fills 16 bytes)."""
-        if isinstance(target, ast.Subscript) and isinstance(target.value.ps_type, T.VectorType):
-            return self.vector_index(self.place(target.value), target.slice,
-                                     target.value.ps_type)
-        return CLikeEmitter.place(self, target)
-
-    def ex_Subscript(self, node: ast.Subscript) -> str:
-        """``a[i]``; a vector component."""
-        if isinstance(node.value.ps_type, T.VectorType):
-            return self.vector_index(self.sub(node.value), node.slice, node.value.ps_type)
-        return CLikeEmitter.ex_Subscript(self, node)
-
-    def ex_Attribute(self, node: ast.Attribute) -> str:
-        """Swizzles are MSL's own."""
-        return CLikeEmitter.ex_Attribute(self, node)
-
-    def call_construct(self, node: ast.Call, t: T.Type) -> str:
-        """MSL's vector and matrix constructors take every form (splat, concatenation,
-        conversion, columns or scalars)."""
-        if not node.args:
-            return f"{self.tn(t)}()"
-        return CLikeEmitter.call_construct(self, node, t)
-
-    # -- builtins -------------------------------------------------------------------------
-    def call_builtin(self, node: ast.Call, b: Any) -> str:
-        """The ``msl`` row, else the ``clike`` row: MSL's library is element-wise on
-        vectors and has half overloads."""
-        return CLikeEmitter.call_builtin(self, node, b)
-
-    def atomic_load(self, s: str, node: ast.AST) -> str:
-        """``atomic_load_explicit`` (relaxed)."""
-        return f"atomic_load_explicit(&{s}, memory_order_relaxed)"
-
-    def atomic_store(self, place: str, v: str, node: ast.AST) -> None:
-        """``atomic_store_explicit`` (relaxed)."""
-        self.line(f"atomic_store_explicit(&{place}, {v}, memory_order_relaxed);", node)
-
+    # -- atomics --------------------------------------------------------------------------
     def atomic_call(self, node: ast.Call) -> str:
         """``atomic_fetch_OP_explicit(&buf[i], v, memory_order_relaxed)``; compare-exchange
         through a generated loop (``msl_tables.CAS``)."""
@@ -326,9 +209,8 @@ class MslEmitter(CudaEmitter):
             return f"{M.ATOMICS[kinds[1]]}({elem}, {vals[1]}, memory_order_relaxed)"
         name = node.args[0].ps_ref[1]
         space = "threadgroup" if name in self.k.shared else "device"
-        e = _base(node.ps_type)
+        e = node.ps_type
         t, a = self.tn(e), M.ATOMIC_TYPES[e.name]
         fn = self.global_name("_ps_cas")
         self.support(f"cas_{space}_{t}", M.CAS.format(t=t, name=fn, space=space, a=a))
         return f"{fn}({elem}, {vals[1]}, {vals[2]})"
-

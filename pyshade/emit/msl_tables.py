@@ -1,7 +1,7 @@
 """Tables of the MSL emitter: type spellings, literal suffixes, invocation ids and atomics.
 
-They have the names ``cuda_tables`` uses where ``CudaOps`` (whose scalar rules and
-generated formula functions the MSL emitter reuses) reads them through ``self.tables``.
+They have the names ``cuda_tables`` uses where the C++ base (``cpp.py``, ``cpp_ops.py``)
+reads them through ``self.tables``.
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ HALF_ABS = "abs"
 # The bits of special floats, for literals (MSL has no inf/nan literal).
 # No ``h`` suffix: the f16 value, exact in f32 (see tests/msl_host).
 HALF_LITERAL = "half({}f)"
-SPECIAL_FLOAT = {"f32": "as_type<float>({:#010x}u)", "f16": "as_type<half>(ushort({:#06x}u))"}
+SPECIAL_FLOAT = {"f32": "as_type<float>({bits:#010x}u)", "f16": "as_type<half>(ushort({:#06x}u))"}
 
 # Invocation ids: entry-point parameters with these attributes.
-ID_ATTRS = {"global_id": ("uint3", "thread_position_in_grid"),
-            "local_id": ("uint3", "thread_position_in_threadgroup"),
-            "group_id": ("uint3", "threadgroup_position_in_grid"),
-            "num_groups": ("uint3", "threadgroups_per_grid"),
-            "local_index": ("uint", "thread_index_in_threadgroup")}
+IDS = {"global_id": ("uint3", "thread_position_in_grid"),
+       "local_id": ("uint3", "thread_position_in_threadgroup"),
+       "group_id": ("uint3", "threadgroup_position_in_grid"),
+       "num_groups": ("uint3", "threadgroups_per_grid"),
+       "local_index": ("uint", "thread_index_in_threadgroup")}
 
 # atomic_OP(buf, i, v) -> atomic_fetch_OP_explicit; exchange has its own name.
 ATOMICS = {"add": "atomic_fetch_add_explicit", "sub": "atomic_fetch_sub_explicit",

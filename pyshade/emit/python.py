@@ -31,9 +31,7 @@ ROUND = {"f32": "_f32", "f16": "_f16", "f64": "_f64"}
 
 
 def _scalar(t: T.Type) -> T.Type:
-    if isinstance(t, (T.VectorType, T.MatrixType)):
-        return t.elem
-    return t.base if isinstance(t, T.EnumType) else t
+    return t.elem if isinstance(t, (T.VectorType, T.MatrixType)) else t
 
 
 class PythonEmitter(Emitter):
@@ -67,8 +65,8 @@ class PythonEmitter(Emitter):
         self.line()
 
     def zero(self, t: T.Type) -> str:
-        """Python expression of the zero value of ``t`` (an enum's is its base type's)."""
-        t = t.base if isinstance(t, T.EnumType) else t
+        """Python expression of the zero value of ``t`` (a struct field's enum: its base's)."""
+        t = T.decayed(t)
         if isinstance(t, T.ScalarType):
             return "False" if t.kind == "bool" else ("0.0" if t.is_float else "0")
         if isinstance(t, T.VectorType):
@@ -204,7 +202,6 @@ class PythonEmitter(Emitter):
 
     def literal(self, value: Any, t: T.Type) -> str:
         """A Python literal; f32/f16 values rounded to that precision, inf and nan via ``math``."""
-        t = t.base if isinstance(t, T.EnumType) else t
         if isinstance(value, bool) or t == T.bool_:
             return "True" if value else "False"
         if isinstance(t, T.ScalarType) and t.is_float or isinstance(value, float):
@@ -246,7 +243,7 @@ class PythonEmitter(Emitter):
 
     def ex_Attribute(self, node: ast.Attribute) -> str:
         """``a.name``; an enum's ``.value`` is the enum value itself."""
-        if isinstance(node.value.ps_type, T.EnumType):
+        if getattr(node.value, "ps_enum_type", None) is not None:
             return self.expr(node.value)
         return f"{self.sub(node.value)}.{node.attr}"
 
@@ -367,9 +364,10 @@ class PythonEmitter(Emitter):
         a = node.args[0]
         src, dst = _scalar(a.ps_type), _scalar(t)
         s = self.expr(a)
-        if isinstance(t, T.EnumType) and a.ps_type != t:
+        enum = getattr(node, "ps_enum_type", None)
+        if enum is not None and getattr(a, "ps_enum_type", None) != enum:
             # A GPU keeps any bit pattern; the CPU device finds the bug: not a member.
-            return f"{self.enum_check(t)}({self.wrap(dst, s) if src != dst else s})"
+            return f"{self.enum_check(enum)}({self.wrap(dst, s) if src != dst else s})"
         if src == dst:
             return self.sub(a)      # the call was atomic: keep `(x if c else y)` grouped
         if dst.kind == "bool":

@@ -22,17 +22,15 @@ Design notes:
 from __future__ import annotations
 
 import ast
-import math
 from typing import Any
 
 from .. import types as T
 from ..frontend.exprs import CT
 from ..frontend.program import FuncInfo
-from .clike import CLikeEmitter, elem_type, shortest_f32
+from .clike import CLikeEmitter, elem_type
 from .spellings.wgsl import SPELLINGS
 from .wgsl_helpers import WgslHelpers
 
-SCALAR = {"bool": "bool", "i32": "i32", "u32": "u32", "f32": "f32", "f16": "f16"}
 ID_BUILTINS = {"global_id": "global_invocation_id", "local_id": "local_invocation_id",
                "group_id": "workgroup_id", "num_groups": "num_workgroups",
                "local_index": "local_invocation_index"}
@@ -45,55 +43,21 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
     spellings = SPELLINGS
     explicit_lengths = True
     BARRIER = ("storageBarrier()", "workgroupBarrier()")
-
-    # -- types -------------------------------------------------------------------------
-    def type_name(self, t: T.Type, node: ast.AST | None = None, storage: bool = False) -> str:
-        """WGSL spelling of ``t`` (bool as u32 where ``storage``); a 64-bit type is an error."""
-        if isinstance(t, T.EnumType):
-            return self.type_name(t.base)
-        if isinstance(t, T.ScalarType):
-            if t.name not in SCALAR:
-                raise self.error(node or self.func_node(), f"{t.name} is not supported by WGSL "
-                                 "(no 64-bit types): use f32/i32/u32 or another target")
-            if t.kind == "bool" and storage:
-                return "u32"
-            return SCALAR[t.name]
-        if isinstance(t, T.VectorType):
-            return f"vec{t.n}<{self.type_name(t.elem, node, storage)}>"
-        if isinstance(t, T.MatrixType):
-            return f"mat{t.n}x{t.n}<f32>"
-        if isinstance(t, T.ArrayType):
-            return f"array<{self.type_name(t.elem, node, storage)}, {t.n}>"
-        if isinstance(t, T.StructType):
-            return self.global_name(t.name)
-        raise self.error(node or self.func_node(), f"internal: no WGSL type for {t}")
-
-    def literal(self, value: Any, t: T.Type) -> str:
-        """A WGSL literal with its suffix (``1i``, ``1u``, ``1.5f``, ``1.5h``); inf and nan through
-        ``special_float``."""
-        t = t.base if isinstance(t, T.EnumType) else t
-        if t == T.bool_ or isinstance(value, bool):
-            return "true" if value else "false"
-        if t.kind == "int":
-            v = int(value)
-            return f"{v}i" if v != -2**31 else "i32(-2147483647 - 1)"
-        if t.kind == "uint":
-            return f"{int(value)}u"
-        v = float(value)
-        suffix = "h" if t == T.f16 else "f"
-        if math.isnan(v) or math.isinf(v):
-            return self.special_float(v, t)
-        r = repr(float(v)) if t != T.f32 else shortest_f32(v)
-        return r + suffix
+    SCALARS = {"bool": "bool", "i32": "i32", "u32": "u32", "f32": "f32", "f16": "f16"}
+    UNSUPPORTED = ("{name} is not supported by WGSL (no 64-bit types): use f32/i32/u32 or "
+                   "another target")
+    VECTOR = "vec{n}<{elem}>"
+    MATRIX = "mat{n}x{n}<f32>"
+    ARRAY = "array<{elem}, {n}>"
+    # The 64-bit rows only keep a literal printable until type_name reports the type.
+    LITERAL_SUFFIX = {"i32": "i", "u32": "u", "f32": "f", "f16": "h", "i64": "i", "u64": "u",
+                      "f64": "f"}
+    MIN_LITERAL = "i32({v} - 1)"
+    BOOL_TO_U32 = "select(0u, 1u, {})"
+    SELECT = "select({if_false}, {if_true}, {cond})"
+    ENUM_CONST = "const {name}: {type} = {value};"
 
     # -- declarations --------------------------------------------------------------------
-    def enum_decl(self, e: T.EnumType) -> None:
-        """One ``const`` per enum member."""
-        for m, v in e.members.items():
-            self.line(f"const {self.global_name(f'{e.name}_{m}')}: {self.type_name(e.base)} = "
-                      f"{self.literal(v, e.base)};")
-        self.line()
-
     def struct_decl(self, s: T.StructType) -> None:
         """A ``struct`` of the fields' storage types (bool fields as u32)."""
         self.line(f"struct {self.global_name(s.name)} {{")
@@ -175,64 +139,30 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
                   f"// {self.func_file()}:{src_line}")
 
     def function_prologue(self, f: FuncInfo) -> None:
-        """A kernel unfolds folded ids and copies its parameters out of the Params block;
-        a helper copies each parameter it modifies into a ``var``."""
-        if f.is_kernel:
-            if f.folded:
-                self.unfold_ids(f)
-            params = self.globals.name("_ps_params")
-            for name, t in f.values:
-                v = f"{params}.{self.field_name('_ps_Params', name)}"
-                if t == T.bool_:
-                    v = f"({v} != 0u)"
-                kw = "var" if name in f.mutated else "let"
-                self.line(f"{kw} {self.local(name)}: {self.type_name(t)} = {v};")
-            return
-        for name, t in f.params:
-            if name in f.mutated:
-                self.line(f"var {self.local(name)}: {self.type_name(t)} = {self.param_names[name]};")
+        """A kernel's prologue (``CLikeEmitter.function_prologue``); a helper copies each
+        parameter it modifies into a ``var`` (WGSL parameters cannot be assigned)."""
+        super().function_prologue(f)
+        if not f.is_kernel:
+            for name, t in f.params:
+                if name in f.mutated:
+                    self.line(f"{self.decl_head(self.local(name), t, True)} = "
+                              f"{self.param_names[name]};")
 
     def raw_id(self, which: str) -> str:
         """The builtin id as the entry point receives it (an entry parameter)."""
         return self.names.name(f"_ps_raw_{which}")
 
-    def function_footer(self, f: FuncInfo) -> None:
-        """``}``."""
-        self.line("}")
-
     # -- statements ---------------------------------------------------------------------
-    def cast(self, text: str, t: T.Type) -> str:
-        """``T(text)``."""
-        return f"{self.type_name(t)}({text})"
-
-    def select(self, if_false: str, if_true: str, cond: str) -> str:
-        """``select(if_false, if_true, cond)``."""
-        return f"select({if_false}, {if_true}, {cond})"
-
-    def begin_for(self, var: str, t: T.Type, start: str, cond: str, step: str,
-                  node: ast.AST) -> None:
-        """``for (var v: T = start; cond; v += step) {``."""
-        self.line(f"for (var {var}: {self.type_name(t)} = {start}; {cond}; {var} += {step}) {{",
-                  node)
-
-    def declare(self, name: str, t: T.Type, value: ast.expr, node: ast.AST) -> None:
-        """A ``let`` local, or a ``var`` if modified or an array; ``ps.array(T, N)`` is a
-        zero-initialised ``var``."""
-        if isinstance(t, T.ArrayType) and getattr(value, "ps_call", (None,))[0] == "array":
-            return self.declare_default(name, node)      # ps.array(T, N): zero-initialised
-        # An array copy is a var: WGSL indexes a let array only with constants.
-        kw = "var" if name in self.func.mutated or isinstance(t, T.ArrayType) else "let"
-        self.line(f"{kw} {self.local(name)}: {self.type_name(t, node)} = {self.value(value)};",
-                  node)
+    def decl_head(self, name: str, t: T.Type, mutable: bool, node: ast.AST | None = None) -> str:
+        """``let name: T``, or ``var`` where ``mutable`` or an array (WGSL indexes a ``let``
+        array only with constants)."""
+        kw = "var" if mutable or isinstance(t, T.ArrayType) else "let"
+        return f"{kw} {name}: {self.type_name(t, node)}"
 
     def declare_default(self, name: str, node: ast.AST | None = None) -> None:
         """``var name: T;`` (WGSL zero-initialises it)."""
         t = self.func.locals[name]
         self.line(f"var {self.local(name)}: {self.type_name(t, node)};", node)
-
-    def declare_temp(self, name: str, t: T.Type, value: str, node: ast.AST) -> None:
-        """``let name: T = value;``."""
-        self.line(f"let {name}: {self.type_name(t, node)} = {value};", node)
 
     def discard(self, text: str, call: ast.expr) -> str:
         """An unused result is assigned to ``_``."""
@@ -263,8 +193,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         e = elem_type(t)
         sym = "<<" if op is ast.LShift else ">>"
         want = T.u32 if not isinstance(lt, T.VectorType) else T.vector_of(T.u32, lt.n)
-        rt_ = rt.base if isinstance(rt, T.EnumType) else rt
-        if rt_ != want:
+        if rt != want:
             b = f"{self.type_name(want)}({self.expr(node.right)})"
         if op is ast.LShift and _no_runtime_value(node):
             # naga and Tint evaluate a constant `<<` at shader creation, where bits

@@ -2,7 +2,8 @@
 reaches, each monomorphised per argument types (and per bound buffer).
 
 ``check_kernel`` is the frontend's entry point: source -> specialise ->
-lower -> type check, returning a ``Program`` for the emitters.
+lower -> type check -> enums decayed (``decay.py``), returning a ``Program`` for the
+emitters.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from .. import prelude
 from .. import types as T
+from .decay import decay_enums
 from .deep import copy_tree, recursion_headroom, too_deep
 from .exprs import CT, decay
 from .lower import lower
@@ -83,8 +85,10 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
     if kinfo.uses_barrier:
         check_barriers(kinfo)
     _name_helpers(builder.order)
-    return Program(kernel=kinfo, funcs=builder.order, structs=builder.structs,
+    prog = Program(kernel=kinfo, funcs=builder.order, structs=builder.structs,
                    enums=builder.enums, target=target, consts=dict(consts))
+    decay_enums(prog)
+    return prog
 
 
 def _name_helpers(funcs: list[FuncInfo]) -> None:

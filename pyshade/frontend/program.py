@@ -2,7 +2,8 @@
 
 ``Program`` holds the kernel, every helper it reaches (monomorphised copies,
 callees first), and every struct and enum used. Expression nodes of the
-function trees carry ``ps_type`` (their type) and, where relevant, ``ps_ref``
+function trees carry ``ps_type`` (their type; an enum's base type, the enum
+itself in ``ps_enum_type``: see ``decay.py``) and, where relevant, ``ps_ref``
 (what a name refers to), ``ps_call`` (what a call calls) and ``ps_attr``.
 """
 
