@@ -175,6 +175,10 @@ class ExprMixin:
             if w.is_int and g.is_int:
                 kind = "mixed signedness" if w.bits == g.bits else "mixed integer widths"
                 msg += f" ({kind}: convert explicitly with {w.name}(...))"
+            elif w.is_int and g.is_float and isinstance(node, ast.BinOp) \
+                    and isinstance(node.op, ast.Div):
+                msg += (" (/ is true division, which gives a float as in Python: use // for "
+                        f"integer division, or convert with {w.name}(...))")
             elif w.kind != g.kind and "bool" not in (w.kind, g.kind):
                 cast = "float(...)" if w == T.f32 else ("int(...)" if w == T.i32 else f"{w.name}(...)")
                 msg += f" (ints and floats do not mix: convert explicitly with {cast})"
