@@ -199,6 +199,32 @@ def require(condition: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
+# The Debian package of each program a test runs, for the reason of a missing one.
+TOOL_PACKAGES = {"glslangValidator": "glslang-tools", "spirv-val": "spirv-tools",
+                 "spirv-dis": "spirv-tools", "g++": "g++"}
+
+
+def require_tools(*names: str, why: str = "") -> None:
+    """``require`` each program on PATH (skip locally, fail in CI); ``why`` says what it
+    is for."""
+    missing = [n for n in names if shutil.which(n) is None]
+    require(not missing, "not installed: " + ", ".join(
+        f"{n} (Debian package {TOOL_PACKAGES.get(n, n)})" for n in missing)
+        + (f"; {why}" if why else ""))
+
+
+def require_dxc(spirv_val: bool = True) -> None:
+    """``require`` DXC (compushady's library, found as ``toolchains/dxc.py`` finds it)
+    and, where its SPIR-V is validated (``spirv_val``), spirv-val."""
+    from pyshade.toolchains.dxc import library_path
+    try:
+        library_path()
+    except ps.BackendUnavailable as e:
+        require(False, str(e))
+    if spirv_val:
+        require_tools("spirv-val", why="it validates DXC's SPIR-V")
+
+
 def get_device(name: str, via: str | None = None) -> ps.Device:
     """The named device, or skip/fail with the reason it is unavailable."""
     try:

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from conftest import IN_CI, require
+from conftest import IN_CI, require, require_tools
 
 import pyshade as ps
 from pyshade import f32, i32, u32, vec4
@@ -154,8 +154,15 @@ def dev():
         mp.setattr(d3d12, "_backend", lambda: "vulkan")
         require(importlib.util.find_spec("compushady") is not None,
                 "compushady is not installed (pip install 'pyshade[hlsl]')")
-        ok, why = d3d12.available()
+        try:
+            ok, why = d3d12.available()
+        except Exception as e:  # noqa: BLE001
+            # Without a Vulkan driver compushady raises a bare Exception ("unable to
+            # create vulkan instance: -9") that available() lets through.
+            ok, why = False, f"{type(e).__name__}: {e}"
         require(ok, f"compushady's Vulkan backend is unusable: {why}")
+        require_tools("spirv-val", why="it validates DXC's SPIR-V for compushady's Vulkan "
+                      "backend")
         yield d3d12.D3D12Device()
 
 

@@ -18,6 +18,7 @@ import traceback
 from pathlib import Path
 
 import numpy as np
+import pytest
 from conftest import (
     CUDA_PARAMS,
     HLSL_PARAMS,
@@ -298,6 +299,8 @@ def _label(dev: ps.Device) -> str:
     return f"{dev.name} via {via}" if via else dev.name
 
 
+# About 75 s with CI's devices: every random kernel is compiled and run on each of them.
+@pytest.mark.slow
 def test_random_integer_kernels(tmp_path: Path) -> None:
     only = os.environ.get("PYSHADE_DIFF_DEVICES")   # e.g. "cpu,cuda": those backends only
     want = set(only.split(",")) if only else {"cpu", "wgpu", "vulkan", "vulkan-hlsl", "cuda",

@@ -12,7 +12,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import require
+from conftest import require_dxc, require_tools
 from test_exec_glsl import small_params
 
 import pyshade as ps
@@ -108,8 +108,9 @@ def shuffle_layout(src: ps.Buffer[Layouted], dst: ps.Buffer[Layouted]):
 
 def test_struct_offsets_in_spirv_are_canonical() -> None:
     """The padding members put every field at its canonical offset under DXC's rules."""
+    require_dxc()
+    require_tools("spirv-dis")
     dis = shutil.which("spirv-dis")
-    require(dis is not None, "spirv-dis (spirv-tools) is not installed")
     spv = ps.compile(shuffle_layout, "hlsl").binary
     text = subprocess.run([dis, "-"], input=spv, capture_output=True, check=True).stdout.decode()
     ids = dict(re.findall(r"OpName (%\w+) \"(\w+)\"", text))

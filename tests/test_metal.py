@@ -6,12 +6,11 @@ Linux through tests/fake_metal (PyObjC's Metal faked; the MSL executed by tests/
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 
 import numpy as np
 import pytest
+from conftest import require_tools
 
 import pyshade as ps
 from pyshade import f32, u32
@@ -135,8 +134,12 @@ def test_stand_in_launcher_and_threadgroup_rewrite() -> None:
 
 # ---- the metal device through the fake Metal module (tests/fake_metal) -----------------
 
-needs_gxx = pytest.mark.skipif(shutil.which("g++") is None and not os.environ.get("CI"),
-                               reason="the fake Metal runs the MSL through g++ (tests/msl_host)")
+@pytest.fixture
+def gxx() -> None:
+    require_tools("g++", why="the fake Metal runs the MSL through g++ (tests/msl_host)")
+
+
+needs_gxx = pytest.mark.usefixtures("gxx")
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import require
+from conftest import require, require_dxc
 
 import pyshade as ps
 from pyshade.errors import BackendUnavailable, CompileError
@@ -55,9 +55,7 @@ void k(uint3 id : SV_DispatchThreadID) {
 
 @pytest.fixture(autouse=True)
 def _dxc() -> None:
-    require(importlib.util.find_spec("compushady") is not None,
-            "compushady (DXC) is not installed: pip install 'pyshade[hlsl]'")
-    require(shutil.which("spirv-val") is not None, "spirv-val (spirv-tools) is not installed")
+    require_dxc()       # compushady's DXC library (its install hint) and spirv-val
 
 
 def test_spirv_and_dxil() -> None:
@@ -168,7 +166,7 @@ def test_glslang_reads_the_same_hlsl(tmp_path) -> None:
 
 
 def _dxc_or_skip() -> None:
-    require(importlib.util.find_spec("compushady") is not None, "compushady (DXC) missing")
+    require_dxc(spirv_val=False)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="Windows runs DXC in process")

