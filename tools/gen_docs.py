@@ -616,20 +616,23 @@ def k(out: ps.Buffer[f32], m: ps.mat2):
 def k(out: ps.Buffer[u32], a: u32, b: i32):
     out[0] = a + b
 """, "wgsl"),
-    ("Typing", "Mixing ints and floats", """
-@ps.kernel
-def k(out: ps.Buffer[f32], a: i32, b: f32):
-    out[0] = a + b
-""", "wgsl"),
-    ("Typing", "An int variable with a float literal", """
-@ps.kernel
-def k(out: ps.Buffer[f32], a: i32):
-    out[0] = a * 0.5
-""", "wgsl"),
-    ("Typing", "/ on integers", """
+    ("Typing", "/ on integers into an integer", """
 @ps.kernel
 def k(out: ps.Buffer[u32], a: u32, b: u32):
     out[0] = a / b
+""", "wgsl"),
+    ("Typing", "Integer vectors with floats", """
+@ps.kernel
+def k(out: ps.Buffer[f32], v: ps.ivec2):
+    w = v * 0.5
+    out[0] = w.x
+""", "wgsl"),
+    ("Typing", "A u32 bound check of ps.tid()", """
+@ps.kernel
+def k(out: ps.Buffer[f32]):
+    i = ps.tid()
+    if i < len(out):
+        out[i] = 1.0
 """, "wgsl"),
     ("Typing", "A variable that changes type", """
 @ps.kernel

@@ -47,6 +47,7 @@ COMPONENT_SETS = ("xyzw", "rgba")
 # The docstring comes from the registry (lang.BY_NAME[name].doc).
 SIGNATURES = {
     "global_id": "() -> uvec3",
+    "tid": "() -> i32",
     "local_id": "() -> uvec3",
     "group_id": "() -> uvec3",
     "num_groups": "() -> uvec3",
