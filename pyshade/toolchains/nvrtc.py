@@ -182,5 +182,25 @@ def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
 
 
 def toolchain_id() -> str:
-    """NVRTC's version, for the persistent cache."""
-    return "nvrtc %d.%d" % nvrtc_version()
+    """NVRTC's identity for the persistent cache, found without loading NVRTC (loading
+    it took most of a warm start's time): the files of cuda-python's NVRTC binding and
+    of the NVRTC wheel, and the variables that point the binding at a CUDA toolkit. An
+    NVRTC replaced in place where none of those change is not noticed: clear the cache
+    directory (or set ``PYSHADE_CACHE=0``) after such an upgrade."""
+    import glob
+    import importlib.util
+
+    from . import file_identity
+    parts = []
+    # Top-level packages only: find_spec of a submodule would import its parents (the
+    # binding's __init__ costs as much as loading NVRTC).
+    for top, pattern in (("cuda", "bindings/nvrtc*"), ("nvidia", "cuda_nvrtc/lib/*nvrtc*")):
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            spec = None
+        for loc in (spec.submodule_search_locations or []) if spec else []:
+            parts += [file_identity(f) for f in sorted(glob.glob(os.path.join(loc, pattern)))]
+    env = [f"{v}={os.environ.get(v, '')}" for v in ("CUDA_HOME", "CUDA_PATH",
+                                                    "LD_LIBRARY_PATH")]
+    return "nvrtc " + " ".join(parts + env)
