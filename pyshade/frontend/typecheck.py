@@ -20,7 +20,8 @@ from .. import lang
 from .. import types as T
 from .calls import CallMixin
 from .deep import copy_tree
-from .exprs import CT, ExprMixin, decay, is_int
+from .exprs import CT, ExprMixin, decay
+from .loops import LoopMixin
 from .matching import MatchMixin
 from .prelude_calls import PreludeMixin
 from .program import FuncInfo, KernelInfo, SharedArray
@@ -80,7 +81,7 @@ class ProgramBuilder:
                 self.enums.append(t)
 
 
-class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
+class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
     """Type-check one function (kernel or helper)."""
 
     def __init__(self, prog: ProgramBuilder, func: FuncInfo, consts: dict[str, Any]):
@@ -90,7 +91,10 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
         self.target = prog.target
         self.consts = consts
         self.assigned: set[str] | None = set()
-        self.loops: list[list] = []          # per loop: the states at its breaks
+        self.loops: list[tuple[list, list]] = []  # per loop: the states at its breaks, continues
+        # name -> (loop, "for"/"while", why) of a loop that may not run, after which ``name``
+        # is not assigned although its body assigns it (see ``loops.py``)
+        self.loop_only: dict[str, tuple[ast.AST, str, str]] = {}
         self.block_path: list[int] = []
         self.occ: dict[str, list[tuple[tuple, ast.stmt, ast.For | None]]] = {}
         self.decl_count: dict[str, int] = {}
@@ -121,8 +125,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
         f = self.func
         if name in f.locals or name in self.params:
             if self.assigned is not None and name not in self.assigned and name not in self.params:
-                self.error(node, f"variable {name!r} may be used before it is assigned "
-                                 "(assign it on every path first)")
+                self.unassigned(node, name)
             node.ps_type = f.locals.get(name) or self.params[name]
             node.ps_ref = ("local", name)
             if name in f.buffer_params:
@@ -145,6 +148,17 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
         if obj is lang.target:
             return self.const(node, self.target, CT(str))
         return self.value_node(node, obj)
+
+    def unassigned(self, node: ast.Name, name: str) -> None:
+        """The error of a read of ``name`` where it may be unassigned: it names the loop that
+        may not run, where one dropped it."""
+        if name in self.loop_only:
+            loop, kind, why = self.loop_only[name]
+            self.error(node, f"variable {name!r} may be used before it is assigned: it is "
+                             f"assigned in the {kind} loop on line {loop.lineno}, which {why}; "
+                             "assign it before the loop")
+        self.error(node, f"variable {name!r} may be used before it is assigned "
+                         "(assign it on every path first)")
 
     def declare(self, node: ast.Name, t: T.Type) -> None:
         """Declare local ``node.id`` of type ``t`` (an abstract literal type defaults to i32/f32)."""
@@ -185,6 +199,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
             pass
         if self.assigned is not None:
             self.assigned.add(name)
+        self.loop_only.pop(name, None)
         self.note(name)
 
     # -- statements ----------------------------------------------------------------------
@@ -269,10 +284,6 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
         tt = left.ps_type
         if decay(binop.ps_type) != decay(tt):
             self.mismatch(node.value, tt, binop.ps_type, "augmented assignment")
-        for n in ast.walk(node.target):
-            if isinstance(n, ast.Call):
-                self.error(n, "calls are not allowed in the target of an augmented "
-                              "assignment: assign the index to a variable first")
         node.value = right
         node.ps_binop = binop
         self.store(node.target, None, already=left)
@@ -375,89 +386,6 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
         self.assigned = before
         self.body(node.orelse)
         self.assigned = join_assigned(after_body, self.assigned)
-
-    def st_While(self, node: ast.While) -> None:
-        """``while``: a bool test and no ``else`` (see ``loop``)."""
-        node.test = self.tx(node.test)
-        if node.test.ps_type != T.bool_:
-            self.error(node.test, f"a condition must be bool, got {node.test.ps_type}")
-        if node.orelse:
-            self.error(node.orelse[0], "while/else is not supported")
-        self.loop(node, node.body, infinite=isinstance(node.test, ast.Constant) and node.test.value)
-
-    def loop(self, node: ast.AST, body: list, infinite: bool = False) -> None:
-        """Check a loop body; after it, the names assigned before it joined with each break's
-        (a ``while True`` loop exits only through its breaks)."""
-        before = self.copy_state()
-        self.loops.append([])
-        self.body(body)
-        breaks = self.loops.pop()
-        if infinite:
-            state = None
-            for b in breaks:
-                state = b if state is None else join_assigned(state, b)
-            self.assigned = state if breaks else None
-        else:
-            self.assigned = before
-            for b in breaks:
-                self.assigned = join_assigned(self.assigned, b)
-
-    def st_For(self, node: ast.For) -> None:
-        """``for x in range(...)``: integer bounds of one type (the variable's if it exists)."""
-        if node.orelse:
-            self.error(node.orelse[0], "for/else is not supported")
-        if not isinstance(node.target, ast.Name):
-            self.error(node.target, "the loop variable must be a plain name")
-        it = node.iter
-        if not (isinstance(it, ast.Call) and self.static_callee(it) is range):
-            self.error(it, "kernels can only loop over range(...) (or ps.unroll(range(N)))")
-        if not 1 <= len(it.args) <= 3 or it.keywords:
-            self.error(it, "range() takes 1 to 3 arguments")
-        args = [self.tx(a) for a in it.args]
-        name = node.target.id
-        known = self.func.locals.get(name) or self.params.get(name)
-        if known is not None:
-            want = known
-        else:
-            concrete = [a.ps_type for a in args if not isinstance(a.ps_type, T.AbstractType)]
-            want = decay(concrete[0]) if concrete else T.i32
-        for a in args:
-            if not (is_int(a.ps_type) or isinstance(a.ps_type, T.AbstractType)):
-                self.error(a, f"range() needs integers, got {a.ps_type}")
-            self.coerce(a, want, "range()")
-        if len(args) == 3 and isinstance(args[2], ast.Constant) and args[2].value == 0:
-            self.error(args[2], "range() step must not be zero")
-        it.args = args
-        it.ps_type = want
-        if known is None:
-            self.declare(node.target, want)
-        node.target.ps_type = want
-        node.target.ps_ref = ("local", name)
-        self.note(name)
-        before = self.copy_state()
-        if self.assigned is not None:
-            self.assigned.add(name)
-        self.for_targets.append(node)
-        self.loops.append([])
-        self.body(node.body)
-        breaks = self.loops.pop()
-        self.for_targets.pop()
-        self.assigned = before
-        for b in breaks:
-            self.assigned = join_assigned(self.assigned, b)
-
-    def st_Break(self, node: ast.Break) -> None:
-        """``break``: its state joins the loop's exit; the rest of the block is unreachable."""
-        if not self.loops:
-            self.error(node, "'break' outside a loop")
-        self.loops[-1].append(self.copy_state())
-        self.assigned = _UNREACHABLE
-
-    def st_Continue(self, node: ast.Continue) -> None:
-        """``continue``: the rest of the block is unreachable."""
-        if not self.loops:
-            self.error(node, "'continue' outside a loop")
-        self.assigned = _UNREACHABLE
 
     def st_Return(self, node: ast.Return) -> None:
         """``return``: no value in a kernel; a helper's first value fixes an undeclared return type."""
