@@ -349,10 +349,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
         if len(call.args) != 2 or call.keywords:
             self.error(call, "ps.array(T, N) takes a type and a constant length")
         et = self.eval_type(call.args[0])
-        n = self.tx(call.args[1])
-        if not (isinstance(n, ast.Constant) and isinstance(n.value, int) and n.value > 0):
-            self.error(call.args[1], "the length of an array must be a positive constant")
-        at = T.ArrayType(et, n.value, shared)
+        at = T.ArrayType(et, self.array_length(call.args[1], shared), shared)
         call.ps_type = at
         call.ps_call = ("array", at)
         if shared:
@@ -373,6 +370,26 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
         if target.id in self.func.locals:
             self.error(node, f"{target.id!r} is already declared: arrays cannot be reassigned")
         self.store_name(target, None, at)
+
+    def array_length(self, node: ast.expr, shared: bool) -> int:
+        """The length of ``ps.array(T, N)``: a compile-time integer of at least 1 (a literal,
+        a module constant, a ``Const`` parameter or arithmetic of them, folded by ``tx``);
+        a run-time value is an error that names it and says how to make it a constant."""
+        what = f"ps.{'shared_array' if shared else 'array'}(T, N)"
+        n = self.tx(node)
+        if not isinstance(n, ast.Constant):
+            self.error(node, f"the length of {what} must be a compile-time constant, but "
+                             f"{_runtime_part(n, self.params)} is only known at run time: make "
+                             "it a ps.Const[int] parameter or a module-level constant (or "
+                             "arithmetic of them)")
+        v = n.value
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.error(node, f"the length of {what} must be an integer, got {v!r}")
+        if v < 1:
+            text = self.literal_text(node, v)
+            self.error(node, f"the length of {what} must be at least 1, got {v}"
+                             + (f" ({text})" if text != str(v) else ""))
+        return v
 
     def st_If(self, node: ast.If) -> None:
         """``if``: a bool test; assigned names are joined over both branches."""
@@ -475,6 +492,19 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
     def place_declarations(self) -> None:
         """Where each local is declared: see FuncInfo.inline_decl / block_decl."""
         place_declarations(self.func, self.occ, self.params)
+
+
+def _runtime_part(node: ast.expr, params: dict) -> str:
+    """What makes the typed expression ``node`` a run-time value, for a message: the first
+    parameter, local variable or call in it (else the whole expression)."""
+    for n in ast.walk(node):
+        ref = getattr(n, "ps_ref", None)
+        if isinstance(n, ast.Name) and ref is not None and ref[0] == "local":
+            kind = "the parameter" if n.id in params else "the local variable"
+            return f"{kind} {n.id!r}"
+        if isinstance(n, ast.Call):
+            return ast.unparse(n)
+    return ast.unparse(node)
 
 
 def _as_load(node: ast.expr) -> ast.expr:
