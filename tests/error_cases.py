@@ -322,3 +322,67 @@ def literal_inf(x: ps.Buffer[f64]):
 @ps.kernel
 def mixed_division_hint(out: ps.Buffer[f32], xmin: f32, xmax: f32, nbins: u32):
     out[0] = (xmax - xmin) / nbins
+
+
+# -- array lengths and loops that may not run (issue 18) ----------------------------------
+@ps.kernel
+def runtime_array_length(out: ps.Buffer[f32], n: u32):
+    w = ps.array(f32, n * 2)
+    out[0] = w[0]
+
+
+@ps.kernel
+def buffer_length_shared(out: ps.Buffer[f32]):
+    tile = ps.shared_array(f32, len(out))
+    out[0] = tile[0]
+
+
+@ps.kernel
+def zero_array_length(out: ps.Buffer[f32], n: ps.Const[int] = 2):
+    w = ps.array(f32, n - 2)
+    out[0] = w[0]
+
+
+@ps.kernel
+def float_array_length(out: ps.Buffer[f32]):
+    w = ps.array(f32, 2.5)
+    out[0] = w[0]
+
+
+@ps.kernel
+def runtime_trip_count(out: ps.Buffer[i32], n: i32):
+    for i in range(n):
+        last = i
+    out[0] = last
+
+
+@ps.kernel
+def zero_trip_count(out: ps.Buffer[i32], n: ps.Const[int] = 3):
+    for i in range(n, 3):
+        last = i
+    out[0] = last
+
+
+@ps.kernel
+def while_may_not_run(out: ps.Buffer[i32], n: i32):
+    k = 0
+    while k < n:
+        k += 1
+        seen = k
+    out[0] = seen
+
+
+@ps.kernel
+def break_before_assign(out: ps.Buffer[i32]):
+    for i in range(4):
+        if out[i] == 0:
+            break
+        last = i
+    out[0] = last
+
+
+@ps.kernel
+def empty_unroll(out: ps.Buffer[i32], n: ps.Const[int] = 0):
+    for i in ps.unroll(range(n)):
+        last = i
+    out[0] = last

@@ -270,6 +270,63 @@ CASES = [
      '           ^^^^^\n'
      'TranslationError: 1e400 is out of range for every float type (Python reads it as '
      'inf): write math.inf for infinity'),
+    ('runtime_array_length', 330, 22, None,
+     ':330:23\n'
+     '    w = ps.array(f32, n * 2)\n'
+     '                      ^^^^^\n'
+     'TranslationError: the length of ps.array(T, N) must be a compile-time constant, but '
+     "the parameter 'n' is only known at run time: make it a ps.Const[int] parameter or a "
+     'module-level constant (or arithmetic of them)'),
+    ('buffer_length_shared', 336, 32, None,
+     ':336:33\n'
+     '    tile = ps.shared_array(f32, len(out))\n'
+     '                                ^^^^^^^^\n'
+     'TranslationError: the length of ps.shared_array(T, N) must be a compile-time '
+     'constant, but len(out) is only known at run time: make it a ps.Const[int] parameter '
+     'or a module-level constant (or arithmetic of them)'),
+    ('zero_array_length', 342, 22, None,
+     ':342:23\n'
+     '    w = ps.array(f32, n - 2)\n'
+     '                      ^^^^^\n'
+     'TranslationError: the length of ps.array(T, N) must be at least 1, got 0 (n - 2)'),
+    ('float_array_length', 348, 22, None,
+     ':348:23\n'
+     '    w = ps.array(f32, 2.5)\n'
+     '                      ^^^\n'
+     'TranslationError: the length of ps.array(T, N) must be an integer, got 2.5'),
+    ('runtime_trip_count', 356, 13, None,
+     ':356:14\n'
+     '    out[0] = last\n'
+     '             ^^^^\n'
+     "TranslationError: variable 'last' may be used before it is assigned: it is assigned "
+     'in the for loop on line 354, which may run zero times (the bounds of its range are '
+     'not compile-time constants); assign it before the loop'),
+    ('zero_trip_count', 363, 13, None,
+     ':363:14\n'
+     '    out[0] = last\n'
+     '             ^^^^\n'
+     "TranslationError: variable 'last' may be used before it is assigned: it is assigned "
+     'in the for loop on line 361, which runs zero times (range(3, 3) is empty); assign it '
+     'before the loop'),
+    ('while_may_not_run', 372, 13, None,
+     ':372:14\n'
+     '    out[0] = seen\n'
+     '             ^^^^\n'
+     "TranslationError: variable 'seen' may be used before it is assigned: it is assigned "
+     'in the while loop on line 369, which may run zero times; assign it before the loop'),
+    ('break_before_assign', 381, 13, None,
+     ':381:14\n'
+     '    out[0] = last\n'
+     '             ^^^^\n'
+     "TranslationError: variable 'last' may be used before it is assigned (assign it on "
+     'every path first)'),
+    ('empty_unroll', 388, 13, None,
+     ':388:14\n'
+     '    out[0] = last\n'
+     '             ^^^^\n'
+     "TranslationError: variable 'last' may be used before it is assigned: it is assigned "
+     'in the for loop on line 386, which runs zero times (range(0) is empty); assign it '
+     'before the loop'),
 ]
 
 

@@ -653,6 +653,19 @@ def k(out: ps.Buffer[u32], n: u32):
         v = u32(1)
     out[0] = v
 """, "wgsl"),
+    ("Typing", "A variable assigned in a loop that may not run", """
+@ps.kernel
+def k(out: ps.Buffer[i32], n: i32):
+    for i in range(n):
+        last = i
+    out[0] = last
+""", "wgsl"),
+    ("Typing", "An array length known only at run time", """
+@ps.kernel
+def k(out: ps.Buffer[f32], n: u32):
+    w = ps.array(f32, n)
+    out[0] = w[0]
+""", "wgsl"),
     ("Typing", "Integer constants out of range", """
 @ps.kernel
 def k(out: ps.Buffer[u32]):

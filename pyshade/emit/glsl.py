@@ -18,7 +18,9 @@ Design notes:
   binding's padding).
 - ``bool`` is stored as ``uint`` in buffers, parameters and struct fields.
 - GLSL locals are not zero-initialised: every default declaration gets the
-  type's zero (``ps.array(T, N)`` and structs included).
+  type's zero (``ps.array(T, N)`` and structs included), in the local's own form
+  (``zero_local``: ``bool b = false;``, not the ``0u`` that memory holds). GLSL has no
+  ``T()``: a constructor without arguments is that zero too.
 - GLSL's ``==``/``<`` on vectors are not element-wise (``==`` compares the whole
   vector), and ``&``/``|``/``!`` do not take bools: vector comparisons use
   ``lessThan``/``equal``..., bool vectors go through ``uvec``, ``select`` with a
@@ -112,6 +114,19 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
             return f"{self.global_name(t.name)}({', '.join(zs)})"
         raise self.error(node or self.func_node(), f"internal: no GLSL zero for {t}")
 
+    def zero_local(self, t: T.Type, node: ast.AST | None = None) -> str:
+        """The zero of ``t`` as a local holds it: bools (and bool vectors, arrays of bools)
+        as bools, where ``zero_value`` gives the u32 that memory holds; a struct is its
+        storage form, which is also its only form."""
+        if t == T.bool_:
+            return "false"
+        if isinstance(t, T.VectorType) and t.elem == T.bool_:
+            return f"{self.type_name(t, node)}(false)"
+        if isinstance(t, T.ArrayType):
+            z = self.zero_local(t.elem, node)
+            return f"{self.type_name(t, node)}({', '.join([z] * t.n)})"
+        return self.zero_value(t, node)
+
     # -- declarations ---------------------------------------------------------------------
     def header(self) -> None:
         """``#version 450``, the line-directive extension, the extensions of the types used."""
@@ -185,9 +200,9 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
             self.line(f"{self.type_name(t, node)} {var};", node)
             i = self.names.fresh("i")
             self.line(f"for (uint {i} = 0u; {i} < {t.n}u; {i}++) {{ {var}[{i}] = "
-                      f"{self.zero_value(t.elem, node)}; }}", node)
+                      f"{self.zero_local(t.elem, node)}; }}", node)
             return
-        self.line(f"{self.type_name(t, node)} {var} = {self.zero_value(t, node)};", node)
+        self.line(f"{self.type_name(t, node)} {var} = {self.zero_local(t, node)};", node)
 
     def call_statement(self, call: ast.expr, node: ast.AST) -> None:
         """``barrier()`` on one line (one ``#line`` for the three calls)."""
@@ -198,6 +213,13 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
         super().call_statement(call, node)
 
     # -- expressions ----------------------------------------------------------------------
+    def call_construct(self, node: ast.Call, t: T.Type) -> str:
+        """A vector or matrix constructor; without arguments its zero (glslang refuses
+        ``vec2()``: "not enough data provided for construction")."""
+        if not node.args:
+            return self.zero_local(t, node)
+        return super().call_construct(node, t)
+
     def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
         """Scalars: ``a OP b``; vectors: ``lessThan(a, b)``... (element-wise, a scalar side
         broadcast)."""

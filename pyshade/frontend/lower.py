@@ -4,7 +4,10 @@ Each pass is an ``ast.NodeTransformer``:
 - chained comparisons ``a < b < c`` become ``a < b and b < c``;
 - tuple assignments and swaps become assignments through temporaries (only
   where an element needs one), multiple targets ``a = b = v`` become two;
-- ``for i in ps.unroll(range(N))`` is unrolled (unless it breaks/continues).
+- ``for i in ps.unroll(range(N))`` is unrolled (unless it breaks/continues);
+- an index holding a call in the target of an augmented assignment
+  (``hist[bin_of(x)] += 1``) is computed once into a temporary, as Python
+  evaluates it once (the emitters write the target twice: ``a[i] = a[i] + 1``).
 
 Temporaries are named ``_ps_tN``: the ``_ps`` prefix is reserved, so the
 namer gives them readable target names that never clash with user names.
@@ -135,6 +138,27 @@ class Lowering(ast.NodeTransformer):
                     ast.copy_location(n, node)
         return pre + assigns
 
+    # -- a[f(x)] += v ---------------------------------------------------------------
+    def visit_AugAssign(self, node: ast.AugAssign) -> Any:
+        """Each index of the target that holds a call goes to a temporary first, outermost
+        first (Python's order: ``a[f(x)][g(y)] += v`` calls f, then g, then reads v)."""
+        self.generic_visit(node)
+        pre: list[ast.stmt] = []
+        self._hoist_indices(node.target, pre, node)
+        for a in pre:
+            ast.fix_missing_locations(a)
+        return pre + [node] if pre else node
+
+    def _hoist_indices(self, target: ast.expr, pre: list, stmt: ast.stmt) -> None:
+        if isinstance(target, (ast.Subscript, ast.Attribute)):
+            self._hoist_indices(target.value, pre, stmt)
+        if isinstance(target, ast.Subscript) and \
+                any(isinstance(n, ast.Call) for n in ast.walk(target.slice)):
+            name = self.temp(stmt)
+            pre.append(ast.copy_location(ast.Assign([ast.Name(name, ast.Store())],
+                                                    target.slice), target.slice))
+            target.slice = ast.copy_location(ast.Name(name, ast.Load()), target.slice)
+
     # -- for i in ps.unroll(range(N)) ---------------------------------------------
     def visit_For(self, node: ast.For) -> Any:
         """Unroll ``for i in ps.unroll(range(...))`` with constant bounds, unless it breaks or
@@ -160,6 +184,8 @@ class Lowering(ast.NodeTransformer):
             return node
         name = node.target.id
         values = list(range(*bounds))
+        if not values:      # kept as a loop that never runs: its names stay known, and
+            return node     # a read after it is reported as such (typecheck's loop rules)
         assigned = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
                        for s in node.body for n in ast.walk(s))
         out: list[ast.stmt] = []

@@ -20,7 +20,8 @@ from .. import lang
 from .. import types as T
 from .calls import CallMixin
 from .deep import copy_tree
-from .exprs import CT, ExprMixin, decay, is_int
+from .exprs import CT, ExprMixin, decay
+from .loops import LoopMixin
 from .matching import MatchMixin
 from .prelude_calls import PreludeMixin
 from .program import FuncInfo, KernelInfo, SharedArray
@@ -80,7 +81,7 @@ class ProgramBuilder:
                 self.enums.append(t)
 
 
-class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
+class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
     """Type-check one function (kernel or helper)."""
 
     def __init__(self, prog: ProgramBuilder, func: FuncInfo, consts: dict[str, Any]):
@@ -90,7 +91,10 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
         self.target = prog.target
         self.consts = consts
         self.assigned: set[str] | None = set()
-        self.loops: list[list] = []          # per loop: the states at its breaks
+        self.loops: list[tuple[list, list]] = []  # per loop: the states at its breaks, continues
+        # name -> (loop, "for"/"while", why) of a loop that may not run, after which ``name``
+        # is not assigned although its body assigns it (see ``loops.py``)
+        self.loop_only: dict[str, tuple[ast.AST, str, str]] = {}
         self.block_path: list[int] = []
         self.occ: dict[str, list[tuple[tuple, ast.stmt, ast.For | None]]] = {}
         self.decl_count: dict[str, int] = {}
@@ -121,8 +125,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
         f = self.func
         if name in f.locals or name in self.params:
             if self.assigned is not None and name not in self.assigned and name not in self.params:
-                self.error(node, f"variable {name!r} may be used before it is assigned "
-                                 "(assign it on every path first)")
+                self.unassigned(node, name)
             node.ps_type = f.locals.get(name) or self.params[name]
             node.ps_ref = ("local", name)
             if name in f.buffer_params:
@@ -145,6 +148,17 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
         if obj is lang.target:
             return self.const(node, self.target, CT(str))
         return self.value_node(node, obj)
+
+    def unassigned(self, node: ast.Name, name: str) -> None:
+        """The error of a read of ``name`` where it may be unassigned: it names the loop that
+        may not run, where one dropped it."""
+        if name in self.loop_only:
+            loop, kind, why = self.loop_only[name]
+            self.error(node, f"variable {name!r} may be used before it is assigned: it is "
+                             f"assigned in the {kind} loop on line {loop.lineno}, which {why}; "
+                             "assign it before the loop")
+        self.error(node, f"variable {name!r} may be used before it is assigned "
+                         "(assign it on every path first)")
 
     def declare(self, node: ast.Name, t: T.Type) -> None:
         """Declare local ``node.id`` of type ``t`` (an abstract literal type defaults to i32/f32)."""
@@ -185,6 +199,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
             pass
         if self.assigned is not None:
             self.assigned.add(name)
+        self.loop_only.pop(name, None)
         self.note(name)
 
     # -- statements ----------------------------------------------------------------------
@@ -269,10 +284,6 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
         tt = left.ps_type
         if decay(binop.ps_type) != decay(tt):
             self.mismatch(node.value, tt, binop.ps_type, "augmented assignment")
-        for n in ast.walk(node.target):
-            if isinstance(n, ast.Call):
-                self.error(n, "calls are not allowed in the target of an augmented "
-                              "assignment: assign the index to a variable first")
         node.value = right
         node.ps_binop = binop
         self.store(node.target, None, already=left)
@@ -338,10 +349,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
         if len(call.args) != 2 or call.keywords:
             self.error(call, "ps.array(T, N) takes a type and a constant length")
         et = self.eval_type(call.args[0])
-        n = self.tx(call.args[1])
-        if not (isinstance(n, ast.Constant) and isinstance(n.value, int) and n.value > 0):
-            self.error(call.args[1], "the length of an array must be a positive constant")
-        at = T.ArrayType(et, n.value, shared)
+        at = T.ArrayType(et, self.array_length(call.args[1], shared), shared)
         call.ps_type = at
         call.ps_call = ("array", at)
         if shared:
@@ -363,6 +371,26 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
             self.error(node, f"{target.id!r} is already declared: arrays cannot be reassigned")
         self.store_name(target, None, at)
 
+    def array_length(self, node: ast.expr, shared: bool) -> int:
+        """The length of ``ps.array(T, N)``: a compile-time integer of at least 1 (a literal,
+        a module constant, a ``Const`` parameter or arithmetic of them, folded by ``tx``);
+        a run-time value is an error that names it and says how to make it a constant."""
+        what = f"ps.{'shared_array' if shared else 'array'}(T, N)"
+        n = self.tx(node)
+        if not isinstance(n, ast.Constant):
+            self.error(node, f"the length of {what} must be a compile-time constant, but "
+                             f"{_runtime_part(n, self.params)} is only known at run time: make "
+                             "it a ps.Const[int] parameter or a module-level constant (or "
+                             "arithmetic of them)")
+        v = n.value
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.error(node, f"the length of {what} must be an integer, got {v!r}")
+        if v < 1:
+            text = self.literal_text(node, v)
+            self.error(node, f"the length of {what} must be at least 1, got {v}"
+                             + (f" ({text})" if text != str(v) else ""))
+        return v
+
     def st_If(self, node: ast.If) -> None:
         """``if``: a bool test; assigned names are joined over both branches."""
         node.test = self.tx(node.test)
@@ -375,89 +403,6 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
         self.assigned = before
         self.body(node.orelse)
         self.assigned = join_assigned(after_body, self.assigned)
-
-    def st_While(self, node: ast.While) -> None:
-        """``while``: a bool test and no ``else`` (see ``loop``)."""
-        node.test = self.tx(node.test)
-        if node.test.ps_type != T.bool_:
-            self.error(node.test, f"a condition must be bool, got {node.test.ps_type}")
-        if node.orelse:
-            self.error(node.orelse[0], "while/else is not supported")
-        self.loop(node, node.body, infinite=isinstance(node.test, ast.Constant) and node.test.value)
-
-    def loop(self, node: ast.AST, body: list, infinite: bool = False) -> None:
-        """Check a loop body; after it, the names assigned before it joined with each break's
-        (a ``while True`` loop exits only through its breaks)."""
-        before = self.copy_state()
-        self.loops.append([])
-        self.body(body)
-        breaks = self.loops.pop()
-        if infinite:
-            state = None
-            for b in breaks:
-                state = b if state is None else join_assigned(state, b)
-            self.assigned = state if breaks else None
-        else:
-            self.assigned = before
-            for b in breaks:
-                self.assigned = join_assigned(self.assigned, b)
-
-    def st_For(self, node: ast.For) -> None:
-        """``for x in range(...)``: integer bounds of one type (the variable's if it exists)."""
-        if node.orelse:
-            self.error(node.orelse[0], "for/else is not supported")
-        if not isinstance(node.target, ast.Name):
-            self.error(node.target, "the loop variable must be a plain name")
-        it = node.iter
-        if not (isinstance(it, ast.Call) and self.static_callee(it) is range):
-            self.error(it, "kernels can only loop over range(...) (or ps.unroll(range(N)))")
-        if not 1 <= len(it.args) <= 3 or it.keywords:
-            self.error(it, "range() takes 1 to 3 arguments")
-        args = [self.tx(a) for a in it.args]
-        name = node.target.id
-        known = self.func.locals.get(name) or self.params.get(name)
-        if known is not None:
-            want = known
-        else:
-            concrete = [a.ps_type for a in args if not isinstance(a.ps_type, T.AbstractType)]
-            want = decay(concrete[0]) if concrete else T.i32
-        for a in args:
-            if not (is_int(a.ps_type) or isinstance(a.ps_type, T.AbstractType)):
-                self.error(a, f"range() needs integers, got {a.ps_type}")
-            self.coerce(a, want, "range()")
-        if len(args) == 3 and isinstance(args[2], ast.Constant) and args[2].value == 0:
-            self.error(args[2], "range() step must not be zero")
-        it.args = args
-        it.ps_type = want
-        if known is None:
-            self.declare(node.target, want)
-        node.target.ps_type = want
-        node.target.ps_ref = ("local", name)
-        self.note(name)
-        before = self.copy_state()
-        if self.assigned is not None:
-            self.assigned.add(name)
-        self.for_targets.append(node)
-        self.loops.append([])
-        self.body(node.body)
-        breaks = self.loops.pop()
-        self.for_targets.pop()
-        self.assigned = before
-        for b in breaks:
-            self.assigned = join_assigned(self.assigned, b)
-
-    def st_Break(self, node: ast.Break) -> None:
-        """``break``: its state joins the loop's exit; the rest of the block is unreachable."""
-        if not self.loops:
-            self.error(node, "'break' outside a loop")
-        self.loops[-1].append(self.copy_state())
-        self.assigned = _UNREACHABLE
-
-    def st_Continue(self, node: ast.Continue) -> None:
-        """``continue``: the rest of the block is unreachable."""
-        if not self.loops:
-            self.error(node, "'continue' outside a loop")
-        self.assigned = _UNREACHABLE
 
     def st_Return(self, node: ast.Return) -> None:
         """``return``: no value in a kernel; a helper's first value fixes an undeclared return type."""
@@ -547,6 +492,19 @@ class Checker(ExprMixin, CallMixin, MatchMixin, PreludeMixin):
     def place_declarations(self) -> None:
         """Where each local is declared: see FuncInfo.inline_decl / block_decl."""
         place_declarations(self.func, self.occ, self.params)
+
+
+def _runtime_part(node: ast.expr, params: dict) -> str:
+    """What makes the typed expression ``node`` a run-time value, for a message: the first
+    parameter, local variable or call in it (else the whole expression)."""
+    for n in ast.walk(node):
+        ref = getattr(n, "ps_ref", None)
+        if isinstance(n, ast.Name) and ref is not None and ref[0] == "local":
+            kind = "the parameter" if n.id in params else "the local variable"
+            return f"{kind} {n.id!r}"
+        if isinstance(n, ast.Call):
+            return ast.unparse(n)
+    return ast.unparse(node)
 
 
 def _as_load(node: ast.expr) -> ast.expr:
