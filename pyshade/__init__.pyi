@@ -181,6 +181,10 @@ _Component: TypeAlias = (
 _I = TypeVar("_I", bound=int)
 _Sc = TypeVar("_Sc", int, float)
 
+def tid() -> int:
+    """The 1-D global id as an i32, ``i32(global_id().x)`` (Warp's ``wp.tid()``): for ports that index
+    with signed integers, so that ``i - 1 >= 0`` works."""
+
 def global_id() -> uvec3:
     """The invocation's global id (uvec3)."""
 
@@ -8536,6 +8540,7 @@ __all__ = [
     'step',
     'struct',
     'target',
+    'tid',
     'translate',
     'translate_all',
     'u32',

@@ -616,16 +616,6 @@ def k(out: ps.Buffer[f32], m: ps.mat2):
 def k(out: ps.Buffer[u32], a: u32, b: i32):
     out[0] = a + b
 """, "wgsl"),
-    ("Typing", "Mixing ints and floats", """
-@ps.kernel
-def k(out: ps.Buffer[f32], a: i32, b: f32):
-    out[0] = a + b
-""", "wgsl"),
-    ("Typing", "An int variable with a float literal", """
-@ps.kernel
-def k(out: ps.Buffer[f32], a: i32):
-    out[0] = a * 0.5
-""", "wgsl"),
     ("Typing", "/ on integers", """
 @ps.kernel
 def k(out: ps.Buffer[u32], a: u32, b: u32):

@@ -51,6 +51,7 @@ SIGNATURES = {
     "group_id": "() -> uvec3",
     "num_groups": "() -> uvec3",
     "local_index": "() -> int",
+    "tid": "() -> int",
     "barrier": "() -> None",
     "clamp": "(x: _N, lo: _N, hi: _N, /) -> _N",
     "mix": "(a: _F, b: _F, t: _F | float, /) -> _F",
