@@ -322,3 +322,20 @@ def literal_inf(x: ps.Buffer[f64]):
 @ps.kernel
 def mixed_division_hint(out: ps.Buffer[f32], xmin: f32, xmax: f32, nbins: u32):
     out[0] = (xmax - xmin) / nbins
+
+
+# -- f32 atomics: no bit operations ------------------------------------------------------
+@ps.kernel
+def float_atomic_or(acc: ps.Buffer[f32]):
+    ps.atomic_or(acc, 0, 1.0)
+
+
+@ps.kernel
+def shared_float_atomic_xor(out: ps.Buffer[f32]):
+    tile = ps.shared_array(f32, 4)
+    ps.atomic_xor(tile, 0, 2.0)
+
+
+@ps.kernel
+def f64_atomic_add(acc: ps.Buffer[f64]):
+    ps.atomic_add(acc, 0, 1.0)

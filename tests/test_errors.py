@@ -270,6 +270,26 @@ CASES = [
      '           ^^^^^\n'
      'TranslationError: 1e400 is out of range for every float type (Python reads it as '
      'inf): write math.inf for infinity'),
+    ('float_atomic_or', 330, 4, None,
+     ':330:5\n'
+     '    ps.atomic_or(acc, 0, 1.0)\n'
+     '    ^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: atomic_or needs integer elements: acc holds f32 (f32 elements take '
+     'atomic_add, atomic_sub, atomic_min, atomic_max, atomic_exchange and '
+     'atomic_compare_exchange)'),
+    ('shared_float_atomic_xor', 336, 4, None,
+     ':336:5\n'
+     '    ps.atomic_xor(tile, 0, 2.0)\n'
+     '    ^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: atomic_xor needs integer elements: tile holds f32 (f32 elements '
+     'take atomic_add, atomic_sub, atomic_min, atomic_max, atomic_exchange and '
+     'atomic_compare_exchange)'),
+    ('f64_atomic_add', 341, 18, None,
+     ':341:19\n'
+     '    ps.atomic_add(acc, 0, 1.0)\n'
+     '                  ^^^\n'
+     'TranslationError: atomics need a Buffer[u32], Buffer[i32], Buffer[f32] or a shared '
+     'array of u32/i32/f32 as first argument'),
 ]
 
 
