@@ -181,7 +181,7 @@ _Component: TypeAlias = (
 _I = TypeVar("_I", bound=int)
 _Sc = TypeVar("_Sc", int, float)
 
-def tid() -> i32:
+def tid() -> int:
     """The 1-D global id as an i32, ``i32(global_id().x)`` (Warp's ``wp.tid()``): for ports that index
     with signed integers, so that ``i - 1 >= 0`` works."""
 
@@ -249,32 +249,41 @@ def reverse_bits(x: _I, /) -> _I:
 def count_leading_zeros(x: _I, /) -> _I:
     """Number of leading 0 bits."""
 
-def atomic_compare_exchange(buf: Buffer[_I], i: int, expected: _I, new: _I, /) -> _I:
-    """Atomically store ``new`` in ``buf[i]`` if it equals ``expected``; returns the old value."""
+def atomic_compare_exchange(buf: Buffer[_Sc], i: int, expected: _Sc, new: _Sc, /) -> _Sc:
+    """Atomically store ``new`` in ``buf[i]`` if it equals ``expected`` (f32 elements: if its bits are
+    those of ``expected``); returns the old value."""
 
-def atomic_add(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """atomic_add(buf, i, v): atomically ``buf[i] = buf[i] + v``; returns the old value."""
+def atomic_add(buf: Buffer[_Sc], i: int, v: _Sc, /) -> _Sc:
+    """atomic_add(buf, i, v): atomically ``buf[i] = buf[i] + v``; returns the old value. Elements: u32,
+    i32, f32 (of a buffer or shared array)."""
 
-def atomic_sub(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """atomic_sub(buf, i, v): atomically ``buf[i] = buf[i] - v``; returns the old value."""
+def atomic_sub(buf: Buffer[_Sc], i: int, v: _Sc, /) -> _Sc:
+    """atomic_sub(buf, i, v): atomically ``buf[i] = buf[i] - v``; returns the old value. Elements: u32,
+    i32, f32 (of a buffer or shared array)."""
 
-def atomic_min(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """atomic_min(buf, i, v): atomically ``buf[i] = min(buf[i], v)``; returns the old value."""
+def atomic_min(buf: Buffer[_Sc], i: int, v: _Sc, /) -> _Sc:
+    """atomic_min(buf, i, v): atomically ``buf[i] = min(buf[i], v)``; returns the old value. Elements:
+    u32, i32, f32 (of a buffer or shared array); f32 as Python's ``min``, NaN and -0.0 included."""
 
-def atomic_max(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """atomic_max(buf, i, v): atomically ``buf[i] = max(buf[i], v)``; returns the old value."""
+def atomic_max(buf: Buffer[_Sc], i: int, v: _Sc, /) -> _Sc:
+    """atomic_max(buf, i, v): atomically ``buf[i] = max(buf[i], v)``; returns the old value. Elements:
+    u32, i32, f32 (of a buffer or shared array); f32 as Python's ``max``, NaN and -0.0 included."""
 
 def atomic_and(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """atomic_and(buf, i, v): atomically ``buf[i] = buf[i] & v``; returns the old value."""
+    """atomic_and(buf, i, v): atomically ``buf[i] = buf[i] & v``; returns the old value. Elements: u32,
+    i32 (of a buffer or shared array)."""
 
 def atomic_or(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """atomic_or(buf, i, v): atomically ``buf[i] = buf[i] | v``; returns the old value."""
+    """atomic_or(buf, i, v): atomically ``buf[i] = buf[i] | v``; returns the old value. Elements: u32,
+    i32 (of a buffer or shared array)."""
 
 def atomic_xor(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """atomic_xor(buf, i, v): atomically ``buf[i] = buf[i] ^ v``; returns the old value."""
+    """atomic_xor(buf, i, v): atomically ``buf[i] = buf[i] ^ v``; returns the old value. Elements: u32,
+    i32 (of a buffer or shared array)."""
 
-def atomic_exchange(buf: Buffer[_I], i: int, v: _I, /) -> _I:
-    """atomic_exchange(buf, i, v): atomically ``buf[i] = v``; returns the old value."""
+def atomic_exchange(buf: Buffer[_Sc], i: int, v: _Sc, /) -> _Sc:
+    """atomic_exchange(buf, i, v): atomically ``buf[i] = v``; returns the old value. Elements: u32,
+    i32, f32 (of a buffer or shared array)."""
 
 # ---------------------------------------------------------------------------- vectors and matrices
 

@@ -275,11 +275,17 @@ barrier = _register("barrier", None, _t_void,
 ATOMIC_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "exchange")
 """The read-modify-write atomics: ``atomic_<op>`` for each (the spelling tables loop over it)."""
 _ATOMIC_DOCS = {op: f"atomic_{op}(buf, i, v): atomically ``buf[i] = {new}``; returns the old "
-                    "value." for op, new in (
-                        ("add", "buf[i] + v"), ("sub", "buf[i] - v"),
-                        ("min", "min(buf[i], v)"), ("max", "max(buf[i], v)"),
-                        ("and", "buf[i] & v"), ("or", "buf[i] | v"), ("xor", "buf[i] ^ v"),
-                        ("exchange", "v"))}
+                    f"value. Elements: {elems} (of a buffer or shared array){note}."
+                for op, new, elems, note in (
+                    ("add", "buf[i] + v", "u32, i32, f32", ""),
+                    ("sub", "buf[i] - v", "u32, i32, f32", ""),
+                    ("min", "min(buf[i], v)", "u32, i32, f32", "; f32 as Python's ``min``, "
+                     "NaN and -0.0 included"),
+                    ("max", "max(buf[i], v)", "u32, i32, f32", "; f32 as Python's ``max``, "
+                     "NaN and -0.0 included"),
+                    ("and", "buf[i] & v", "u32, i32", ""), ("or", "buf[i] | v", "u32, i32", ""),
+                    ("xor", "buf[i] ^ v", "u32, i32", ""),
+                    ("exchange", "v", "u32, i32, f32", ""))}
 for _op in ATOMIC_OPS:
     globals()[f"atomic_{_op}"] = _register(
         f"atomic_{_op}", None, _t_atomic(3),
@@ -287,7 +293,8 @@ for _op in ATOMIC_OPS:
         pure=False, kinds=("atomic", _op))
 atomic_compare_exchange = _register(
     "atomic_compare_exchange", None, _t_atomic(4),
-    "Atomically store ``new`` in ``buf[i]`` if it equals ``expected``; returns the old value.",
+    "Atomically store ``new`` in ``buf[i]`` if it equals ``expected`` (f32 elements: if its "
+    "bits are those of ``expected``); returns the old value.",
     pure=False, kinds=("atomic", "cas"))
 
 # ----------------------------------------------------------------------------

@@ -36,8 +36,8 @@ import math
 from typing import TypeVar
 
 from . import lang
-from .lang import select, target
-from .types import u32
+from .lang import atomic_compare_exchange, select, target
+from .types import f32, u32
 
 T = TypeVar("T")        # any numeric scalar or vector type
 F = TypeVar("F")        # a float scalar or vector type
@@ -271,3 +271,57 @@ def ps_isnan_plain(x: F):  # noqa: ANN201 - bool or a bool vector, as F is
 def ps_isinf_f16(x: F):  # noqa: ANN201 - bool or a bool vector, as F is
     """``math.isinf`` of f16: beyond the largest finite f16."""
     return math.fabs(x) > F(65504.0)
+
+
+# -- f32 atomics ------------------------------------------------------------------------
+# What a target has no f32 instruction for (``Target.float_atomics``) is a compare-exchange
+# loop on the element: read it, compute the new value as the operation does outside
+# atomics (ps_min_float for min: NaN and -0.0 as in Python), store it if the element still
+# holds the bits read, else retry with what it holds now. f32 compare-exchange compares
+# bits, so a NaN element is replaced like any other.
+def ps_cas_float(buf, i, expected: f32, desired: f32) -> f32:
+    """``atomic_compare_exchange(buf, i, expected, desired)`` of an f32 element; nothing is
+    stored where ``desired`` has the bits of ``expected`` (min and max mostly leave the
+    element as it is)."""
+    if bits(desired) == bits(expected):
+        return expected
+    return atomic_compare_exchange(buf, i, expected, desired)
+
+
+def ps_atomic_add_float(buf, i, v: f32) -> f32:
+    """``atomic_add`` of an f32 element where the target has no f32 add (all but CUDA):
+    ``cur + v`` in a compare-exchange loop."""
+    cur = buf[i]
+    seen = ps_cas_float(buf, i, cur, cur + v)
+    while bits(seen) != bits(cur):
+        cur = seen
+        seen = ps_cas_float(buf, i, cur, cur + v)
+    return cur
+
+
+def ps_atomic_sub_float(buf, i, v: f32) -> f32:
+    """``atomic_sub`` of an f32 element where the target has no f32 add (all but CUDA):
+    the ``atomic_add`` of ``-v`` (``x - y`` is ``x + -y`` in IEEE arithmetic)."""
+    return ps_atomic_add_float(buf, i, -v)
+
+
+def ps_atomic_min_float(buf, i, v: f32) -> f32:
+    """``atomic_min`` of an f32 element: Python's ``min(cur, v)`` (``ps_min_float``) in a
+    compare-exchange loop."""
+    cur = buf[i]
+    seen = ps_cas_float(buf, i, cur, ps_min_float(cur, v))
+    while bits(seen) != bits(cur):
+        cur = seen
+        seen = ps_cas_float(buf, i, cur, ps_min_float(cur, v))
+    return cur
+
+
+def ps_atomic_max_float(buf, i, v: f32) -> f32:
+    """``atomic_max`` of an f32 element: Python's ``max(cur, v)`` (``ps_max_float``) in a
+    compare-exchange loop."""
+    cur = buf[i]
+    seen = ps_cas_float(buf, i, cur, ps_max_float(cur, v))
+    while bits(seen) != bits(cur):
+        cur = seen
+        seen = ps_cas_float(buf, i, cur, ps_max_float(cur, v))
+    return cur

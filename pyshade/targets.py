@@ -46,7 +46,10 @@ class Target:
     ``extension``: the file extension of its text; ``gpu``: one of the GPU languages
     (``ps.translate_all``, ``ps.check``). What the frontend asks of a target:
     ``python_semantics``: its operators already mean what Python's do (the python
-    target: nothing is routed to ``pyshade.prelude``); ``prints``: ``print()`` works.
+    target: nothing is routed to ``pyshade.prelude``); ``prints``: ``print()`` works;
+    ``float_atomics``: the f32 atomics among add, sub, min and max that its emitter writes
+    with the target's own instructions (the others are the prelude's compare-exchange
+    loops; f32 exchange and compare-exchange are the emitter's on every target).
     """
 
     name: str
@@ -57,6 +60,7 @@ class Target:
     gpu: bool = True
     python_semantics: bool = False
     prints: bool = False
+    float_atomics: tuple[str, ...] = ()
 
     def emitter_class(self) -> type:
         """The emitter class (imported on first use)."""
@@ -105,7 +109,7 @@ def _refresh() -> None:
     GPU_TARGETS = tuple(n for n, t in _REGISTRY.items() if t.gpu)
 
 
-def _builtin(name: str, emitter: str, toolchain: str, extension: str, **caps: bool) -> None:
+def _builtin(name: str, emitter: str, toolchain: str, extension: str, **caps: Any) -> None:
     register(Target(name, f"pyshade.emit.{name}:{emitter}", f"pyshade.emit.keywords.{name}",
                     f"pyshade.toolchains.{toolchain}", extension, **caps))
 
@@ -114,6 +118,7 @@ _builtin("wgsl", "WgslEmitter", "naga:compile_target", "wgsl")
 _builtin("glsl", "GlslEmitter", "glslang:compile_target", "glsl")
 _builtin("hlsl", "HlslEmitter", "dxc:compile_target", "hlsl")
 _builtin("msl", "MslEmitter", "metal:compile_target", "metal")
-_builtin("cuda", "CudaEmitter", "nvrtc:compile_target", "cu", prints=True)
+_builtin("cuda", "CudaEmitter", "nvrtc:compile_target", "cu", prints=True,
+         float_atomics=("add", "sub"))
 _builtin("python", "PythonEmitter", "cpython:compile_target", "py", gpu=False,
          python_semantics=True, prints=True)

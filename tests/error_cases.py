@@ -386,3 +386,20 @@ def empty_unroll(out: ps.Buffer[i32], n: ps.Const[int] = 0):
     for i in ps.unroll(range(n)):
         last = i
     out[0] = last
+
+
+# -- f32 atomics: no bit operations ------------------------------------------------------
+@ps.kernel
+def float_atomic_or(acc: ps.Buffer[f32]):
+    ps.atomic_or(acc, 0, 1.0)
+
+
+@ps.kernel
+def shared_float_atomic_xor(out: ps.Buffer[f32]):
+    tile = ps.shared_array(f32, 4)
+    ps.atomic_xor(tile, 0, 2.0)
+
+
+@ps.kernel
+def f64_atomic_add(acc: ps.Buffer[f64]):
+    ps.atomic_add(acc, 0, 1.0)

@@ -630,6 +630,34 @@ def test_atomics():
         cs._atomic_cas(buf, -1, 0, 0)
 
 
+def test_float_atomics():
+    """f32 elements: results rounded to f32, min/max as Python's (NaN and -0.0 keep the
+    element), compare-exchange on the bits."""
+    def bits(x: float) -> int:
+        return struct.unpack("<I", struct.pack("<f", x))[0]
+
+    nan = struct.unpack("<f", struct.pack("<I", 0x7FC01234))[0]
+    buf = [0.1, 0.0, -0.0, nan, 1.5]
+    assert cs._atomic("add", buf, 0, 0.2, cs._f32) == 0.1 and buf[0] == cs._f32(0.1 + 0.2)
+    assert cs._atomic("sub", buf, 4, 0.25, cs._f32) == 1.5 and buf[4] == 1.25
+    assert cs._atomic("min", buf, 1, -0.0, cs._f32) == 0.0
+    assert math.copysign(1, buf[1]) == 1                    # 0.0 stays 0.0
+    assert cs._atomic("max", buf, 2, 0.0, cs._f32) == 0.0
+    assert math.copysign(1, buf[2]) == -1                   # -0.0 stays -0.0
+    cs._atomic("min", buf, 3, -5.0, cs._f32)
+    cs._atomic("max", buf, 3, 5.0, cs._f32)
+    assert bits(buf[3]) == 0x7FC01234            # a NaN element stays
+    assert cs._atomic("min", buf, 4, math.nan, cs._f32) == 1.25 and buf[4] == 1.25
+    assert cs._atomic("exchange", buf, 4, nan, cs._f32) == 1.25
+    assert bits(buf[4]) == 0x7FC01234
+    # compare-exchange compares bits: the same NaN matches, 0.0 does not match -0.0
+    assert bits(cs._atomic_cas(buf, 4, nan, 2.0)) == 0x7FC01234 and buf[4] == 2.0
+    assert cs._atomic_cas(buf, 2, 0.0, 3.0) == 0.0 and math.copysign(1, buf[2]) == -1
+    assert cs._atomic_cas(buf, 2, -0.0, 3.0) == 0.0 and buf[2] == 3.0
+    assert bits(cs._atomic_cas(buf, 3, math.nan, 4.0)) == bits(buf[3]) == 0x7FC01234
+    # (math.nan has other bits: no match)
+
+
 def test_f32_matches_struct_roundtrip_speed_path():
     # the fast path and the pack format agree on ordinary values
     for x in (1.1, -2.5e-40, 3.0e38):

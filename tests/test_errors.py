@@ -327,6 +327,26 @@ CASES = [
      "TranslationError: variable 'last' may be used before it is assigned: it is assigned "
      'in the for loop on line 386, which runs zero times (range(0) is empty); assign it '
      'before the loop'),
+    ('float_atomic_or', 394, 4, None,
+     ':394:5\n'
+     '    ps.atomic_or(acc, 0, 1.0)\n'
+     '    ^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: atomic_or needs integer elements: acc holds f32 (f32 elements take '
+     'atomic_add, atomic_sub, atomic_min, atomic_max, atomic_exchange and '
+     'atomic_compare_exchange)'),
+    ('shared_float_atomic_xor', 400, 4, None,
+     ':400:5\n'
+     '    ps.atomic_xor(tile, 0, 2.0)\n'
+     '    ^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: atomic_xor needs integer elements: tile holds f32 (f32 elements '
+     'take atomic_add, atomic_sub, atomic_min, atomic_max, atomic_exchange and '
+     'atomic_compare_exchange)'),
+    ('f64_atomic_add', 405, 18, None,
+     ':405:19\n'
+     '    ps.atomic_add(acc, 0, 1.0)\n'
+     '                  ^^^\n'
+     'TranslationError: atomics need a Buffer[u32], Buffer[i32], Buffer[f32] or a shared '
+     'array of u32/i32/f32 as first argument'),
 ]
 
 

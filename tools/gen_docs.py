@@ -754,11 +754,16 @@ def sync(v: u32) -> u32:
 def k(out: ps.Buffer[u32]):
     out[0] = sync(out[0])
 """, "wgsl"),
-    ("Calls", "Atomics on float buffers", """
+    ("Calls", "Bit atomics on float buffers", """
 @ps.kernel
 def k(out: ps.Buffer[f32]):
-    ps.atomic_add(out, 0, 1.0)
+    ps.atomic_or(out, 0, 1.0)
 """, "wgsl"),
+    ("Calls", "Atomics on f64 buffers", """
+@ps.kernel
+def k(out: ps.Buffer[f64]):
+    ps.atomic_add(out, 0, 1.0)
+""", "cuda"),
     ("Targets", "f64 on WGSL and MSL", """
 @ps.kernel
 def k(out: ps.Buffer[f32], a: f32):

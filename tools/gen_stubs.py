@@ -47,11 +47,11 @@ COMPONENT_SETS = ("xyzw", "rgba")
 # The docstring comes from the registry (lang.BY_NAME[name].doc).
 SIGNATURES = {
     "global_id": "() -> uvec3",
-    "tid": "() -> i32",
     "local_id": "() -> uvec3",
     "group_id": "() -> uvec3",
     "num_groups": "() -> uvec3",
     "local_index": "() -> int",
+    "tid": "() -> int",
     "barrier": "() -> None",
     "clamp": "(x: _N, lo: _N, hi: _N, /) -> _N",
     "mix": "(a: _F, b: _F, t: _F | float, /) -> _F",
@@ -68,9 +68,11 @@ SIGNATURES = {
     "popcount": "(x: _I, /) -> _I",
     "reverse_bits": "(x: _I, /) -> _I",
     "count_leading_zeros": "(x: _I, /) -> _I",
-    "atomic_compare_exchange": "(buf: Buffer[_I], i: int, expected: _I, new: _I, /) -> _I",
+    "atomic_compare_exchange": "(buf: Buffer[_Sc], i: int, expected: _Sc, new: _Sc, /) -> _Sc",
 }
-for _op in ("add", "sub", "min", "max", "and", "or", "xor", "exchange"):
+for _op in ("add", "sub", "min", "max", "exchange"):       # integer and f32 elements
+    SIGNATURES[f"atomic_{_op}"] = "(buf: Buffer[_Sc], i: int, v: _Sc, /) -> _Sc"
+for _op in ("and", "or", "xor"):                            # integer elements
     SIGNATURES[f"atomic_{_op}"] = "(buf: Buffer[_I], i: int, v: _I, /) -> _I"
 # Not in the registry: declared by hand below.
 NOT_FUNCTIONS = {"target", "unroll"}

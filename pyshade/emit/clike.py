@@ -3,8 +3,9 @@
 Written once here, from each target's tables (class attributes, C's spellings by
 default): type names, literals, enum constants, declarations, the kernel's prologue
 (its ids and the copy of its parameters out of the parameter block), atomic element
-accesses, ``select``; and the places, values, statements and calls every brace
-target writes alike.
+accesses (f32 ones through the bits of a u32 element where the target has no f32
+atomics: ``FLOAT_BITS``), ``select``; and the places, values, statements and calls
+every brace target writes alike.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 from .. import types as T
 from ..errors import TranslationError
 from ..frontend.program import FuncInfo
+from .atomic_bits import AtomicBits
 from .base import CMP_SYMBOLS, Emitter, IdNames
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "*", ast.Div: "/",
@@ -27,13 +29,13 @@ BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "*", ast.Div: 
 ID_NAMES = ("global_id", "local_id", "group_id", "num_groups", "local_index")
 
 
-class CLikeEmitter(Emitter):
+class CLikeEmitter(AtomicBits, Emitter):
     """Blocks in braces, statements ending in ``;``, ``&&``/``||``/``!``.
 
     Subclasses give the spellings as tables (the class attributes in capitals: types,
     literals, enum constants, ids, ``BARRIER``...; the defaults are C's where there is
-    one) and a few hooks: ``zero_value``, ``decl_head``, ``atomic_load``/``atomic_store``,
-    ``resources`` and the function header.
+    one) and a few hooks: ``zero_value``, ``decl_head``, ``atomic_load``/``atomic_store``
+    (f32 elements through ``AtomicBits``), ``resources`` and the function header.
     """
 
     bool_ops = {ast.And: "&&", ast.Or: "||"}
@@ -111,12 +113,14 @@ class CLikeEmitter(Emitter):
         """A bool value as the u32 that stores it (1 or 0): ``BOOL_TO_U32``."""
         return self.BOOL_TO_U32.format(v)
 
-    def atomic_load(self, s: str, node: ast.AST) -> str:
-        """Reading the atomic element ``s`` (``ATOMIC_LOAD``)."""
-        return self.ATOMIC_LOAD.format(place=s, zero=self.literal(0, node.ps_type))
+    def atomic_load(self, s: str, node: ast.AST, t: T.Type | None = None) -> str:
+        """Reading the atomic element ``s`` (``ATOMIC_LOAD``) of type ``t`` (the node's
+        unless given: u32 for the bits of an f32 element)."""
+        return self.ATOMIC_LOAD.format(place=s, zero=self.literal(0, t or node.ps_type))
 
-    def atomic_store(self, place: str, v: str, node: ast.AST) -> None:
-        """The statement storing ``v`` in the atomic element ``place`` (``ATOMIC_STORE``)."""
+    def atomic_store(self, place: str, v: str, node: ast.AST, t: T.Type | None = None) -> None:
+        """The statement storing ``v`` in the atomic element ``place`` (``ATOMIC_STORE``) of
+        type ``t`` (the assigned element's unless given: u32 for the bits of an f32)."""
         self.line(self.ATOMIC_STORE.format(place=place, value=v) + ";", node)
 
     def discard(self, text: str, call: ast.expr) -> str:
@@ -408,6 +412,9 @@ class CLikeEmitter(Emitter):
                 isinstance(target.value.ps_type, T.StructType) and target.ps_type == T.bool_:
             v = self.bool_to_u32(v)
         if self.atomic_element(target):
+            if self.bits_view(target.ps_type):
+                return self.atomic_store(self.place(target), self.FLOAT_BITS[0].format(v),
+                                         node, T.u32)
             return self.atomic_store(self.place(target), v, node)
         self.line(f"{self.place(target)} = {v};", node)
 
@@ -425,6 +432,8 @@ class CLikeEmitter(Emitter):
         """``a[i]``, through ``atomic_load`` for an atomic element."""
         s = f"{self.sub(node.value)}[{self.expr(node.slice)}]"
         if self.atomic_element(node):
+            if self.bits_view(node.ps_type):
+                return self.FLOAT_BITS[1].format(self.atomic_load(s, node, T.u32))
             return self.atomic_load(s, node)
         return s
 

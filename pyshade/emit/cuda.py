@@ -38,6 +38,8 @@ Design notes:
   ``ps_boolN``, ``ps_matN`` (columns padded as in the canonical layout) and
   ``ps_array<T, N>`` (C arrays are no values) are declared in the header when used.
 - ``printf`` implements ``print``.
+- f32 atomics: ``atomicAdd`` (sub adds the negation) and ``atomicExch`` are CUDA's own;
+  min and max are the prelude's compare-exchange loops over ``atomicCAS`` on the bits.
 """
 
 from __future__ import annotations
@@ -204,6 +206,22 @@ class CudaEmitter(CudaOps, CppEmitter):
                     self.declare_temp(tmp, a.ps_type, self.value(a), node)
                     self.emitted[id(a)] = tmp
         super().call_statement(call, node)
+
+    # -- atomics --------------------------------------------------------------------------
+    def atomic_load(self, s: str, node: ast.AST, t: T.Type | None = None) -> str:
+        """An atomic read (``ATOMIC_LOAD``); of an f32 element, adding 0 to its bits
+        (adding 0.0f would turn -0.0 into 0.0)."""
+        if (t or node.ps_type) == T.f32:
+            return f"__uint_as_float(atomicAdd((uint*)&{s}, 0u))"
+        return super().atomic_load(s, node, t)
+
+    def atomic_by_elem(self, node: ast.Call, spelling: str, f32_spelling: str) -> str:
+        """The first spelling for integer elements, the second for f32 ones.
+
+        CUDA has no f32 ``atomicSub``, and its ``atomicCAS`` takes integers: the f32
+        compare-exchange is the u32 one on the bits."""
+        spell = f32_spelling if node.ps_type == T.f32 else spelling
+        return spell.format(*(self.value(a) for a in node.args))
 
     # -- places ---------------------------------------------------------------------------
     def place(self, target: ast.expr) -> str:

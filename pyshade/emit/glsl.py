@@ -91,6 +91,9 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
     # model), a store exchanges, its old value unused.
     ATOMIC_LOAD = "atomicAdd({place}, {zero})"
     ATOMIC_STORE = "atomicExchange({place}, {value})"
+    # f32 atomics (GL_EXT_shader_atomic_float) are a device feature: f32 atomic elements
+    # are uint, accessed through their bits (``AtomicBits``).
+    FLOAT_BITS = ("floatBitsToUint({})", "uintBitsToFloat({})")
 
     @classmethod
     def block_kind(cls, layout: Any) -> str:
@@ -153,7 +156,7 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
         """The storage blocks, the parameter block and the shared arrays."""
         k = self.k
         for i, b in enumerate(k.buffers):
-            elem = self.type_name(b.type.elem, storage=True)
+            elem = self.type_name(self.storage_elem(b.type.elem, b.atomic), storage=True)
             qual = "" if b.written or b.atomic else "readonly "
             if k.uses_barrier and (b.written or b.atomic):
                 qual = "coherent "
@@ -173,7 +176,7 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
                 self.line(f"    layout(offset = {off}) {self.type_name(t, storage=True)} {member};")
             self.line(f"}} {self.globals.name('_ps_params')};")
         for name, sh in k.shared.items():
-            elem = self.type_name(sh.type.elem, storage=True)
+            elem = self.type_name(self.storage_elem(sh.type.elem, sh.atomic), storage=True)
             self.line(f"shared {elem} {self.global_name(name)}[{sh.type.n}];")
         self.line()
 

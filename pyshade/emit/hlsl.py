@@ -92,6 +92,9 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
                      "f64": "asdouble({lo:#010x}u, {hi:#010x}u)"}
     ENUM_CONST = "static const {type} {name} = {value};"
     BROADCAST = "({type})({value})"     # float3(s) wants three components
+    # f32 Interlocked* need Shader Model 6.6 (and no SPIR-V for most): f32 atomic elements
+    # are uint, accessed through their bits (``AtomicBits``).
+    FLOAT_BITS = ("asuint({})", "asfloat({})")
 
     @classmethod
     def block_kind(cls, layout: Any) -> str:
@@ -189,7 +192,7 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
         regs, preg = registers([b.written or b.atomic for b in k.buffers],
                                pb.kind if pb.types else None)
         for i, b in enumerate(k.buffers):
-            elem = self.type_name(b.type.elem, storage=True)
+            elem = self.type_name(self.storage_elem(b.type.elem, b.atomic), storage=True)
             kind = "RWStructuredBuffer" if b.written or b.atomic else "StructuredBuffer"
             if k.uses_barrier and (b.written or b.atomic):
                 kind = "globallycoherent " + kind
@@ -211,7 +214,9 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
                 self.line(f"[[vk::binding({len(k.buffers)}, 0)]] StructuredBuffer<{pname}> "
                           f"{params} : register({preg});")
         for name, sh in k.shared.items():
-            self.line(f"groupshared {self.declarator(sh.type, self.global_name(name), storage=True)};")
+            t = T.ArrayType(self.storage_elem(sh.type.elem, sh.atomic), sh.type.n, shared=True) \
+                if sh.atomic else sh.type
+            self.line(f"groupshared {self.declarator(t, self.global_name(name), storage=True)};")
         self.line()
 
     def param_block_ref(self) -> str:
@@ -264,15 +269,15 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
         self.line(f"{self.declarator(t, self.local(name), node)} = {self.zero_local(t, node)};",
                   node)
 
-    def atomic_load(self, s: str, node: ast.AST) -> str:
+    def atomic_load(self, s: str, node: ast.AST, t: T.Type | None = None) -> str:
         """An atomic read through its helper (``InterlockedOr`` with 0)."""
-        fn = self.atomic_fn("load", node.value, node.ps_type)
+        fn = self.atomic_fn("load", node.value, t or node.ps_type)
         return f"{fn}({self.index_arg(node.slice)})"
 
-    def atomic_store(self, place: str, v: str, node: ast.AST) -> None:
+    def atomic_store(self, place: str, v: str, node: ast.AST, t: T.Type | None = None) -> None:
         """An atomic store through its helper (``InterlockedExchange``)."""
         target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-        fn = self.atomic_fn("store", target.value, target.ps_type)
+        fn = self.atomic_fn("store", target.value, t or target.ps_type)
         self.line(f"{fn}({self.index_arg(target.slice)}, {v});", node)
 
     # -- expressions ----------------------------------------------------------------------

@@ -10,8 +10,9 @@ Binding convention (what a Metal runtime binds; ``Layout`` describes it)::
 - ``NAME`` is ``Compiled.entry``. One ``device`` pointer per ``Buffer[T]`` parameter,
   in binding order, at buffer index = its position (``Layout.buffers``); ``const`` when
   the kernel never writes it. A buffer used atomically points at ``atomic_uint`` or
-  ``atomic_int``. The element type has the canonical layout (``float3`` is 16 bytes in
-  MSL, as a vec3 slot of the canonical layout).
+  ``atomic_int`` (``atomic_uint`` for f32 elements, used through their bits). The
+  element type has the canonical layout (``float3`` is 16 bytes in MSL, as a vec3 slot
+  of the canonical layout).
 - Then, only when ``Layout.params`` is not None, the parameter block at buffer index
   N = the number of buffers (``setBytes`` of ``ParamBlock.size`` bytes): each field at
   its ``ParamBlock.fields`` offset, bools as uint, the hidden element count of each
@@ -60,6 +61,9 @@ class MslEmitter(CppEmitter):
     BLOCK_PARAM = "constant {}&"
     ATOMIC_LOAD = "atomic_load_explicit(&{place}, memory_order_relaxed)"
     ATOMIC_STORE = "atomic_store_explicit(&{place}, {value}, memory_order_relaxed)"
+    # atomic<float> needs Metal 3 and has no min/max: f32 atomic elements are atomic_uint,
+    # accessed through their bits (``AtomicBits``).
+    FLOAT_BITS = ("as_type<uint>({})", "as_type<float>({})")
 
     # -- types ----------------------------------------------------------------------------
     def member_type(self, t: T.Type, room: int) -> tuple[str, int, int]:
@@ -124,8 +128,11 @@ class MslEmitter(CppEmitter):
                f"{self.global_name(name)}{attr}"
 
     def elem_storage(self, t: T.Type, atomic: bool) -> str:
-        """The element type of a buffer or threadgroup array (atomic_uint if atomic)."""
-        return M.ATOMIC_TYPES[t.name] if atomic else self.type_name(t, storage=True)
+        """The element type of a buffer or threadgroup array (atomic_uint if atomic, f32
+        elements included: ``storage_elem``)."""
+        if atomic:
+            return M.ATOMIC_TYPES[self.storage_elem(t, atomic).name]
+        return self.type_name(t, storage=True)
 
     def function_header(self, f: FuncInfo) -> None:
         """The ``kernel void`` entry point (buffers, parameter block, id attributes); a
@@ -211,6 +218,12 @@ class MslEmitter(CppEmitter):
         space = "threadgroup" if name in self.k.shared else "device"
         e = node.ps_type
         t, a = self.tn(e), M.ATOMIC_TYPES[e.name]
-        fn = self.global_name("_ps_cas")
+        # One name per address space: on the CPU stand-in (tests/msl_host) the spaces are no
+        # types, so overloads on them would be one function defined twice. The first space
+        # a kernel uses keeps the plain name.
+        names = self.__dict__.setdefault("_cas_names", {})
+        if space not in names:
+            names[space] = self.global_name(f"_ps_cas_{space}" if names else "_ps_cas")
+        fn = names[space]
         self.support(f"cas_{space}_{t}", M.CAS.format(t=t, name=fn, space=space, a=a))
         return f"{fn}({elem}, {vals[1]}, {vals[2]})"

@@ -56,6 +56,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
     BOOL_TO_U32 = "select(0u, 1u, {})"
     SELECT = "select({if_false}, {if_true}, {cond})"
     ENUM_CONST = "const {name}: {type} = {value};"
+    FLOAT_BITS = ("bitcast<u32>({})", "bitcast<f32>({})")    # WGSL has no f32 atomics
 
     # -- declarations --------------------------------------------------------------------
     def struct_decl(self, s: T.StructType) -> None:
@@ -77,7 +78,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             self.out.insert(1, "enable f16;")
             self.line_map.insert(1, None)
         for i, b in enumerate(k.buffers):
-            elem = self.type_name(b.type.elem, storage=True)
+            elem = self.type_name(self.storage_elem(b.type.elem, b.atomic), storage=True)
             if b.atomic:
                 elem = f"atomic<{elem}>"
             access = "read_write" if b.written else "read"
@@ -99,7 +100,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             self.line(f"@group(0) @binding({len(k.buffers)}) var<{space}> "
                       f"{self.globals.name('_ps_params')}: {self.globals.name('_ps_Params')};")
         for name, sh in k.shared.items():
-            elem = self.type_name(sh.type.elem, storage=True)
+            elem = self.type_name(self.storage_elem(sh.type.elem, sh.atomic), storage=True)
             if sh.atomic:
                 elem = f"atomic<{elem}>"
             self.line(f"var<workgroup> {self.global_name(name)}: array<{elem}, {sh.type.n}>;")

@@ -96,9 +96,10 @@ def _name_helpers(funcs: list[FuncInfo]) -> None:
     for f in funcs:
         if f.src.globals is vars(prelude):
             # The prelude's names always carry their types, so that one operation reads the
-            # same in every kernel (ps_min_float_f32) and instances never collide.
+            # same in every kernel (ps_min_float_f32) and instances never collide; one that
+            # takes a buffer or shared array carries its name too.
             kinds = dict.fromkeys(t.name for _, t in f.params)
-            f.emit_name = "_".join([f.name, *kinds])
+            f.emit_name = "_".join([f.name, *kinds, *f.buffer_params.values()])
             continue
         by_name.setdefault(f.name, []).append(f)
     for name, fs in by_name.items():

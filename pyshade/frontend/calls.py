@@ -275,9 +275,15 @@ class CallMixin:
         bt = buf.ps_type
         ref = getattr(buf, "ps_ref", None)
         if not (isinstance(buf, ast.Name) and ref and ref[0] == "global"
-                and isinstance(bt, (T.BufferType, T.ArrayType)) and bt.elem in (T.u32, T.i32)):
-            self.error(buf, "atomics need a Buffer[u32], Buffer[i32] or a shared array of "
-                            "u32/i32 as first argument")
+                and isinstance(bt, (T.BufferType, T.ArrayType))
+                and bt.elem in (T.u32, T.i32, T.f32)):
+            self.error(buf, "atomics need a Buffer[u32], Buffer[i32], Buffer[f32] or a shared "
+                            "array of u32/i32/f32 as first argument")
+        op = node.ps_call[1].kinds[1]
+        if bt.elem == T.f32 and op in ("and", "or", "xor"):
+            self.error(node, f"atomic_{op} needs integer elements: {buf.id} holds f32 (f32 "
+                             "elements take atomic_add, atomic_sub, atomic_min, atomic_max, "
+                             "atomic_exchange and atomic_compare_exchange)")
         self.coerce(node.args[1], T.u32 if isinstance(node.args[1].ps_type, T.AbstractType)
                     else decay(node.args[1].ps_type))
         if not is_int(node.args[1].ps_type):

@@ -2,9 +2,10 @@
 type checker).
 
 On every GPU target, a typed ``a // b``, ``a % b``, ``x ** n``, a signed or
-float ``min``/``max``/``clamp``/``abs``, an f32 -> i32/u32 conversion and
-``math.isnan``/``math.isinf`` of floats are replaced by a call of the prelude
-function that computes Python's result. The call is typed through the same
+float ``min``/``max``/``clamp``/``abs``, an f32 -> i32/u32 conversion,
+``math.isnan``/``math.isinf`` of floats and the f32 atomics a target has no
+instruction for are replaced by a call of the prelude function that computes
+Python's result. The call is typed through the same
 monomorphiser as a user's helper (``callgraph._Helpers.helper``), so the
 emitters see an ordinary helper call. The ``python`` target keeps the
 operators: its runtime computes Python's semantics itself (with Python's
@@ -104,7 +105,10 @@ class PreludeMixin:
         return call
 
     def route_builtin(self, node: ast.Call, name: str) -> ast.expr:
-        """Signed and float ``abs``/``min``/``max``/``clamp``, float ``isnan``/``isinf``."""
+        """Signed and float ``abs``/``min``/``max``/``clamp``, float ``isnan``/``isinf``,
+        f32 atomics (``route_atomic``)."""
+        if name.startswith("atomic_"):
+            return self.route_atomic(node, name[len("atomic_"):])
         if name not in ("abs", "min", "max", "clamp", "math.isnan", "math.isinf"):
             return node
         if not self.routes():
@@ -123,6 +127,18 @@ class PreludeMixin:
         if fn is None:      # the target's own builtin is right (unsigned, float abs)
             return node
         return self.prelude_call(node, fn, node.args)
+
+    def route_atomic(self, node: ast.Call, op: str) -> ast.expr:
+        """An f32 ``atomic_add``/``sub``/``min``/``max`` that the target has no instruction
+        for (``Target.float_atomics``) as the prelude's compare-exchange loop
+        (``ps_atomic_<op>_float``)."""
+        if node.ps_type != T.f32 or op not in ("add", "sub", "min", "max") \
+                or op in targets.get(self.target).float_atomics:
+            return node
+        if not self.routes():
+            self.not_in_prelude(node, f"atomic_{op}() of f32")
+            return node
+        return self.prelude_call(node, f"ps_atomic_{op}_float", node.args)
 
     def route_conversion(self, node: ast.Call, src: T.Type, dst: T.Type) -> ast.expr:
         """An f32 (vector) -> i32/u32 (vector) conversion as ``ps_float_to_int``."""

@@ -23,6 +23,7 @@ from keyword import iskeyword
 
 from .cpu_scalars import *  # noqa: F403
 from .cpu_scalars import __all__ as _scalar_names
+from .cpu_scalars import _f32_to_bits
 from .cpu_vectors import *  # noqa: F403
 from .cpu_vectors import __all__ as _vector_names
 
@@ -115,7 +116,8 @@ _ATOMIC_OPS = {
 
 def _atomic(op, lst, i, v, wrap):
     """Atomic read-modify-write of ``lst[i]``: store ``wrap(old OP v)`` and
-    return old. op is add sub min max and or xor exchange."""
+    return old. op is add sub min max and or xor exchange; f32 elements pass
+    ``_f32`` (min and max are Python's, NaN and -0.0 included)."""
     if i < 0:
         raise IndexError(f"index {i} is negative")
     old = lst[i]
@@ -128,10 +130,15 @@ def _atomic(op, lst, i, v, wrap):
 
 def _atomic_cas(lst, i, expected, new):
     """Atomic compare-exchange of ``lst[i]``: store new if old == expected;
-    return old."""
+    return old. Floats (f32) compare their bits: a NaN matches the same NaN,
+    -0.0 does not match 0.0."""
     if i < 0:
         raise IndexError(f"index {i} is negative")
     old = lst[i]
-    if old == expected:
+    if type(old) is float:
+        same = _f32_to_bits(old) == _f32_to_bits(expected)
+    else:
+        same = old == expected
+    if same:
         lst[i] = new
     return old

@@ -74,6 +74,19 @@ template <class T> T atomicMax(T* p, T v) {
 // Bits.
 template <class D, class S> inline D ps_bits(S s) { D d; std::memcpy(&d, &s, sizeof d); return d; }
 inline unsigned __float_as_uint(float x) { return ps_bits<unsigned>(x); }
+// CUDA's f32 atomicAdd and atomicExch (GCC's __atomic_fetch_add takes no float).
+inline float atomicAdd(float* p, float v) {
+    unsigned* u = reinterpret_cast<unsigned*>(p);
+    unsigned old = __atomic_load_n(u, __ATOMIC_SEQ_CST);
+    while (!__atomic_compare_exchange_n(u, &old, ps_bits<unsigned>(ps_bits<float>(old) + v),
+                                        false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+    return ps_bits<float>(old);
+}
+inline float atomicExch(float* p, float v) {
+    float old;
+    __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST);
+    return old;
+}
 inline int __float_as_int(float x) { return ps_bits<int>(x); }
 inline float __uint_as_float(unsigned x) { return ps_bits<float>(x); }
 inline float __int_as_float(int x) { return ps_bits<float>(x); }

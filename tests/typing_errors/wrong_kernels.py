@@ -41,7 +41,7 @@ def vec_to_scalar(out: ps.Buffer[f32], v: vec2) -> None:
     t: f32 = v.x
     w: vec2 = v.yx
     out[ps.global_id().x] = s + t + w.x
-    ps.atomic_add(out, 0, 1.5)                  # E: atomics need an integer buffer
+    ps.atomic_or(out, 0, 1.5)                   # E: bit atomics need an integer buffer
     q = ps.global_id().xq                       # E: not a swizzle
     out[1] = f32(q)
     d: vec3 = math.sin(vec3(v, 1.0))

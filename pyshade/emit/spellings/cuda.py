@@ -18,7 +18,14 @@ SPELLINGS: dict[str, Any] = {
     # CUDA's atomics take the element's address.
     **{f"atomic_{op}": f"atomic{_WORDS.get(op, op.capitalize())}(&{{0}}[{{1}}], {{2}})"
        for op in ATOMIC_OPS},
-    "atomic_compare_exchange": "atomicCAS(&{0}[{1}], {2}, {3})",
+    # f32: sub adds the negation (CUDA has no f32 atomicSub); compare-exchange is the u32
+    # one on the bits (atomicCAS takes integers); min and max are the prelude's loops.
+    "atomic_sub": Method("atomic_by_elem", "atomicSub(&{0}[{1}], {2})",
+                         "atomicAdd(&{0}[{1}], -({2}))"),
+    "atomic_compare_exchange": Method(
+        "atomic_by_elem", "atomicCAS(&{0}[{1}], {2}, {3})",
+        "__uint_as_float(atomicCAS((uint*)&{0}[{1}], __float_as_uint({2}), "
+        "__float_as_uint({3})))"),
     "abs": Method("abs_call"),
     "round": "rint({0})",
     "print": Method("printf_call"),
