@@ -68,7 +68,10 @@ def test_match_locals(dev, rng) -> None:
     F.match_locals.launch(dev.array(shapes), dev.array(r), area, info, cells, threads=n,
                           device=dev)
     coef = np.array([3.1415927, 1.0, 0.4330127], f32)[shapes]
-    np.testing.assert_array_equal(np.asarray(area), coef * r * r)
+    # NVIDIA's Vulkan compiler (wgpu, GLSL and HLSL routes on the H200) gave 1-ulp
+    # differences for c * r * r on some elements: pyshade does not yet forbid the
+    # driver's float transformations there (NoContraction/precise, issue 16).
+    np.testing.assert_allclose(np.asarray(area), coef * r * r, rtol=2.4e-7, atol=0)
     corners = np.array([0, 4, 3])[shapes]
     curved = shapes == 0
     ax = np.array([[1, 1], [1, 0], [0, 0]])[shapes]
