@@ -92,6 +92,9 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
                      "f64": "asdouble({lo:#010x}u, {hi:#010x}u)"}
     ENUM_CONST = "static const {type} {name} = {value};"
     BROADCAST = "({type})({value})"     # float3(s) wants three components
+    # DXC converts a double to float for every other intrinsic (floor and sqrt included:
+    # its SPIR-V has OpFConvert around GLSL.std.450's float Floor).
+    F64_MATH = frozenset({"math.fabs"})
 
     @classmethod
     def block_kind(cls, layout: Any) -> str:
