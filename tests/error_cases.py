@@ -322,3 +322,19 @@ def literal_inf(x: ps.Buffer[f64]):
 @ps.kernel
 def mixed_division_hint(out: ps.Buffer[f32], xmin: f32, xmax: f32, nbins: u32):
     out[0] = (xmax - xmin) / nbins
+
+
+# -- all/any, matrix division (issue 18) ----------------------------------------------------
+@ps.kernel
+def all_of_floats(x: ps.Buffer[ps.vec3], out: ps.Buffer[u32]):
+    out[0] = u32(1) if all(x[0]) else u32(0)
+
+
+@ps.kernel
+def any_of_bool(out: ps.Buffer[u32]):
+    out[0] = u32(1) if any(out[0] > u32(1)) else u32(0)
+
+
+@ps.kernel
+def scalar_over_matrix(m: ps.Buffer[ps.mat2], s: f32):
+    m[0] = s / m[0]

@@ -270,6 +270,23 @@ CASES = [
      '           ^^^^^\n'
      'TranslationError: 1e400 is out of range for every float type (Python reads it as '
      'inf): write math.inf for infinity'),
+    ('all_of_floats', 330, 23, None,
+     ':330:24\n'
+     '    out[0] = u32(1) if all(x[0]) else u32(0)\n'
+     '                       ^^^^^^^^^\n'
+     'TranslationError: all() takes a bool vector (bvec2, bvec3 or bvec4), got vec3: '
+     'compare first, as in all(v > 0.0)'),
+    ('any_of_bool', 335, 23, None,
+     ':335:24\n'
+     '    out[0] = u32(1) if any(out[0] > u32(1)) else u32(0)\n'
+     '                       ^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: any() takes a bool vector (bvec2, bvec3 or bvec4), got bool: use '
+     'the bool itself'),
+    ('scalar_over_matrix', 340, 11, None,
+     ':340:12\n'
+     '    m[0] = s / m[0]\n'
+     '           ^^^^^^^^\n'
+     'TranslationError: / with a matrix needs matrix / scalar (each element divided)'),
 ]
 
 
