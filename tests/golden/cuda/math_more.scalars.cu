@@ -18,15 +18,15 @@ __device__ __forceinline__ uint ps_floordiv_unsigned_u32(uint a, uint b) {  // p
     return (a / (b == 0u ? 1u : b));  // prelude.py:84
 }
 
-#line 339 "prelude_math.py"
-__device__ float ps_degrees(float x_) {  // prelude_math.py:339
-#line 341 "prelude_math.py"
-    return x_ * 57.29578f;  // prelude_math.py:341
+#line 342 "prelude_math.py"
+__device__ float ps_degrees(float x_) {  // prelude_math.py:342
+#line 344 "prelude_math.py"
+    return x_ * 57.29578f;  // prelude_math.py:344
 }
 
-__device__ float ps_radians(float x_) {  // prelude_math.py:344
-#line 346 "prelude_math.py"
-    return x_ * 0.017453292f;  // prelude_math.py:346
+__device__ float ps_radians(float x_) {  // prelude_math.py:347
+#line 349 "prelude_math.py"
+    return x_ * 0.017453292f;  // prelude_math.py:349
 }
 
 #line 19 "math_more.py"

@@ -14,32 +14,32 @@ uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:82
     return (a / (b == 0u ? 1u : b));  // prelude.py:84
 }
 
-#line 92 "prelude_math.py"
-float ps_m_exp_k(float x_) {  // prelude_math.py:92
-#line 94 "prelude_math.py"
-    float xc = (x_ < (-110.0) ? -110.0 : (x_ > 89.0 ? 89.0 : x_));  // prelude_math.py:94
-    return floor((xc * 1.442695) + 0.5);  // prelude_math.py:95
+#line 95 "prelude_math.py"
+float ps_m_exp_k(float x_) {  // prelude_math.py:95
+#line 97 "prelude_math.py"
+    float xc = (x_ < (-110.0) ? -110.0 : (x_ > 89.0 ? 89.0 : x_));  // prelude_math.py:97
+    return floor((xc * 1.442695) + 0.5);  // prelude_math.py:98
 }
 
-float ps_m_exp_p(float x_, float k) {  // prelude_math.py:98
-#line 102 "prelude_math.py"
-    float xc = (x_ < (-110.0) ? -110.0 : (x_ > 89.0 ? 89.0 : x_));  // prelude_math.py:102
-    float r = (xc - (k * 0.69314575)) - (k * 1.4286068e-06);  // prelude_math.py:103
-    float q = 2.4801588e-05;  // prelude_math.py:104
-    q = (q * r) + 0.0001984127;  // prelude_math.py:105
-    q = (q * r) + 0.0013888889;  // prelude_math.py:106
-    q = (q * r) + 0.008333334;  // prelude_math.py:107
-    q = (q * r) + 0.041666668;  // prelude_math.py:108
-    q = (q * r) + 0.16666667;  // prelude_math.py:109
-    q = (q * r) + 0.5;  // prelude_math.py:110
-    return r + ((r * r) * q);  // prelude_math.py:111
+float ps_m_exp_p(float x_, float k) {  // prelude_math.py:101
+#line 105 "prelude_math.py"
+    float xc = (x_ < (-110.0) ? -110.0 : (x_ > 89.0 ? 89.0 : x_));  // prelude_math.py:105
+    float r = (xc - (k * 0.69314575)) - (k * 1.4286068e-06);  // prelude_math.py:106
+    float q = 2.4801588e-05;  // prelude_math.py:107
+    q = (q * r) + 0.0001984127;  // prelude_math.py:108
+    q = (q * r) + 0.0013888889;  // prelude_math.py:109
+    q = (q * r) + 0.008333334;  // prelude_math.py:110
+    q = (q * r) + 0.041666668;  // prelude_math.py:111
+    q = (q * r) + 0.16666667;  // prelude_math.py:112
+    q = (q * r) + 0.5;  // prelude_math.py:113
+    return r + ((r * r) * q);  // prelude_math.py:114
 }
 
-#line 85 "prelude_math.py"
-float ps_m_pow2(float k) {  // prelude_math.py:85
 #line 88 "prelude_math.py"
-    int e = floatBitsToInt(k + 12583039.0) - floatBitsToInt(12582912.0);  // prelude_math.py:88
-    return intBitsToFloat(e << 23u);  // prelude_math.py:89
+float ps_m_pow2(float k) {  // prelude_math.py:88
+#line 91 "prelude_math.py"
+    int e = floatBitsToInt(k + 12583039.0) - floatBitsToInt(12582912.0);  // prelude_math.py:91
+    return intBitsToFloat(e << 23u);  // prelude_math.py:92
 }
 
 #line 234 "prelude.py"
@@ -54,223 +54,223 @@ bool ps_isnan_f32(float x_) {  // prelude.py:256
     return ps_nan_bits_i32(floatBitsToInt(x_));  // prelude.py:258
 }
 
-#line 125 "prelude_math.py"
-float ps_expm1(float x_) {  // prelude_math.py:125
 #line 128 "prelude_math.py"
-    float k = ps_m_exp_k(x_);  // prelude_math.py:128
-    float p = ps_m_exp_p(x_, k);  // prelude_math.py:129
-    float h = ps_m_pow2(k - 1.0);  // prelude_math.py:130
-    float e = ((h - 0.5) + (h * p)) * 2.0;  // prelude_math.py:131
-    e = (x_ < (-18.0) ? -1.0 : e);  // prelude_math.py:132
-    return ((x_ == 0.0) || ps_isnan_f32(x_) ? x_ : e);  // prelude_math.py:133
+float ps_expm1(float x_) {  // prelude_math.py:128
+#line 131 "prelude_math.py"
+    float k = ps_m_exp_k(x_);  // prelude_math.py:131
+    float p = ps_m_exp_p(x_, k);  // prelude_math.py:132
+    float h = ps_m_pow2(k - 1.0);  // prelude_math.py:133
+    float e = ((h - 0.5) + (h * p)) * 2.0;  // prelude_math.py:134
+    e = (x_ < (-18.0) ? -1.0 : e);  // prelude_math.py:135
+    return ((x_ == 0.0) || ps_isnan_f32(x_) ? x_ : e);  // prelude_math.py:136
 }
 
-#line 278 "prelude_math.py"
-float ps_copysign(float x_, float y_) {  // prelude_math.py:278
 #line 281 "prelude_math.py"
-    return intBitsToFloat((floatBitsToInt(x_) & 2147483647) | (floatBitsToInt(y_) & (-2147483647 - 1)));  // prelude_math.py:281
-}
-
-#line 232 "prelude_math.py"
-float ps_tanh(float x_) {  // prelude_math.py:232
-#line 236 "prelude_math.py"
-    float a = abs(x_);  // prelude_math.py:236
-    float t = ps_expm1((a >= 1.0 ? 2.0 * a : (-2.0) * a));  // prelude_math.py:237
-    float r = (a >= 1.0 ? 1.0 - (2.0 / (t + 2.0)) : (-t) / (t + 2.0));  // prelude_math.py:238
-    r = (a > 9.0 ? 1.0 : r);  // prelude_math.py:239
-    return ps_copysign((ps_isnan_f32(x_) ? x_ : r), x_);  // prelude_math.py:240
-}
-
-#line 114 "prelude_math.py"
-float ps_m_exp(float x_) {  // prelude_math.py:114
-#line 117 "prelude_math.py"
-    float k = ps_m_exp_k(x_);  // prelude_math.py:117
-    float p = ps_m_exp_p(x_, k);  // prelude_math.py:118
-    bool low = k < (-120.0);  // prelude_math.py:119
-    float h = ps_m_pow2((low ? k + 64.0 : k) - 1.0);  // prelude_math.py:120
-    float e = (h * (1.0 + p)) * (low ? 1.0842022e-19 : 2.0);  // prelude_math.py:121
-    return (ps_isnan_f32(x_) ? x_ : e);  // prelude_math.py:122
-}
-
-#line 209 "prelude_math.py"
-float ps_sinh(float x_) {  // prelude_math.py:209
-#line 213 "prelude_math.py"
-    float a = abs(x_);  // prelude_math.py:213
-    float e = ps_expm1((a > 88.0 ? 0.0 : a));  // prelude_math.py:214
-    float r = (a < 1.0 ? e - (0.5 * ((e * e) / (e + 1.0))) : 0.5 * (e + (e / (e + 1.0))));  // prelude_math.py:215
-#line 217 "prelude_math.py"
-    float w = ps_m_exp(0.5 * (a > 88.0 ? a : 0.0));  // prelude_math.py:217
-    r = (a > 88.0 ? (0.5 * w) * w : r);  // prelude_math.py:218
-    return ps_copysign((ps_isnan_f32(x_) ? x_ : r), x_);  // prelude_math.py:219
-}
-
-float ps_cosh(float x_) {  // prelude_math.py:222
-#line 225 "prelude_math.py"
-    float a = abs(x_);  // prelude_math.py:225
-    float t = ps_m_exp((a > 88.0 ? 0.0 : a));  // prelude_math.py:226
-    float w = ps_m_exp(0.5 * (a > 88.0 ? a : 0.0));  // prelude_math.py:227
-    float r = (a > 88.0 ? (0.5 * w) * w : (0.5 * t) + (0.5 / t));  // prelude_math.py:228
-    return (ps_isnan_f32(x_) ? a : r);  // prelude_math.py:229
-}
-
-#line 139 "prelude_math.py"
-int ps_m_log_bits(float u) {  // prelude_math.py:139
-#line 142 "prelude_math.py"
-    float us = (u < 1.1754944e-38 ? u * 33554432.0 : u);  // prelude_math.py:142
-    return floatBitsToInt(us) + 4913933;  // prelude_math.py:143
-}
-
-float ps_m_log_k(float u) {  // prelude_math.py:146
-#line 148 "prelude_math.py"
-    float k = intBitsToFloat(((ps_m_log_bits(u) >> 23u) - 127) + 1262485504) - 12582912.0;  // prelude_math.py:148
-    return k - (u < 1.1754944e-38 ? 25.0 : 0.0);  // prelude_math.py:149
-}
-
-float ps_m_log_f(float u) {  // prelude_math.py:152
-#line 154 "prelude_math.py"
-    return intBitsToFloat((ps_m_log_bits(u) & 8388607) + 1060439283) - 1.0;  // prelude_math.py:154
-}
-
-float ps_m_log1p_tail(float f) {  // prelude_math.py:157
-#line 161 "prelude_math.py"
-    float s = f / (2.0 + f);  // prelude_math.py:161
-    float z = s * s;  // prelude_math.py:162
-    float w = z * z;  // prelude_math.py:163
-    float t1 = w * (0.40000972 + (w * 0.24279079));  // prelude_math.py:164
-    float t2 = z * (0.6666666 + (w * 0.28498787));  // prelude_math.py:165
-    float hfsq = (0.5 * f) * f;  // prelude_math.py:166
-    return hfsq - (s * (hfsq + (t1 + t2)));  // prelude_math.py:167
-}
-
-float ps_log1p(float x_) {  // prelude_math.py:170
-#line 175 "prelude_math.py"
-    bool near = (x_ > (-0.29289323)) && (x_ < 0.41421357);  // prelude_math.py:175
-    float xn = (near ? x_ : 0.0);  // prelude_math.py:176
-    float u = 1.0 + (near ? 1.0 : x_);  // prelude_math.py:177
-    float k = ps_m_log_k(u);  // prelude_math.py:178
-    float f = ps_m_log_f(u);  // prelude_math.py:179
-    float c = (k > 0.0 ? 1.0 - (u - x_) : x_ - (u - 1.0)) / u;  // prelude_math.py:180
-    float r = (k * 0.69314575) + (f - (ps_m_log1p_tail(f) - ((k * 1.4286068e-06) + c)));  // prelude_math.py:181
-    r = (near ? xn - ps_m_log1p_tail(xn) : r);  // prelude_math.py:182
-    r = ((x_ == uintBitsToFloat(0x7f800000u)) || ps_isnan_f32(x_) ? x_ : r);  // prelude_math.py:183
-    return (x_ < (-1.0) ? uintBitsToFloat(0x7fc00000u) : (x_ == (-1.0) ? uintBitsToFloat(0xff800000u) : r));  // prelude_math.py:184
-}
-
-float ps_m_log(float x_) {  // prelude_math.py:187
-#line 189 "prelude_math.py"
-    float k = ps_m_log_k(x_);  // prelude_math.py:189
-    float f = ps_m_log_f(x_);  // prelude_math.py:190
-    return (k * 0.69314575) + (f - (ps_m_log1p_tail(f) - (k * 1.4286068e-06)));  // prelude_math.py:191
-}
-
-#line 243 "prelude_math.py"
-float ps_asinh(float x_) {  // prelude_math.py:243
-#line 246 "prelude_math.py"
-    float a = abs(x_);  // prelude_math.py:246
-    bool big = a > 4096.0;  // prelude_math.py:247
-    float am = (big ? 1.0 : a);  // prelude_math.py:248
-    float r = ps_log1p(am + ((am * am) / (1.0 + sqrt(1.0 + (am * am)))));  // prelude_math.py:249
-    r = (big ? ps_m_log((big ? a : 1.0)) + 0.6931472 : r);  // prelude_math.py:250
-    r = ((a == uintBitsToFloat(0x7f800000u)) || ps_isnan_f32(x_) ? a : r);  // prelude_math.py:251
-    return ps_copysign(r, x_);  // prelude_math.py:252
-}
-
-float ps_acosh(float x_) {  // prelude_math.py:255
-#line 258 "prelude_math.py"
-    bool big = x_ > 4096.0;  // prelude_math.py:258
-    float t = (big || (x_ < 1.0) ? 0.0 : x_ - 1.0);  // prelude_math.py:259
-    float r = ps_log1p(t + sqrt(t * (2.0 + t)));  // prelude_math.py:260
-    r = (big ? ps_m_log((big ? x_ : 1.0)) + 0.6931472 : r);  // prelude_math.py:261
-    r = ((x_ == uintBitsToFloat(0x7f800000u)) || ps_isnan_f32(x_) ? x_ : r);  // prelude_math.py:262
-    return (x_ < 1.0 ? uintBitsToFloat(0x7fc00000u) : r);  // prelude_math.py:263
-}
-
-float ps_atanh(float x_) {  // prelude_math.py:266
-#line 269 "prelude_math.py"
-    float a = abs(x_);  // prelude_math.py:269
-    float d = 1.0 - a;  // prelude_math.py:270
-    float small = (2.0 * a) + (((2.0 * a) * a) / d);  // prelude_math.py:271
-    float r = 0.5 * ps_log1p((a < 0.5 ? small : (2.0 * a) / d));  // prelude_math.py:272
-    r = (a > 1.0 ? uintBitsToFloat(0x7fc00000u) : (a == 1.0 ? uintBitsToFloat(0x7f800000u) : r));  // prelude_math.py:273
-    return ps_copysign((ps_isnan_f32(x_) ? x_ : r), x_);  // prelude_math.py:274
-}
-
-#line 194 "prelude_math.py"
-float ps_log10(float x_) {  // prelude_math.py:194
-#line 197 "prelude_math.py"
-    float k = ps_m_log_k(x_);  // prelude_math.py:197
-    float f = ps_m_log_f(x_);  // prelude_math.py:198
-    float r = (k * 0.3010254) + ((k * 4.605039e-06) + ((f - ps_m_log1p_tail(f)) * 0.4342945));  // prelude_math.py:199
-    r = ((x_ == uintBitsToFloat(0x7f800000u)) || ps_isnan_f32(x_) ? x_ : r);  // prelude_math.py:200
-    return (x_ < 0.0 ? uintBitsToFloat(0x7fc00000u) : (x_ == 0.0 ? uintBitsToFloat(0xff800000u) : r));  // prelude_math.py:201
-}
-
-#line 366 "prelude_math.py"
-float ps_m_erfc_tail(float a) {  // prelude_math.py:366
-#line 370 "prelude_math.py"
-    a = (a > 11.0 ? 11.0 : a);  // prelude_math.py:370
-    float t = 1.0 / (1.0 + (0.5 * a));  // prelude_math.py:371
-    float q = -0.075329505;  // prelude_math.py:372
-    q = (q * t) + 0.35497063;  // prelude_math.py:373
-    q = (q * t) + (-0.61752343);  // prelude_math.py:374
-    q = (q * t) + 0.41292435;  // prelude_math.py:375
-    q = (q * t) + (-0.11221451);  // prelude_math.py:376
-    q = (q * t) + 0.23708612;  // prelude_math.py:377
-    q = (q * t) + 0.23438479;  // prelude_math.py:378
-    q = (q * t) + 0.28371438;  // prelude_math.py:379
-    q = (q * t) + 0.28197366;  // prelude_math.py:380
-    q = (q * t) + 3.959179e-06;  // prelude_math.py:381
-    float h = intBitsToFloat(floatBitsToInt(a) & (-4096));  // prelude_math.py:382
-    return (ps_m_exp(-(h * h)) * ps_m_exp(-((a - h) * (a + h)))) * q;  // prelude_math.py:383
-}
-
-#line 353 "prelude_math.py"
-float ps_m_erf_small(float a) {  // prelude_math.py:353
-#line 355 "prelude_math.py"
-    float z = a * a;  // prelude_math.py:355
-    float r = 7.957687e-05;  // prelude_math.py:356
-    r = (r * z) + (-0.00080356235);  // prelude_math.py:357
-    r = (r * z) + 0.005190382;  // prelude_math.py:358
-    r = (r * z) + (-0.026854336);  // prelude_math.py:359
-    r = (r * z) + 0.1128358;  // prelude_math.py:360
-    r = (r * z) + (-0.37612623);  // prelude_math.py:361
-    r = (r * z) + 0.12837917;  // prelude_math.py:362
-    return a + (a * r);  // prelude_math.py:363
-}
-
-#line 386 "prelude_math.py"
-float ps_erf(float x_) {  // prelude_math.py:386
-#line 389 "prelude_math.py"
-    float a = abs(x_);  // prelude_math.py:389
-    float r = (a <= 1.0 ? ps_m_erf_small((a > 1.0 ? 1.0 : a)) : 1.0 - ps_m_erfc_tail((a > 1.0 ? a : 1.0)));  // prelude_math.py:390
-#line 392 "prelude_math.py"
-    return ps_copysign((ps_isnan_f32(x_) ? x_ : r), x_);  // prelude_math.py:392
-}
-
-float ps_erfc(float x_) {  // prelude_math.py:395
-#line 398 "prelude_math.py"
-    float a = abs(x_);  // prelude_math.py:398
-    bool mid = a < 0.5;  // prelude_math.py:399
-    float tail = ps_m_erfc_tail((mid ? 1.0 : a));  // prelude_math.py:400
-    float small = ps_m_erf_small((a > 1.0 ? 0.0 : a));  // prelude_math.py:401
-    float r = (mid ? 1.0 - ps_copysign(small, x_) : (x_ < 0.0 ? 2.0 - tail : tail));  // prelude_math.py:402
-    return (ps_isnan_f32(x_) ? x_ : r);  // prelude_math.py:403
-}
-
+float ps_copysign(float x_, float y_) {  // prelude_math.py:281
 #line 284 "prelude_math.py"
-float ps_hypot(float x_, float y_) {  // prelude_math.py:284
-#line 288 "prelude_math.py"
-    float a = abs(x_);  // prelude_math.py:288
-    float b = abs(y_);  // prelude_math.py:289
-    float big = (b > a ? b : a);  // prelude_math.py:290
-    bool up = big < 8.6736174e-19;  // prelude_math.py:291
-    bool down = big > 1.1529215e+18;  // prelude_math.py:292
-    float s = (up ? 1.1805916e+21 : (down ? 8.4703295e-22 : 1.0));  // prelude_math.py:293
-    float a2 = a * s;  // prelude_math.py:294
-    float b2 = b * s;  // prelude_math.py:295
-    float r = sqrt((a2 * a2) + (b2 * b2)) * (up ? 8.4703295e-22 : (down ? 1.1805916e+21 : 1.0));  // prelude_math.py:296
-#line 298 "prelude_math.py"
-    return ((a == uintBitsToFloat(0x7f800000u)) || (b == uintBitsToFloat(0x7f800000u)) ? uintBitsToFloat(0x7f800000u) : r);  // prelude_math.py:298
+    return intBitsToFloat((floatBitsToInt(x_) & 2147483647) | (floatBitsToInt(y_) & (-2147483647 - 1)));  // prelude_math.py:284
+}
+
+#line 235 "prelude_math.py"
+float ps_tanh(float x_) {  // prelude_math.py:235
+#line 239 "prelude_math.py"
+    float a = abs(x_);  // prelude_math.py:239
+    float t = ps_expm1((a >= 1.0 ? 2.0 * a : (-2.0) * a));  // prelude_math.py:240
+    float r = (a >= 1.0 ? 1.0 - (2.0 / (t + 2.0)) : (-t) / (t + 2.0));  // prelude_math.py:241
+    r = (a > 9.0 ? 1.0 : r);  // prelude_math.py:242
+    return ps_copysign((ps_isnan_f32(x_) ? x_ : r), x_);  // prelude_math.py:243
+}
+
+#line 117 "prelude_math.py"
+float ps_m_exp(float x_) {  // prelude_math.py:117
+#line 120 "prelude_math.py"
+    float k = ps_m_exp_k(x_);  // prelude_math.py:120
+    float p = ps_m_exp_p(x_, k);  // prelude_math.py:121
+    bool low = k < (-120.0);  // prelude_math.py:122
+    float h = ps_m_pow2((low ? k + 64.0 : k) - 1.0);  // prelude_math.py:123
+    float e = (h * (1.0 + p)) * (low ? 1.0842022e-19 : 2.0);  // prelude_math.py:124
+    return (ps_isnan_f32(x_) ? x_ : e);  // prelude_math.py:125
+}
+
+#line 212 "prelude_math.py"
+float ps_sinh(float x_) {  // prelude_math.py:212
+#line 216 "prelude_math.py"
+    float a = abs(x_);  // prelude_math.py:216
+    float e = ps_expm1((a > 88.0 ? 0.0 : a));  // prelude_math.py:217
+    float r = (a < 1.0 ? e - (0.5 * ((e * e) / (e + 1.0))) : 0.5 * (e + (e / (e + 1.0))));  // prelude_math.py:218
+#line 220 "prelude_math.py"
+    float w = ps_m_exp(0.5 * (a > 88.0 ? a : 0.0));  // prelude_math.py:220
+    r = (a > 88.0 ? (0.5 * w) * w : r);  // prelude_math.py:221
+    return ps_copysign((ps_isnan_f32(x_) ? x_ : r), x_);  // prelude_math.py:222
+}
+
+float ps_cosh(float x_) {  // prelude_math.py:225
+#line 228 "prelude_math.py"
+    float a = abs(x_);  // prelude_math.py:228
+    float t = ps_m_exp((a > 88.0 ? 0.0 : a));  // prelude_math.py:229
+    float w = ps_m_exp(0.5 * (a > 88.0 ? a : 0.0));  // prelude_math.py:230
+    float r = (a > 88.0 ? (0.5 * w) * w : (0.5 * t) + (0.5 / t));  // prelude_math.py:231
+    return (ps_isnan_f32(x_) ? a : r);  // prelude_math.py:232
+}
+
+#line 142 "prelude_math.py"
+int ps_m_log_bits(float u) {  // prelude_math.py:142
+#line 145 "prelude_math.py"
+    float us = (u < 1.1754944e-38 ? u * 33554432.0 : u);  // prelude_math.py:145
+    return floatBitsToInt(us) + 4913933;  // prelude_math.py:146
+}
+
+float ps_m_log_k(float u) {  // prelude_math.py:149
+#line 151 "prelude_math.py"
+    float k = intBitsToFloat(((ps_m_log_bits(u) >> 23u) - 127) + 1262485504) - 12582912.0;  // prelude_math.py:151
+    return k - (u < 1.1754944e-38 ? 25.0 : 0.0);  // prelude_math.py:152
+}
+
+float ps_m_log_f(float u) {  // prelude_math.py:155
+#line 157 "prelude_math.py"
+    return intBitsToFloat((ps_m_log_bits(u) & 8388607) + 1060439283) - 1.0;  // prelude_math.py:157
+}
+
+float ps_m_log1p_tail(float f) {  // prelude_math.py:160
+#line 164 "prelude_math.py"
+    float s = f / (2.0 + f);  // prelude_math.py:164
+    float z = s * s;  // prelude_math.py:165
+    float w = z * z;  // prelude_math.py:166
+    float t1 = w * (0.40000972 + (w * 0.24279079));  // prelude_math.py:167
+    float t2 = z * (0.6666666 + (w * 0.28498787));  // prelude_math.py:168
+    float hfsq = (0.5 * f) * f;  // prelude_math.py:169
+    return hfsq - (s * (hfsq + (t1 + t2)));  // prelude_math.py:170
+}
+
+float ps_log1p(float x_) {  // prelude_math.py:173
+#line 178 "prelude_math.py"
+    bool near = (x_ > (-0.29289323)) && (x_ < 0.41421357);  // prelude_math.py:178
+    float xn = (near ? x_ : 0.0);  // prelude_math.py:179
+    float u = 1.0 + (near ? 1.0 : x_);  // prelude_math.py:180
+    float k = ps_m_log_k(u);  // prelude_math.py:181
+    float f = ps_m_log_f(u);  // prelude_math.py:182
+    float c = (k > 0.0 ? 1.0 - (u - x_) : x_ - (u - 1.0)) / u;  // prelude_math.py:183
+    float r = (k * 0.69314575) + (f - (ps_m_log1p_tail(f) - ((k * 1.4286068e-06) + c)));  // prelude_math.py:184
+    r = (near ? xn - ps_m_log1p_tail(xn) : r);  // prelude_math.py:185
+    r = ((x_ == uintBitsToFloat(0x7f800000u)) || ps_isnan_f32(x_) ? x_ : r);  // prelude_math.py:186
+    return (x_ < (-1.0) ? uintBitsToFloat(0x7fc00000u) : (x_ == (-1.0) ? uintBitsToFloat(0xff800000u) : r));  // prelude_math.py:187
+}
+
+float ps_m_log(float x_) {  // prelude_math.py:190
+#line 192 "prelude_math.py"
+    float k = ps_m_log_k(x_);  // prelude_math.py:192
+    float f = ps_m_log_f(x_);  // prelude_math.py:193
+    return (k * 0.69314575) + (f - (ps_m_log1p_tail(f) - (k * 1.4286068e-06)));  // prelude_math.py:194
+}
+
+#line 246 "prelude_math.py"
+float ps_asinh(float x_) {  // prelude_math.py:246
+#line 249 "prelude_math.py"
+    float a = abs(x_);  // prelude_math.py:249
+    bool big = a > 4096.0;  // prelude_math.py:250
+    float am = (big ? 1.0 : a);  // prelude_math.py:251
+    float r = ps_log1p(am + ((am * am) / (1.0 + sqrt(1.0 + (am * am)))));  // prelude_math.py:252
+    r = (big ? ps_m_log((big ? a : 1.0)) + 0.6931472 : r);  // prelude_math.py:253
+    r = ((a == uintBitsToFloat(0x7f800000u)) || ps_isnan_f32(x_) ? a : r);  // prelude_math.py:254
+    return ps_copysign(r, x_);  // prelude_math.py:255
+}
+
+float ps_acosh(float x_) {  // prelude_math.py:258
+#line 261 "prelude_math.py"
+    bool big = x_ > 4096.0;  // prelude_math.py:261
+    float t = (big || (x_ < 1.0) ? 0.0 : x_ - 1.0);  // prelude_math.py:262
+    float r = ps_log1p(t + sqrt(t * (2.0 + t)));  // prelude_math.py:263
+    r = (big ? ps_m_log((big ? x_ : 1.0)) + 0.6931472 : r);  // prelude_math.py:264
+    r = ((x_ == uintBitsToFloat(0x7f800000u)) || ps_isnan_f32(x_) ? x_ : r);  // prelude_math.py:265
+    return (x_ < 1.0 ? uintBitsToFloat(0x7fc00000u) : r);  // prelude_math.py:266
+}
+
+float ps_atanh(float x_) {  // prelude_math.py:269
+#line 272 "prelude_math.py"
+    float a = abs(x_);  // prelude_math.py:272
+    float d = 1.0 - a;  // prelude_math.py:273
+    float small = (2.0 * a) + (((2.0 * a) * a) / d);  // prelude_math.py:274
+    float r = 0.5 * ps_log1p((a < 0.5 ? small : (2.0 * a) / d));  // prelude_math.py:275
+    r = (a > 1.0 ? uintBitsToFloat(0x7fc00000u) : (a == 1.0 ? uintBitsToFloat(0x7f800000u) : r));  // prelude_math.py:276
+    return ps_copysign((ps_isnan_f32(x_) ? x_ : r), x_);  // prelude_math.py:277
+}
+
+#line 197 "prelude_math.py"
+float ps_log10(float x_) {  // prelude_math.py:197
+#line 200 "prelude_math.py"
+    float k = ps_m_log_k(x_);  // prelude_math.py:200
+    float f = ps_m_log_f(x_);  // prelude_math.py:201
+    float r = (k * 0.3010254) + ((k * 4.605039e-06) + ((f - ps_m_log1p_tail(f)) * 0.4342945));  // prelude_math.py:202
+    r = ((x_ == uintBitsToFloat(0x7f800000u)) || ps_isnan_f32(x_) ? x_ : r);  // prelude_math.py:203
+    return (x_ < 0.0 ? uintBitsToFloat(0x7fc00000u) : (x_ == 0.0 ? uintBitsToFloat(0xff800000u) : r));  // prelude_math.py:204
+}
+
+#line 369 "prelude_math.py"
+float ps_m_erfc_tail(float a) {  // prelude_math.py:369
+#line 373 "prelude_math.py"
+    a = (a > 11.0 ? 11.0 : a);  // prelude_math.py:373
+    float t = 1.0 / (1.0 + (0.5 * a));  // prelude_math.py:374
+    float q = -0.075329505;  // prelude_math.py:375
+    q = (q * t) + 0.35497063;  // prelude_math.py:376
+    q = (q * t) + (-0.61752343);  // prelude_math.py:377
+    q = (q * t) + 0.41292435;  // prelude_math.py:378
+    q = (q * t) + (-0.11221451);  // prelude_math.py:379
+    q = (q * t) + 0.23708612;  // prelude_math.py:380
+    q = (q * t) + 0.23438479;  // prelude_math.py:381
+    q = (q * t) + 0.28371438;  // prelude_math.py:382
+    q = (q * t) + 0.28197366;  // prelude_math.py:383
+    q = (q * t) + 3.959179e-06;  // prelude_math.py:384
+    float h = intBitsToFloat(floatBitsToInt(a) & (-4096));  // prelude_math.py:385
+    return (ps_m_exp(-(h * h)) * ps_m_exp(-((a - h) * (a + h)))) * q;  // prelude_math.py:386
+}
+
+#line 356 "prelude_math.py"
+float ps_m_erf_small(float a) {  // prelude_math.py:356
+#line 358 "prelude_math.py"
+    float z = a * a;  // prelude_math.py:358
+    float r = 7.957687e-05;  // prelude_math.py:359
+    r = (r * z) + (-0.00080356235);  // prelude_math.py:360
+    r = (r * z) + 0.005190382;  // prelude_math.py:361
+    r = (r * z) + (-0.026854336);  // prelude_math.py:362
+    r = (r * z) + 0.1128358;  // prelude_math.py:363
+    r = (r * z) + (-0.37612623);  // prelude_math.py:364
+    r = (r * z) + 0.12837917;  // prelude_math.py:365
+    return a + (a * r);  // prelude_math.py:366
+}
+
+#line 389 "prelude_math.py"
+float ps_erf(float x_) {  // prelude_math.py:389
+#line 392 "prelude_math.py"
+    float a = abs(x_);  // prelude_math.py:392
+    float r = (a <= 1.0 ? ps_m_erf_small((a > 1.0 ? 1.0 : a)) : 1.0 - ps_m_erfc_tail((a > 1.0 ? a : 1.0)));  // prelude_math.py:393
+#line 395 "prelude_math.py"
+    return ps_copysign((ps_isnan_f32(x_) ? x_ : r), x_);  // prelude_math.py:395
+}
+
+float ps_erfc(float x_) {  // prelude_math.py:398
+#line 401 "prelude_math.py"
+    float a = abs(x_);  // prelude_math.py:401
+    bool mid = a < 0.5;  // prelude_math.py:402
+    float tail = ps_m_erfc_tail((mid ? 1.0 : a));  // prelude_math.py:403
+    float small = ps_m_erf_small((a > 1.0 ? 0.0 : a));  // prelude_math.py:404
+    float r = (mid ? 1.0 - ps_copysign(small, x_) : (x_ < 0.0 ? 2.0 - tail : tail));  // prelude_math.py:405
+    return (ps_isnan_f32(x_) ? x_ : r);  // prelude_math.py:406
+}
+
+#line 287 "prelude_math.py"
+float ps_hypot(float x_, float y_) {  // prelude_math.py:287
+#line 291 "prelude_math.py"
+    float a = abs(x_);  // prelude_math.py:291
+    float b = abs(y_);  // prelude_math.py:292
+    float big = (b > a ? b : a);  // prelude_math.py:293
+    bool up = big < 8.6736174e-19;  // prelude_math.py:294
+    bool down = big > 1.1529215e+18;  // prelude_math.py:295
+    float s = (up ? 1.1805916e+21 : (down ? 8.4703295e-22 : 1.0));  // prelude_math.py:296
+    float a2 = a * s;  // prelude_math.py:297
+    float b2 = b * s;  // prelude_math.py:298
+    float r = sqrt((a2 * a2) + (b2 * b2)) * (up ? 8.4703295e-22 : (down ? 1.1805916e+21 : 1.0));  // prelude_math.py:299
+#line 301 "prelude_math.py"
+    return ((a == uintBitsToFloat(0x7f800000u)) || (b == uintBitsToFloat(0x7f800000u)) ? uintBitsToFloat(0x7f800000u) : r);  // prelude_math.py:301
 }
 
 #line 239 "prelude.py"
@@ -285,41 +285,41 @@ bool ps_isinf_f32(float x_) {  // prelude.py:261
     return ps_inf_bits_i32(floatBitsToInt(x_));  // prelude.py:263
 }
 
-#line 301 "prelude_math.py"
-float ps_fmod(float x_, float y_) {  // prelude_math.py:301
+#line 304 "prelude_math.py"
+float ps_fmod(float x_, float y_) {  // prelude_math.py:304
     int i = 0;
-#line 305 "prelude_math.py"
-    float ax = abs(x_);  // prelude_math.py:305
-    float ay = abs(y_);  // prelude_math.py:306
-    if (ps_isnan_f32(x_) || ps_isnan_f32(y_) || ps_isinf_f32(x_) || (ay == 0.0)) {  // prelude_math.py:307
-        return uintBitsToFloat(0x7fc00000u);  // prelude_math.py:308
+#line 308 "prelude_math.py"
+    float ax = abs(x_);  // prelude_math.py:308
+    float ay = abs(y_);  // prelude_math.py:309
+    if (ps_isnan_f32(x_) || ps_isnan_f32(y_) || ps_isinf_f32(x_) || (ay == 0.0)) {  // prelude_math.py:310
+        return uintBitsToFloat(0x7fc00000u);  // prelude_math.py:311
     }
-#line 309 "prelude_math.py"
-    if (ax < ay) {  // prelude_math.py:309
-        return x_;  // prelude_math.py:310
+#line 312 "prelude_math.py"
+    if (ax < ay) {  // prelude_math.py:312
+        return x_;  // prelude_math.py:313
     }
-#line 311 "prelude_math.py"
-    float t = ay;  // prelude_math.py:311
-    int n = 0;  // prelude_math.py:312
-    while ((t + t) <= ax) {  // prelude_math.py:313
-        t = t + t;  // prelude_math.py:314
-        n = n + 1;  // prelude_math.py:315
+#line 314 "prelude_math.py"
+    float t = ay;  // prelude_math.py:314
+    int n = 0;  // prelude_math.py:315
+    while ((t + t) <= ax) {  // prelude_math.py:316
+        t = t + t;  // prelude_math.py:317
+        n = n + 1;  // prelude_math.py:318
     }
-#line 316 "prelude_math.py"
-    float r = ax;  // prelude_math.py:316
-    int end_1 = n + 1;  // prelude_math.py:317
-#line 317 "prelude_math.py"
-    for (int i_1 = 0; i_1 < end_1; i_1 += 1) {  // prelude_math.py:317
-#line 317 "prelude_math.py"
-        i = i_1;  // prelude_math.py:317
-        if (r >= t) {  // prelude_math.py:318
-            r = r - t;  // prelude_math.py:319
-        }
+#line 319 "prelude_math.py"
+    float r = ax;  // prelude_math.py:319
+    int end_1 = n + 1;  // prelude_math.py:320
 #line 320 "prelude_math.py"
-        t = t * 0.5;  // prelude_math.py:320
+    for (int i_1 = 0; i_1 < end_1; i_1 += 1) {  // prelude_math.py:320
+#line 320 "prelude_math.py"
+        i = i_1;  // prelude_math.py:320
+        if (r >= t) {  // prelude_math.py:321
+            r = r - t;  // prelude_math.py:322
+        }
+#line 323 "prelude_math.py"
+        t = t * 0.5;  // prelude_math.py:323
     }
-#line 321 "prelude_math.py"
-    return (x_ < 0.0 ? -r : r);  // prelude_math.py:321
+#line 324 "prelude_math.py"
+    return (x_ < 0.0 ? -r : r);  // prelude_math.py:324
 }
 
 #line 19 "math_more.py"

@@ -14,32 +14,32 @@ uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:82
     return (a / (b == 0u ? 1u : b));  // prelude.py:84
 }
 
-#line 92 "prelude_math.py"
-vec4 ps_m_exp_k(vec4 x_) {  // prelude_math.py:92
-#line 94 "prelude_math.py"
-    vec4 xc = mix(mix(x_, vec4(89.0), greaterThan(x_, vec4(89.0))), vec4(-110.0), lessThan(x_, vec4(-110.0)));  // prelude_math.py:94
-    return floor((xc * vec4(1.442695)) + vec4(0.5));  // prelude_math.py:95
+#line 95 "prelude_math.py"
+vec4 ps_m_exp_k(vec4 x_) {  // prelude_math.py:95
+#line 97 "prelude_math.py"
+    vec4 xc = mix(mix(x_, vec4(89.0), greaterThan(x_, vec4(89.0))), vec4(-110.0), lessThan(x_, vec4(-110.0)));  // prelude_math.py:97
+    return floor((xc * vec4(1.442695)) + vec4(0.5));  // prelude_math.py:98
 }
 
-vec4 ps_m_exp_p(vec4 x_, vec4 k) {  // prelude_math.py:98
-#line 102 "prelude_math.py"
-    vec4 xc = mix(mix(x_, vec4(89.0), greaterThan(x_, vec4(89.0))), vec4(-110.0), lessThan(x_, vec4(-110.0)));  // prelude_math.py:102
-    vec4 r = (xc - (k * vec4(0.69314575))) - (k * vec4(1.4286068e-06));  // prelude_math.py:103
-    vec4 q = vec4(2.4801588e-05);  // prelude_math.py:104
-    q = (q * r) + vec4(0.0001984127);  // prelude_math.py:105
-    q = (q * r) + vec4(0.0013888889);  // prelude_math.py:106
-    q = (q * r) + vec4(0.008333334);  // prelude_math.py:107
-    q = (q * r) + vec4(0.041666668);  // prelude_math.py:108
-    q = (q * r) + vec4(0.16666667);  // prelude_math.py:109
-    q = (q * r) + vec4(0.5);  // prelude_math.py:110
-    return r + ((r * r) * q);  // prelude_math.py:111
+vec4 ps_m_exp_p(vec4 x_, vec4 k) {  // prelude_math.py:101
+#line 105 "prelude_math.py"
+    vec4 xc = mix(mix(x_, vec4(89.0), greaterThan(x_, vec4(89.0))), vec4(-110.0), lessThan(x_, vec4(-110.0)));  // prelude_math.py:105
+    vec4 r = (xc - (k * vec4(0.69314575))) - (k * vec4(1.4286068e-06));  // prelude_math.py:106
+    vec4 q = vec4(2.4801588e-05);  // prelude_math.py:107
+    q = (q * r) + vec4(0.0001984127);  // prelude_math.py:108
+    q = (q * r) + vec4(0.0013888889);  // prelude_math.py:109
+    q = (q * r) + vec4(0.008333334);  // prelude_math.py:110
+    q = (q * r) + vec4(0.041666668);  // prelude_math.py:111
+    q = (q * r) + vec4(0.16666667);  // prelude_math.py:112
+    q = (q * r) + vec4(0.5);  // prelude_math.py:113
+    return r + ((r * r) * q);  // prelude_math.py:114
 }
 
-#line 85 "prelude_math.py"
-vec4 ps_m_pow2(vec4 k) {  // prelude_math.py:85
 #line 88 "prelude_math.py"
-    ivec4 e = floatBitsToInt(k + vec4(12583039.0)) - floatBitsToInt(vec4(12582912.0));  // prelude_math.py:88
-    return intBitsToFloat(e << 23u);  // prelude_math.py:89
+vec4 ps_m_pow2(vec4 k) {  // prelude_math.py:88
+#line 91 "prelude_math.py"
+    ivec4 e = floatBitsToInt(k + vec4(12583039.0)) - floatBitsToInt(vec4(12582912.0));  // prelude_math.py:91
+    return intBitsToFloat(e << 23u);  // prelude_math.py:92
 }
 
 #line 234 "prelude.py"
@@ -54,223 +54,223 @@ bvec4 ps_isnan_vec4(vec4 x_) {  // prelude.py:256
     return ps_nan_bits_ivec4(floatBitsToInt(x_));  // prelude.py:258
 }
 
-#line 125 "prelude_math.py"
-vec4 ps_expm1(vec4 x_) {  // prelude_math.py:125
 #line 128 "prelude_math.py"
-    vec4 k = ps_m_exp_k(x_);  // prelude_math.py:128
-    vec4 p = ps_m_exp_p(x_, k);  // prelude_math.py:129
-    vec4 h = ps_m_pow2(k - vec4(1.0));  // prelude_math.py:130
-    vec4 e = ((h - vec4(0.5)) + (h * p)) * vec4(2.0);  // prelude_math.py:131
-    e = mix(e, vec4(-1.0), lessThan(x_, vec4(-18.0)));  // prelude_math.py:132
-    return mix(e, x_, bvec4(uvec4(equal(x_, vec4(0.0))) | uvec4(ps_isnan_vec4(x_))));  // prelude_math.py:133
+vec4 ps_expm1(vec4 x_) {  // prelude_math.py:128
+#line 131 "prelude_math.py"
+    vec4 k = ps_m_exp_k(x_);  // prelude_math.py:131
+    vec4 p = ps_m_exp_p(x_, k);  // prelude_math.py:132
+    vec4 h = ps_m_pow2(k - vec4(1.0));  // prelude_math.py:133
+    vec4 e = ((h - vec4(0.5)) + (h * p)) * vec4(2.0);  // prelude_math.py:134
+    e = mix(e, vec4(-1.0), lessThan(x_, vec4(-18.0)));  // prelude_math.py:135
+    return mix(e, x_, bvec4(uvec4(equal(x_, vec4(0.0))) | uvec4(ps_isnan_vec4(x_))));  // prelude_math.py:136
 }
 
-#line 278 "prelude_math.py"
-vec4 ps_copysign(vec4 x_, vec4 y_) {  // prelude_math.py:278
 #line 281 "prelude_math.py"
-    return intBitsToFloat((floatBitsToInt(x_) & 2147483647) | (floatBitsToInt(y_) & (-2147483647 - 1)));  // prelude_math.py:281
-}
-
-#line 232 "prelude_math.py"
-vec4 ps_tanh(vec4 x_) {  // prelude_math.py:232
-#line 236 "prelude_math.py"
-    vec4 a = abs(x_);  // prelude_math.py:236
-    vec4 t = ps_expm1(mix(vec4(-2.0) * a, vec4(2.0) * a, greaterThanEqual(a, vec4(1.0))));  // prelude_math.py:237
-    vec4 r = mix((-t) / (t + vec4(2.0)), vec4(1.0) - (vec4(2.0) / (t + vec4(2.0))), greaterThanEqual(a, vec4(1.0)));  // prelude_math.py:238
-    r = mix(r, vec4(1.0), greaterThan(a, vec4(9.0)));  // prelude_math.py:239
-    return ps_copysign(mix(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:240
-}
-
-#line 114 "prelude_math.py"
-vec4 ps_m_exp(vec4 x_) {  // prelude_math.py:114
-#line 117 "prelude_math.py"
-    vec4 k = ps_m_exp_k(x_);  // prelude_math.py:117
-    vec4 p = ps_m_exp_p(x_, k);  // prelude_math.py:118
-    bvec4 low = lessThan(k, vec4(-120.0));  // prelude_math.py:119
-    vec4 h = ps_m_pow2(mix(k, k + vec4(64.0), low) - vec4(1.0));  // prelude_math.py:120
-    vec4 e = (h * (vec4(1.0) + p)) * mix(vec4(2.0), vec4(1.0842022e-19), low);  // prelude_math.py:121
-    return mix(e, x_, ps_isnan_vec4(x_));  // prelude_math.py:122
-}
-
-#line 209 "prelude_math.py"
-vec4 ps_sinh(vec4 x_) {  // prelude_math.py:209
-#line 213 "prelude_math.py"
-    vec4 a = abs(x_);  // prelude_math.py:213
-    vec4 e = ps_expm1(mix(a, vec4(0.0), greaterThan(a, vec4(88.0))));  // prelude_math.py:214
-    vec4 r = mix(vec4(0.5) * (e + (e / (e + vec4(1.0)))), e - (vec4(0.5) * ((e * e) / (e + vec4(1.0)))), lessThan(a, vec4(1.0)));  // prelude_math.py:215
-#line 217 "prelude_math.py"
-    vec4 w = ps_m_exp(vec4(0.5) * mix(vec4(0.0), a, greaterThan(a, vec4(88.0))));  // prelude_math.py:217
-    r = mix(r, (vec4(0.5) * w) * w, greaterThan(a, vec4(88.0)));  // prelude_math.py:218
-    return ps_copysign(mix(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:219
-}
-
-vec4 ps_cosh(vec4 x_) {  // prelude_math.py:222
-#line 225 "prelude_math.py"
-    vec4 a = abs(x_);  // prelude_math.py:225
-    vec4 t = ps_m_exp(mix(a, vec4(0.0), greaterThan(a, vec4(88.0))));  // prelude_math.py:226
-    vec4 w = ps_m_exp(vec4(0.5) * mix(vec4(0.0), a, greaterThan(a, vec4(88.0))));  // prelude_math.py:227
-    vec4 r = mix((vec4(0.5) * t) + (vec4(0.5) / t), (vec4(0.5) * w) * w, greaterThan(a, vec4(88.0)));  // prelude_math.py:228
-    return mix(r, a, ps_isnan_vec4(x_));  // prelude_math.py:229
-}
-
-#line 139 "prelude_math.py"
-ivec4 ps_m_log_bits(vec4 u) {  // prelude_math.py:139
-#line 142 "prelude_math.py"
-    vec4 us = mix(u, u * vec4(33554432.0), lessThan(u, vec4(1.1754944e-38)));  // prelude_math.py:142
-    return floatBitsToInt(us) + 4913933;  // prelude_math.py:143
-}
-
-vec4 ps_m_log_k(vec4 u) {  // prelude_math.py:146
-#line 148 "prelude_math.py"
-    vec4 k = intBitsToFloat(((ps_m_log_bits(u) >> 23u) - 127) + 1262485504) - vec4(12582912.0);  // prelude_math.py:148
-    return k - mix(vec4(0.0), vec4(25.0), lessThan(u, vec4(1.1754944e-38)));  // prelude_math.py:149
-}
-
-vec4 ps_m_log_f(vec4 u) {  // prelude_math.py:152
-#line 154 "prelude_math.py"
-    return intBitsToFloat((ps_m_log_bits(u) & 8388607) + 1060439283) - vec4(1.0);  // prelude_math.py:154
-}
-
-vec4 ps_m_log1p_tail(vec4 f) {  // prelude_math.py:157
-#line 161 "prelude_math.py"
-    vec4 s = f / (vec4(2.0) + f);  // prelude_math.py:161
-    vec4 z = s * s;  // prelude_math.py:162
-    vec4 w = z * z;  // prelude_math.py:163
-    vec4 t1 = w * (vec4(0.40000972) + (w * vec4(0.24279079)));  // prelude_math.py:164
-    vec4 t2 = z * (vec4(0.6666666) + (w * vec4(0.28498787)));  // prelude_math.py:165
-    vec4 hfsq = (vec4(0.5) * f) * f;  // prelude_math.py:166
-    return hfsq - (s * (hfsq + (t1 + t2)));  // prelude_math.py:167
-}
-
-vec4 ps_log1p(vec4 x_) {  // prelude_math.py:170
-#line 175 "prelude_math.py"
-    bvec4 near = bvec4(uvec4(greaterThan(x_, vec4(-0.29289323))) & uvec4(lessThan(x_, vec4(0.41421357))));  // prelude_math.py:175
-    vec4 xn = mix(vec4(0.0), x_, near);  // prelude_math.py:176
-    vec4 u = vec4(1.0) + mix(x_, vec4(1.0), near);  // prelude_math.py:177
-    vec4 k = ps_m_log_k(u);  // prelude_math.py:178
-    vec4 f = ps_m_log_f(u);  // prelude_math.py:179
-    vec4 c = mix(x_ - (u - vec4(1.0)), vec4(1.0) - (u - x_), greaterThan(k, vec4(0.0))) / u;  // prelude_math.py:180
-    vec4 r = (k * vec4(0.69314575)) + (f - (ps_m_log1p_tail(f) - ((k * vec4(1.4286068e-06)) + c)));  // prelude_math.py:181
-    r = mix(r, xn - ps_m_log1p_tail(xn), near);  // prelude_math.py:182
-    r = mix(r, x_, bvec4(uvec4(equal(x_, vec4(uintBitsToFloat(0x7f800000u)))) | uvec4(ps_isnan_vec4(x_))));  // prelude_math.py:183
-    return mix(mix(r, vec4(uintBitsToFloat(0xff800000u)), equal(x_, vec4(-1.0))), vec4(uintBitsToFloat(0x7fc00000u)), lessThan(x_, vec4(-1.0)));  // prelude_math.py:184
-}
-
-vec4 ps_m_log(vec4 x_) {  // prelude_math.py:187
-#line 189 "prelude_math.py"
-    vec4 k = ps_m_log_k(x_);  // prelude_math.py:189
-    vec4 f = ps_m_log_f(x_);  // prelude_math.py:190
-    return (k * vec4(0.69314575)) + (f - (ps_m_log1p_tail(f) - (k * vec4(1.4286068e-06))));  // prelude_math.py:191
-}
-
-#line 243 "prelude_math.py"
-vec4 ps_asinh(vec4 x_) {  // prelude_math.py:243
-#line 246 "prelude_math.py"
-    vec4 a = abs(x_);  // prelude_math.py:246
-    bvec4 big = greaterThan(a, vec4(4096.0));  // prelude_math.py:247
-    vec4 am = mix(a, vec4(1.0), big);  // prelude_math.py:248
-    vec4 r = ps_log1p(am + ((am * am) / (vec4(1.0) + sqrt(vec4(1.0) + (am * am)))));  // prelude_math.py:249
-    r = mix(r, ps_m_log(mix(vec4(1.0), a, big)) + vec4(0.6931472), big);  // prelude_math.py:250
-    r = mix(r, a, bvec4(uvec4(equal(a, vec4(uintBitsToFloat(0x7f800000u)))) | uvec4(ps_isnan_vec4(x_))));  // prelude_math.py:251
-    return ps_copysign(r, x_);  // prelude_math.py:252
-}
-
-vec4 ps_acosh(vec4 x_) {  // prelude_math.py:255
-#line 258 "prelude_math.py"
-    bvec4 big = greaterThan(x_, vec4(4096.0));  // prelude_math.py:258
-    vec4 t = mix(x_ - vec4(1.0), vec4(0.0), bvec4(uvec4(big) | uvec4(lessThan(x_, vec4(1.0)))));  // prelude_math.py:259
-    vec4 r = ps_log1p(t + sqrt(t * (vec4(2.0) + t)));  // prelude_math.py:260
-    r = mix(r, ps_m_log(mix(vec4(1.0), x_, big)) + vec4(0.6931472), big);  // prelude_math.py:261
-    r = mix(r, x_, bvec4(uvec4(equal(x_, vec4(uintBitsToFloat(0x7f800000u)))) | uvec4(ps_isnan_vec4(x_))));  // prelude_math.py:262
-    return mix(r, vec4(uintBitsToFloat(0x7fc00000u)), lessThan(x_, vec4(1.0)));  // prelude_math.py:263
-}
-
-vec4 ps_atanh(vec4 x_) {  // prelude_math.py:266
-#line 269 "prelude_math.py"
-    vec4 a = abs(x_);  // prelude_math.py:269
-    vec4 d = vec4(1.0) - a;  // prelude_math.py:270
-    vec4 small = (vec4(2.0) * a) + (((vec4(2.0) * a) * a) / d);  // prelude_math.py:271
-    vec4 r = vec4(0.5) * ps_log1p(mix((vec4(2.0) * a) / d, small, lessThan(a, vec4(0.5))));  // prelude_math.py:272
-    r = mix(mix(r, vec4(uintBitsToFloat(0x7f800000u)), equal(a, vec4(1.0))), vec4(uintBitsToFloat(0x7fc00000u)), greaterThan(a, vec4(1.0)));  // prelude_math.py:273
-    return ps_copysign(mix(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:274
-}
-
-#line 194 "prelude_math.py"
-vec4 ps_log10(vec4 x_) {  // prelude_math.py:194
-#line 197 "prelude_math.py"
-    vec4 k = ps_m_log_k(x_);  // prelude_math.py:197
-    vec4 f = ps_m_log_f(x_);  // prelude_math.py:198
-    vec4 r = (k * vec4(0.3010254)) + ((k * vec4(4.605039e-06)) + ((f - ps_m_log1p_tail(f)) * vec4(0.4342945)));  // prelude_math.py:199
-    r = mix(r, x_, bvec4(uvec4(equal(x_, vec4(uintBitsToFloat(0x7f800000u)))) | uvec4(ps_isnan_vec4(x_))));  // prelude_math.py:200
-    return mix(mix(r, vec4(uintBitsToFloat(0xff800000u)), equal(x_, vec4(0.0))), vec4(uintBitsToFloat(0x7fc00000u)), lessThan(x_, vec4(0.0)));  // prelude_math.py:201
-}
-
-#line 366 "prelude_math.py"
-vec4 ps_m_erfc_tail(vec4 a) {  // prelude_math.py:366
-#line 370 "prelude_math.py"
-    a = mix(a, vec4(11.0), greaterThan(a, vec4(11.0)));  // prelude_math.py:370
-    vec4 t = vec4(1.0) / (vec4(1.0) + (vec4(0.5) * a));  // prelude_math.py:371
-    vec4 q = vec4(-0.075329505);  // prelude_math.py:372
-    q = (q * t) + vec4(0.35497063);  // prelude_math.py:373
-    q = (q * t) + vec4(-0.61752343);  // prelude_math.py:374
-    q = (q * t) + vec4(0.41292435);  // prelude_math.py:375
-    q = (q * t) + vec4(-0.11221451);  // prelude_math.py:376
-    q = (q * t) + vec4(0.23708612);  // prelude_math.py:377
-    q = (q * t) + vec4(0.23438479);  // prelude_math.py:378
-    q = (q * t) + vec4(0.28371438);  // prelude_math.py:379
-    q = (q * t) + vec4(0.28197366);  // prelude_math.py:380
-    q = (q * t) + vec4(3.959179e-06);  // prelude_math.py:381
-    vec4 h = intBitsToFloat(floatBitsToInt(a) & (-4096));  // prelude_math.py:382
-    return (ps_m_exp(-(h * h)) * ps_m_exp(-((a - h) * (a + h)))) * q;  // prelude_math.py:383
-}
-
-#line 353 "prelude_math.py"
-vec4 ps_m_erf_small(vec4 a) {  // prelude_math.py:353
-#line 355 "prelude_math.py"
-    vec4 z = a * a;  // prelude_math.py:355
-    vec4 r = vec4(7.957687e-05);  // prelude_math.py:356
-    r = (r * z) + vec4(-0.00080356235);  // prelude_math.py:357
-    r = (r * z) + vec4(0.005190382);  // prelude_math.py:358
-    r = (r * z) + vec4(-0.026854336);  // prelude_math.py:359
-    r = (r * z) + vec4(0.1128358);  // prelude_math.py:360
-    r = (r * z) + vec4(-0.37612623);  // prelude_math.py:361
-    r = (r * z) + vec4(0.12837917);  // prelude_math.py:362
-    return a + (a * r);  // prelude_math.py:363
-}
-
-#line 386 "prelude_math.py"
-vec4 ps_erf(vec4 x_) {  // prelude_math.py:386
-#line 389 "prelude_math.py"
-    vec4 a = abs(x_);  // prelude_math.py:389
-    vec4 r = mix(vec4(1.0) - ps_m_erfc_tail(mix(vec4(1.0), a, greaterThan(a, vec4(1.0)))), ps_m_erf_small(mix(a, vec4(1.0), greaterThan(a, vec4(1.0)))), lessThanEqual(a, vec4(1.0)));  // prelude_math.py:390
-#line 392 "prelude_math.py"
-    return ps_copysign(mix(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:392
-}
-
-vec4 ps_erfc(vec4 x_) {  // prelude_math.py:395
-#line 398 "prelude_math.py"
-    vec4 a = abs(x_);  // prelude_math.py:398
-    bvec4 mid = lessThan(a, vec4(0.5));  // prelude_math.py:399
-    vec4 tail = ps_m_erfc_tail(mix(a, vec4(1.0), mid));  // prelude_math.py:400
-    vec4 small = ps_m_erf_small(mix(a, vec4(0.0), greaterThan(a, vec4(1.0))));  // prelude_math.py:401
-    vec4 r = mix(mix(tail, vec4(2.0) - tail, lessThan(x_, vec4(0.0))), vec4(1.0) - ps_copysign(small, x_), mid);  // prelude_math.py:402
-    return mix(r, x_, ps_isnan_vec4(x_));  // prelude_math.py:403
-}
-
+vec4 ps_copysign(vec4 x_, vec4 y_) {  // prelude_math.py:281
 #line 284 "prelude_math.py"
-vec4 ps_hypot(vec4 x_, vec4 y_) {  // prelude_math.py:284
-#line 288 "prelude_math.py"
-    vec4 a = abs(x_);  // prelude_math.py:288
-    vec4 b = abs(y_);  // prelude_math.py:289
-    vec4 big = mix(a, b, greaterThan(b, a));  // prelude_math.py:290
-    bvec4 up = lessThan(big, vec4(8.6736174e-19));  // prelude_math.py:291
-    bvec4 down = greaterThan(big, vec4(1.1529215e+18));  // prelude_math.py:292
-    vec4 s = mix(mix(vec4(1.0), vec4(8.4703295e-22), down), vec4(1.1805916e+21), up);  // prelude_math.py:293
-    vec4 a2 = a * s;  // prelude_math.py:294
-    vec4 b2 = b * s;  // prelude_math.py:295
-    vec4 r = sqrt((a2 * a2) + (b2 * b2)) * mix(mix(vec4(1.0), vec4(1.1805916e+21), down), vec4(8.4703295e-22), up);  // prelude_math.py:296
-#line 298 "prelude_math.py"
-    return mix(r, vec4(uintBitsToFloat(0x7f800000u)), bvec4(uvec4(equal(a, vec4(uintBitsToFloat(0x7f800000u)))) | uvec4(equal(b, vec4(uintBitsToFloat(0x7f800000u))))));  // prelude_math.py:298
+    return intBitsToFloat((floatBitsToInt(x_) & 2147483647) | (floatBitsToInt(y_) & (-2147483647 - 1)));  // prelude_math.py:284
+}
+
+#line 235 "prelude_math.py"
+vec4 ps_tanh(vec4 x_) {  // prelude_math.py:235
+#line 239 "prelude_math.py"
+    vec4 a = abs(x_);  // prelude_math.py:239
+    vec4 t = ps_expm1(mix(vec4(-2.0) * a, vec4(2.0) * a, greaterThanEqual(a, vec4(1.0))));  // prelude_math.py:240
+    vec4 r = mix((-t) / (t + vec4(2.0)), vec4(1.0) - (vec4(2.0) / (t + vec4(2.0))), greaterThanEqual(a, vec4(1.0)));  // prelude_math.py:241
+    r = mix(r, vec4(1.0), greaterThan(a, vec4(9.0)));  // prelude_math.py:242
+    return ps_copysign(mix(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:243
+}
+
+#line 117 "prelude_math.py"
+vec4 ps_m_exp(vec4 x_) {  // prelude_math.py:117
+#line 120 "prelude_math.py"
+    vec4 k = ps_m_exp_k(x_);  // prelude_math.py:120
+    vec4 p = ps_m_exp_p(x_, k);  // prelude_math.py:121
+    bvec4 low = lessThan(k, vec4(-120.0));  // prelude_math.py:122
+    vec4 h = ps_m_pow2(mix(k, k + vec4(64.0), low) - vec4(1.0));  // prelude_math.py:123
+    vec4 e = (h * (vec4(1.0) + p)) * mix(vec4(2.0), vec4(1.0842022e-19), low);  // prelude_math.py:124
+    return mix(e, x_, ps_isnan_vec4(x_));  // prelude_math.py:125
+}
+
+#line 212 "prelude_math.py"
+vec4 ps_sinh(vec4 x_) {  // prelude_math.py:212
+#line 216 "prelude_math.py"
+    vec4 a = abs(x_);  // prelude_math.py:216
+    vec4 e = ps_expm1(mix(a, vec4(0.0), greaterThan(a, vec4(88.0))));  // prelude_math.py:217
+    vec4 r = mix(vec4(0.5) * (e + (e / (e + vec4(1.0)))), e - (vec4(0.5) * ((e * e) / (e + vec4(1.0)))), lessThan(a, vec4(1.0)));  // prelude_math.py:218
+#line 220 "prelude_math.py"
+    vec4 w = ps_m_exp(vec4(0.5) * mix(vec4(0.0), a, greaterThan(a, vec4(88.0))));  // prelude_math.py:220
+    r = mix(r, (vec4(0.5) * w) * w, greaterThan(a, vec4(88.0)));  // prelude_math.py:221
+    return ps_copysign(mix(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:222
+}
+
+vec4 ps_cosh(vec4 x_) {  // prelude_math.py:225
+#line 228 "prelude_math.py"
+    vec4 a = abs(x_);  // prelude_math.py:228
+    vec4 t = ps_m_exp(mix(a, vec4(0.0), greaterThan(a, vec4(88.0))));  // prelude_math.py:229
+    vec4 w = ps_m_exp(vec4(0.5) * mix(vec4(0.0), a, greaterThan(a, vec4(88.0))));  // prelude_math.py:230
+    vec4 r = mix((vec4(0.5) * t) + (vec4(0.5) / t), (vec4(0.5) * w) * w, greaterThan(a, vec4(88.0)));  // prelude_math.py:231
+    return mix(r, a, ps_isnan_vec4(x_));  // prelude_math.py:232
+}
+
+#line 142 "prelude_math.py"
+ivec4 ps_m_log_bits(vec4 u) {  // prelude_math.py:142
+#line 145 "prelude_math.py"
+    vec4 us = mix(u, u * vec4(33554432.0), lessThan(u, vec4(1.1754944e-38)));  // prelude_math.py:145
+    return floatBitsToInt(us) + 4913933;  // prelude_math.py:146
+}
+
+vec4 ps_m_log_k(vec4 u) {  // prelude_math.py:149
+#line 151 "prelude_math.py"
+    vec4 k = intBitsToFloat(((ps_m_log_bits(u) >> 23u) - 127) + 1262485504) - vec4(12582912.0);  // prelude_math.py:151
+    return k - mix(vec4(0.0), vec4(25.0), lessThan(u, vec4(1.1754944e-38)));  // prelude_math.py:152
+}
+
+vec4 ps_m_log_f(vec4 u) {  // prelude_math.py:155
+#line 157 "prelude_math.py"
+    return intBitsToFloat((ps_m_log_bits(u) & 8388607) + 1060439283) - vec4(1.0);  // prelude_math.py:157
+}
+
+vec4 ps_m_log1p_tail(vec4 f) {  // prelude_math.py:160
+#line 164 "prelude_math.py"
+    vec4 s = f / (vec4(2.0) + f);  // prelude_math.py:164
+    vec4 z = s * s;  // prelude_math.py:165
+    vec4 w = z * z;  // prelude_math.py:166
+    vec4 t1 = w * (vec4(0.40000972) + (w * vec4(0.24279079)));  // prelude_math.py:167
+    vec4 t2 = z * (vec4(0.6666666) + (w * vec4(0.28498787)));  // prelude_math.py:168
+    vec4 hfsq = (vec4(0.5) * f) * f;  // prelude_math.py:169
+    return hfsq - (s * (hfsq + (t1 + t2)));  // prelude_math.py:170
+}
+
+vec4 ps_log1p(vec4 x_) {  // prelude_math.py:173
+#line 178 "prelude_math.py"
+    bvec4 near = bvec4(uvec4(greaterThan(x_, vec4(-0.29289323))) & uvec4(lessThan(x_, vec4(0.41421357))));  // prelude_math.py:178
+    vec4 xn = mix(vec4(0.0), x_, near);  // prelude_math.py:179
+    vec4 u = vec4(1.0) + mix(x_, vec4(1.0), near);  // prelude_math.py:180
+    vec4 k = ps_m_log_k(u);  // prelude_math.py:181
+    vec4 f = ps_m_log_f(u);  // prelude_math.py:182
+    vec4 c = mix(x_ - (u - vec4(1.0)), vec4(1.0) - (u - x_), greaterThan(k, vec4(0.0))) / u;  // prelude_math.py:183
+    vec4 r = (k * vec4(0.69314575)) + (f - (ps_m_log1p_tail(f) - ((k * vec4(1.4286068e-06)) + c)));  // prelude_math.py:184
+    r = mix(r, xn - ps_m_log1p_tail(xn), near);  // prelude_math.py:185
+    r = mix(r, x_, bvec4(uvec4(equal(x_, vec4(uintBitsToFloat(0x7f800000u)))) | uvec4(ps_isnan_vec4(x_))));  // prelude_math.py:186
+    return mix(mix(r, vec4(uintBitsToFloat(0xff800000u)), equal(x_, vec4(-1.0))), vec4(uintBitsToFloat(0x7fc00000u)), lessThan(x_, vec4(-1.0)));  // prelude_math.py:187
+}
+
+vec4 ps_m_log(vec4 x_) {  // prelude_math.py:190
+#line 192 "prelude_math.py"
+    vec4 k = ps_m_log_k(x_);  // prelude_math.py:192
+    vec4 f = ps_m_log_f(x_);  // prelude_math.py:193
+    return (k * vec4(0.69314575)) + (f - (ps_m_log1p_tail(f) - (k * vec4(1.4286068e-06))));  // prelude_math.py:194
+}
+
+#line 246 "prelude_math.py"
+vec4 ps_asinh(vec4 x_) {  // prelude_math.py:246
+#line 249 "prelude_math.py"
+    vec4 a = abs(x_);  // prelude_math.py:249
+    bvec4 big = greaterThan(a, vec4(4096.0));  // prelude_math.py:250
+    vec4 am = mix(a, vec4(1.0), big);  // prelude_math.py:251
+    vec4 r = ps_log1p(am + ((am * am) / (vec4(1.0) + sqrt(vec4(1.0) + (am * am)))));  // prelude_math.py:252
+    r = mix(r, ps_m_log(mix(vec4(1.0), a, big)) + vec4(0.6931472), big);  // prelude_math.py:253
+    r = mix(r, a, bvec4(uvec4(equal(a, vec4(uintBitsToFloat(0x7f800000u)))) | uvec4(ps_isnan_vec4(x_))));  // prelude_math.py:254
+    return ps_copysign(r, x_);  // prelude_math.py:255
+}
+
+vec4 ps_acosh(vec4 x_) {  // prelude_math.py:258
+#line 261 "prelude_math.py"
+    bvec4 big = greaterThan(x_, vec4(4096.0));  // prelude_math.py:261
+    vec4 t = mix(x_ - vec4(1.0), vec4(0.0), bvec4(uvec4(big) | uvec4(lessThan(x_, vec4(1.0)))));  // prelude_math.py:262
+    vec4 r = ps_log1p(t + sqrt(t * (vec4(2.0) + t)));  // prelude_math.py:263
+    r = mix(r, ps_m_log(mix(vec4(1.0), x_, big)) + vec4(0.6931472), big);  // prelude_math.py:264
+    r = mix(r, x_, bvec4(uvec4(equal(x_, vec4(uintBitsToFloat(0x7f800000u)))) | uvec4(ps_isnan_vec4(x_))));  // prelude_math.py:265
+    return mix(r, vec4(uintBitsToFloat(0x7fc00000u)), lessThan(x_, vec4(1.0)));  // prelude_math.py:266
+}
+
+vec4 ps_atanh(vec4 x_) {  // prelude_math.py:269
+#line 272 "prelude_math.py"
+    vec4 a = abs(x_);  // prelude_math.py:272
+    vec4 d = vec4(1.0) - a;  // prelude_math.py:273
+    vec4 small = (vec4(2.0) * a) + (((vec4(2.0) * a) * a) / d);  // prelude_math.py:274
+    vec4 r = vec4(0.5) * ps_log1p(mix((vec4(2.0) * a) / d, small, lessThan(a, vec4(0.5))));  // prelude_math.py:275
+    r = mix(mix(r, vec4(uintBitsToFloat(0x7f800000u)), equal(a, vec4(1.0))), vec4(uintBitsToFloat(0x7fc00000u)), greaterThan(a, vec4(1.0)));  // prelude_math.py:276
+    return ps_copysign(mix(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:277
+}
+
+#line 197 "prelude_math.py"
+vec4 ps_log10(vec4 x_) {  // prelude_math.py:197
+#line 200 "prelude_math.py"
+    vec4 k = ps_m_log_k(x_);  // prelude_math.py:200
+    vec4 f = ps_m_log_f(x_);  // prelude_math.py:201
+    vec4 r = (k * vec4(0.3010254)) + ((k * vec4(4.605039e-06)) + ((f - ps_m_log1p_tail(f)) * vec4(0.4342945)));  // prelude_math.py:202
+    r = mix(r, x_, bvec4(uvec4(equal(x_, vec4(uintBitsToFloat(0x7f800000u)))) | uvec4(ps_isnan_vec4(x_))));  // prelude_math.py:203
+    return mix(mix(r, vec4(uintBitsToFloat(0xff800000u)), equal(x_, vec4(0.0))), vec4(uintBitsToFloat(0x7fc00000u)), lessThan(x_, vec4(0.0)));  // prelude_math.py:204
+}
+
+#line 369 "prelude_math.py"
+vec4 ps_m_erfc_tail(vec4 a) {  // prelude_math.py:369
+#line 373 "prelude_math.py"
+    a = mix(a, vec4(11.0), greaterThan(a, vec4(11.0)));  // prelude_math.py:373
+    vec4 t = vec4(1.0) / (vec4(1.0) + (vec4(0.5) * a));  // prelude_math.py:374
+    vec4 q = vec4(-0.075329505);  // prelude_math.py:375
+    q = (q * t) + vec4(0.35497063);  // prelude_math.py:376
+    q = (q * t) + vec4(-0.61752343);  // prelude_math.py:377
+    q = (q * t) + vec4(0.41292435);  // prelude_math.py:378
+    q = (q * t) + vec4(-0.11221451);  // prelude_math.py:379
+    q = (q * t) + vec4(0.23708612);  // prelude_math.py:380
+    q = (q * t) + vec4(0.23438479);  // prelude_math.py:381
+    q = (q * t) + vec4(0.28371438);  // prelude_math.py:382
+    q = (q * t) + vec4(0.28197366);  // prelude_math.py:383
+    q = (q * t) + vec4(3.959179e-06);  // prelude_math.py:384
+    vec4 h = intBitsToFloat(floatBitsToInt(a) & (-4096));  // prelude_math.py:385
+    return (ps_m_exp(-(h * h)) * ps_m_exp(-((a - h) * (a + h)))) * q;  // prelude_math.py:386
+}
+
+#line 356 "prelude_math.py"
+vec4 ps_m_erf_small(vec4 a) {  // prelude_math.py:356
+#line 358 "prelude_math.py"
+    vec4 z = a * a;  // prelude_math.py:358
+    vec4 r = vec4(7.957687e-05);  // prelude_math.py:359
+    r = (r * z) + vec4(-0.00080356235);  // prelude_math.py:360
+    r = (r * z) + vec4(0.005190382);  // prelude_math.py:361
+    r = (r * z) + vec4(-0.026854336);  // prelude_math.py:362
+    r = (r * z) + vec4(0.1128358);  // prelude_math.py:363
+    r = (r * z) + vec4(-0.37612623);  // prelude_math.py:364
+    r = (r * z) + vec4(0.12837917);  // prelude_math.py:365
+    return a + (a * r);  // prelude_math.py:366
+}
+
+#line 389 "prelude_math.py"
+vec4 ps_erf(vec4 x_) {  // prelude_math.py:389
+#line 392 "prelude_math.py"
+    vec4 a = abs(x_);  // prelude_math.py:392
+    vec4 r = mix(vec4(1.0) - ps_m_erfc_tail(mix(vec4(1.0), a, greaterThan(a, vec4(1.0)))), ps_m_erf_small(mix(a, vec4(1.0), greaterThan(a, vec4(1.0)))), lessThanEqual(a, vec4(1.0)));  // prelude_math.py:393
+#line 395 "prelude_math.py"
+    return ps_copysign(mix(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:395
+}
+
+vec4 ps_erfc(vec4 x_) {  // prelude_math.py:398
+#line 401 "prelude_math.py"
+    vec4 a = abs(x_);  // prelude_math.py:401
+    bvec4 mid = lessThan(a, vec4(0.5));  // prelude_math.py:402
+    vec4 tail = ps_m_erfc_tail(mix(a, vec4(1.0), mid));  // prelude_math.py:403
+    vec4 small = ps_m_erf_small(mix(a, vec4(0.0), greaterThan(a, vec4(1.0))));  // prelude_math.py:404
+    vec4 r = mix(mix(tail, vec4(2.0) - tail, lessThan(x_, vec4(0.0))), vec4(1.0) - ps_copysign(small, x_), mid);  // prelude_math.py:405
+    return mix(r, x_, ps_isnan_vec4(x_));  // prelude_math.py:406
+}
+
+#line 287 "prelude_math.py"
+vec4 ps_hypot(vec4 x_, vec4 y_) {  // prelude_math.py:287
+#line 291 "prelude_math.py"
+    vec4 a = abs(x_);  // prelude_math.py:291
+    vec4 b = abs(y_);  // prelude_math.py:292
+    vec4 big = mix(a, b, greaterThan(b, a));  // prelude_math.py:293
+    bvec4 up = lessThan(big, vec4(8.6736174e-19));  // prelude_math.py:294
+    bvec4 down = greaterThan(big, vec4(1.1529215e+18));  // prelude_math.py:295
+    vec4 s = mix(mix(vec4(1.0), vec4(8.4703295e-22), down), vec4(1.1805916e+21), up);  // prelude_math.py:296
+    vec4 a2 = a * s;  // prelude_math.py:297
+    vec4 b2 = b * s;  // prelude_math.py:298
+    vec4 r = sqrt((a2 * a2) + (b2 * b2)) * mix(mix(vec4(1.0), vec4(1.1805916e+21), down), vec4(8.4703295e-22), up);  // prelude_math.py:299
+#line 301 "prelude_math.py"
+    return mix(r, vec4(uintBitsToFloat(0x7f800000u)), bvec4(uvec4(equal(a, vec4(uintBitsToFloat(0x7f800000u)))) | uvec4(equal(b, vec4(uintBitsToFloat(0x7f800000u))))));  // prelude_math.py:301
 }
 
 #line 234 "prelude.py"
@@ -297,47 +297,47 @@ bool ps_isinf_f32(float x_) {  // prelude.py:261
     return ps_inf_bits_i32(floatBitsToInt(x_));  // prelude.py:263
 }
 
-#line 301 "prelude_math.py"
-float ps_fmod(float x_, float y_) {  // prelude_math.py:301
+#line 304 "prelude_math.py"
+float ps_fmod(float x_, float y_) {  // prelude_math.py:304
     int i = 0;
-#line 305 "prelude_math.py"
-    float ax = abs(x_);  // prelude_math.py:305
-    float ay = abs(y_);  // prelude_math.py:306
-    if (ps_isnan_f32(x_) || ps_isnan_f32(y_) || ps_isinf_f32(x_) || (ay == 0.0)) {  // prelude_math.py:307
-        return uintBitsToFloat(0x7fc00000u);  // prelude_math.py:308
+#line 308 "prelude_math.py"
+    float ax = abs(x_);  // prelude_math.py:308
+    float ay = abs(y_);  // prelude_math.py:309
+    if (ps_isnan_f32(x_) || ps_isnan_f32(y_) || ps_isinf_f32(x_) || (ay == 0.0)) {  // prelude_math.py:310
+        return uintBitsToFloat(0x7fc00000u);  // prelude_math.py:311
     }
-#line 309 "prelude_math.py"
-    if (ax < ay) {  // prelude_math.py:309
-        return x_;  // prelude_math.py:310
+#line 312 "prelude_math.py"
+    if (ax < ay) {  // prelude_math.py:312
+        return x_;  // prelude_math.py:313
     }
-#line 311 "prelude_math.py"
-    float t = ay;  // prelude_math.py:311
-    int n = 0;  // prelude_math.py:312
-    while ((t + t) <= ax) {  // prelude_math.py:313
-        t = t + t;  // prelude_math.py:314
-        n = n + 1;  // prelude_math.py:315
+#line 314 "prelude_math.py"
+    float t = ay;  // prelude_math.py:314
+    int n = 0;  // prelude_math.py:315
+    while ((t + t) <= ax) {  // prelude_math.py:316
+        t = t + t;  // prelude_math.py:317
+        n = n + 1;  // prelude_math.py:318
     }
-#line 316 "prelude_math.py"
-    float r = ax;  // prelude_math.py:316
-    int end_1 = n + 1;  // prelude_math.py:317
-#line 317 "prelude_math.py"
-    for (int i_1 = 0; i_1 < end_1; i_1 += 1) {  // prelude_math.py:317
-#line 317 "prelude_math.py"
-        i = i_1;  // prelude_math.py:317
-        if (r >= t) {  // prelude_math.py:318
-            r = r - t;  // prelude_math.py:319
-        }
+#line 319 "prelude_math.py"
+    float r = ax;  // prelude_math.py:319
+    int end_1 = n + 1;  // prelude_math.py:320
 #line 320 "prelude_math.py"
-        t = t * 0.5;  // prelude_math.py:320
+    for (int i_1 = 0; i_1 < end_1; i_1 += 1) {  // prelude_math.py:320
+#line 320 "prelude_math.py"
+        i = i_1;  // prelude_math.py:320
+        if (r >= t) {  // prelude_math.py:321
+            r = r - t;  // prelude_math.py:322
+        }
+#line 323 "prelude_math.py"
+        t = t * 0.5;  // prelude_math.py:323
     }
-#line 321 "prelude_math.py"
-    return (x_ < 0.0 ? -r : r);  // prelude_math.py:321
+#line 324 "prelude_math.py"
+    return (x_ < 0.0 ? -r : r);  // prelude_math.py:324
 }
 
-#line 334 "prelude_math.py"
-vec4 ps_fmod_vec4(vec4 x_, vec4 y_) {  // prelude_math.py:334
-#line 336 "prelude_math.py"
-    return vec4(ps_fmod(x_.x, y_.x), ps_fmod(x_.y, y_.y), ps_fmod(x_.z, y_.z), ps_fmod(x_.w, y_.w));  // prelude_math.py:336
+#line 337 "prelude_math.py"
+vec4 ps_fmod_vec4(vec4 x_, vec4 y_) {  // prelude_math.py:337
+#line 339 "prelude_math.py"
+    return vec4(ps_fmod(x_.x, y_.x), ps_fmod(x_.y, y_.y), ps_fmod(x_.z, y_.z), ps_fmod(x_.w, y_.w));  // prelude_math.py:339
 }
 
 #line 19 "math_more.py"

@@ -17,32 +17,32 @@ uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:82
     return (a / select(b, 1u, b == 0u));  // prelude.py:84
 }
 
-#line 92 "prelude_math.py"
-float4 ps_m_exp_k(float4 x_) {  // prelude_math.py:92
-#line 94 "prelude_math.py"
-    float4 xc = select(select(x_, float4(89.0f), x_ > float4(89.0f)), float4(-110.0f), x_ < float4(-110.0f));  // prelude_math.py:94
-    return floor((xc * float4(1.442695f)) + float4(0.5f));  // prelude_math.py:95
+#line 95 "prelude_math.py"
+float4 ps_m_exp_k(float4 x_) {  // prelude_math.py:95
+#line 97 "prelude_math.py"
+    float4 xc = select(select(x_, float4(89.0f), x_ > float4(89.0f)), float4(-110.0f), x_ < float4(-110.0f));  // prelude_math.py:97
+    return floor((xc * float4(1.442695f)) + float4(0.5f));  // prelude_math.py:98
 }
 
-float4 ps_m_exp_p(float4 x_, float4 k) {  // prelude_math.py:98
-#line 102 "prelude_math.py"
-    float4 xc = select(select(x_, float4(89.0f), x_ > float4(89.0f)), float4(-110.0f), x_ < float4(-110.0f));  // prelude_math.py:102
-    float4 r = (xc - (k * float4(0.69314575f))) - (k * float4(1.4286068e-06f));  // prelude_math.py:103
-    float4 q = float4(2.4801588e-05f);  // prelude_math.py:104
-    q = (q * r) + float4(0.0001984127f);  // prelude_math.py:105
-    q = (q * r) + float4(0.0013888889f);  // prelude_math.py:106
-    q = (q * r) + float4(0.008333334f);  // prelude_math.py:107
-    q = (q * r) + float4(0.041666668f);  // prelude_math.py:108
-    q = (q * r) + float4(0.16666667f);  // prelude_math.py:109
-    q = (q * r) + float4(0.5f);  // prelude_math.py:110
-    return r + ((r * r) * q);  // prelude_math.py:111
+float4 ps_m_exp_p(float4 x_, float4 k) {  // prelude_math.py:101
+#line 105 "prelude_math.py"
+    float4 xc = select(select(x_, float4(89.0f), x_ > float4(89.0f)), float4(-110.0f), x_ < float4(-110.0f));  // prelude_math.py:105
+    float4 r = (xc - (k * float4(0.69314575f))) - (k * float4(1.4286068e-06f));  // prelude_math.py:106
+    float4 q = float4(2.4801588e-05f);  // prelude_math.py:107
+    q = (q * r) + float4(0.0001984127f);  // prelude_math.py:108
+    q = (q * r) + float4(0.0013888889f);  // prelude_math.py:109
+    q = (q * r) + float4(0.008333334f);  // prelude_math.py:110
+    q = (q * r) + float4(0.041666668f);  // prelude_math.py:111
+    q = (q * r) + float4(0.16666667f);  // prelude_math.py:112
+    q = (q * r) + float4(0.5f);  // prelude_math.py:113
+    return r + ((r * r) * q);  // prelude_math.py:114
 }
 
-#line 85 "prelude_math.py"
-float4 ps_m_pow2(float4 k) {  // prelude_math.py:85
 #line 88 "prelude_math.py"
-    int4 e = int4(uint4(as_type<int4>(k + float4(12583039.0f))) - uint4(as_type<int4>(float4(12582912.0f))));  // prelude_math.py:88
-    return as_type<float4>(int4(uint4(e) << uint4(23u)));  // prelude_math.py:89
+float4 ps_m_pow2(float4 k) {  // prelude_math.py:88
+#line 91 "prelude_math.py"
+    int4 e = int4(uint4(as_type<int4>(k + float4(12583039.0f))) - uint4(as_type<int4>(float4(12582912.0f))));  // prelude_math.py:91
+    return as_type<float4>(int4(uint4(e) << uint4(23u)));  // prelude_math.py:92
 }
 
 #line 234 "prelude.py"
@@ -57,154 +57,154 @@ bool4 ps_isnan_vec4(float4 x_) {  // prelude.py:256
     return ps_nan_bits_ivec4(as_type<int4>(x_));  // prelude.py:258
 }
 
-#line 125 "prelude_math.py"
-float4 ps_expm1(float4 x_) {  // prelude_math.py:125
 #line 128 "prelude_math.py"
-    float4 k = ps_m_exp_k(x_);  // prelude_math.py:128
-    float4 p = ps_m_exp_p(x_, k);  // prelude_math.py:129
-    float4 h = ps_m_pow2(k - float4(1.0f));  // prelude_math.py:130
-    float4 e = ((h - float4(0.5f)) + (h * p)) * float4(2.0f);  // prelude_math.py:131
-    e = select(e, float4(-1.0f), x_ < float4(-18.0f));  // prelude_math.py:132
-    return select(e, x_, bool4(uint4((x_ == float4(0.0f))) | uint4(ps_isnan_vec4(x_))));  // prelude_math.py:133
+float4 ps_expm1(float4 x_) {  // prelude_math.py:128
+#line 131 "prelude_math.py"
+    float4 k = ps_m_exp_k(x_);  // prelude_math.py:131
+    float4 p = ps_m_exp_p(x_, k);  // prelude_math.py:132
+    float4 h = ps_m_pow2(k - float4(1.0f));  // prelude_math.py:133
+    float4 e = ((h - float4(0.5f)) + (h * p)) * float4(2.0f);  // prelude_math.py:134
+    e = select(e, float4(-1.0f), x_ < float4(-18.0f));  // prelude_math.py:135
+    return select(e, x_, bool4(uint4((x_ == float4(0.0f))) | uint4(ps_isnan_vec4(x_))));  // prelude_math.py:136
 }
 
-#line 139 "prelude_math.py"
-int4 ps_m_log_bits(float4 u) {  // prelude_math.py:139
 #line 142 "prelude_math.py"
-    float4 us = select(u, u * float4(33554432.0f), u < float4(1.1754944e-38f));  // prelude_math.py:142
-    return int4(uint4(as_type<int4>(us)) + uint4(4913933));  // prelude_math.py:143
+int4 ps_m_log_bits(float4 u) {  // prelude_math.py:142
+#line 145 "prelude_math.py"
+    float4 us = select(u, u * float4(33554432.0f), u < float4(1.1754944e-38f));  // prelude_math.py:145
+    return int4(uint4(as_type<int4>(us)) + uint4(4913933));  // prelude_math.py:146
 }
 
-float4 ps_m_log_k(float4 u) {  // prelude_math.py:146
-#line 148 "prelude_math.py"
-    float4 k = as_type<float4>(int4(uint4((int4(uint4((ps_m_log_bits(u) >> 23u)) - uint4(127)))) + uint4(1262485504))) - float4(12582912.0f);  // prelude_math.py:148
-    return k - select(float4(0.0f), float4(25.0f), u < float4(1.1754944e-38f));  // prelude_math.py:149
+float4 ps_m_log_k(float4 u) {  // prelude_math.py:149
+#line 151 "prelude_math.py"
+    float4 k = as_type<float4>(int4(uint4((int4(uint4((ps_m_log_bits(u) >> 23u)) - uint4(127)))) + uint4(1262485504))) - float4(12582912.0f);  // prelude_math.py:151
+    return k - select(float4(0.0f), float4(25.0f), u < float4(1.1754944e-38f));  // prelude_math.py:152
 }
 
-float4 ps_m_log_f(float4 u) {  // prelude_math.py:152
-#line 154 "prelude_math.py"
-    return as_type<float4>(int4(uint4((ps_m_log_bits(u) & 8388607)) + uint4(1060439283))) - float4(1.0f);  // prelude_math.py:154
+float4 ps_m_log_f(float4 u) {  // prelude_math.py:155
+#line 157 "prelude_math.py"
+    return as_type<float4>(int4(uint4((ps_m_log_bits(u) & 8388607)) + uint4(1060439283))) - float4(1.0f);  // prelude_math.py:157
 }
 
-float4 ps_m_log1p_tail(float4 f) {  // prelude_math.py:157
-#line 161 "prelude_math.py"
-    float4 s = f / (float4(2.0f) + f);  // prelude_math.py:161
-    float4 z = s * s;  // prelude_math.py:162
-    float4 w = z * z;  // prelude_math.py:163
-    float4 t1 = w * (float4(0.40000972f) + (w * float4(0.24279079f)));  // prelude_math.py:164
-    float4 t2 = z * (float4(0.6666666f) + (w * float4(0.28498787f)));  // prelude_math.py:165
-    float4 hfsq = (float4(0.5f) * f) * f;  // prelude_math.py:166
-    return hfsq - (s * (hfsq + (t1 + t2)));  // prelude_math.py:167
+float4 ps_m_log1p_tail(float4 f) {  // prelude_math.py:160
+#line 164 "prelude_math.py"
+    float4 s = f / (float4(2.0f) + f);  // prelude_math.py:164
+    float4 z = s * s;  // prelude_math.py:165
+    float4 w = z * z;  // prelude_math.py:166
+    float4 t1 = w * (float4(0.40000972f) + (w * float4(0.24279079f)));  // prelude_math.py:167
+    float4 t2 = z * (float4(0.6666666f) + (w * float4(0.28498787f)));  // prelude_math.py:168
+    float4 hfsq = (float4(0.5f) * f) * f;  // prelude_math.py:169
+    return hfsq - (s * (hfsq + (t1 + t2)));  // prelude_math.py:170
 }
 
-float4 ps_log1p(float4 x_) {  // prelude_math.py:170
-#line 175 "prelude_math.py"
-    bool4 near = bool4(uint4((x_ > float4(-0.29289323f))) & uint4((x_ < float4(0.41421357f))));  // prelude_math.py:175
-    float4 xn = select(float4(0.0f), x_, near);  // prelude_math.py:176
-    float4 u = float4(1.0f) + select(x_, float4(1.0f), near);  // prelude_math.py:177
-    float4 k = ps_m_log_k(u);  // prelude_math.py:178
-    float4 f = ps_m_log_f(u);  // prelude_math.py:179
-    float4 c = select(x_ - (u - float4(1.0f)), float4(1.0f) - (u - x_), k > float4(0.0f)) / u;  // prelude_math.py:180
-    float4 r = (k * float4(0.69314575f)) + (f - (ps_m_log1p_tail(f) - ((k * float4(1.4286068e-06f)) + c)));  // prelude_math.py:181
-    r = select(r, xn - ps_m_log1p_tail(xn), near);  // prelude_math.py:182
-    r = select(r, x_, bool4(uint4((x_ == float4(as_type<float>(0x7f800000u)))) | uint4(ps_isnan_vec4(x_))));  // prelude_math.py:183
-    return select(select(r, float4(as_type<float>(0xff800000u)), x_ == float4(-1.0f)), float4(as_type<float>(0x7fc00000u)), x_ < float4(-1.0f));  // prelude_math.py:184
+float4 ps_log1p(float4 x_) {  // prelude_math.py:173
+#line 178 "prelude_math.py"
+    bool4 near = bool4(uint4((x_ > float4(-0.29289323f))) & uint4((x_ < float4(0.41421357f))));  // prelude_math.py:178
+    float4 xn = select(float4(0.0f), x_, near);  // prelude_math.py:179
+    float4 u = float4(1.0f) + select(x_, float4(1.0f), near);  // prelude_math.py:180
+    float4 k = ps_m_log_k(u);  // prelude_math.py:181
+    float4 f = ps_m_log_f(u);  // prelude_math.py:182
+    float4 c = select(x_ - (u - float4(1.0f)), float4(1.0f) - (u - x_), k > float4(0.0f)) / u;  // prelude_math.py:183
+    float4 r = (k * float4(0.69314575f)) + (f - (ps_m_log1p_tail(f) - ((k * float4(1.4286068e-06f)) + c)));  // prelude_math.py:184
+    r = select(r, xn - ps_m_log1p_tail(xn), near);  // prelude_math.py:185
+    r = select(r, x_, bool4(uint4((x_ == float4(as_type<float>(0x7f800000u)))) | uint4(ps_isnan_vec4(x_))));  // prelude_math.py:186
+    return select(select(r, float4(as_type<float>(0xff800000u)), x_ == float4(-1.0f)), float4(as_type<float>(0x7fc00000u)), x_ < float4(-1.0f));  // prelude_math.py:187
 }
 
-#line 339 "prelude_math.py"
-float4 ps_degrees(float4 x_) {  // prelude_math.py:339
-#line 341 "prelude_math.py"
-    return x_ * float4(57.29578f);  // prelude_math.py:341
+#line 342 "prelude_math.py"
+float4 ps_degrees(float4 x_) {  // prelude_math.py:342
+#line 344 "prelude_math.py"
+    return x_ * float4(57.29578f);  // prelude_math.py:344
 }
 
-float4 ps_radians(float4 x_) {  // prelude_math.py:344
-#line 346 "prelude_math.py"
-    return x_ * float4(0.017453292f);  // prelude_math.py:346
+float4 ps_radians(float4 x_) {  // prelude_math.py:347
+#line 349 "prelude_math.py"
+    return x_ * float4(0.017453292f);  // prelude_math.py:349
 }
 
-#line 114 "prelude_math.py"
-float4 ps_m_exp(float4 x_) {  // prelude_math.py:114
 #line 117 "prelude_math.py"
-    float4 k = ps_m_exp_k(x_);  // prelude_math.py:117
-    float4 p = ps_m_exp_p(x_, k);  // prelude_math.py:118
-    bool4 low = k < float4(-120.0f);  // prelude_math.py:119
-    float4 h = ps_m_pow2(select(k, k + float4(64.0f), low) - float4(1.0f));  // prelude_math.py:120
-    float4 e = (h * (float4(1.0f) + p)) * select(float4(2.0f), float4(1.0842022e-19f), low);  // prelude_math.py:121
-    return select(e, x_, ps_isnan_vec4(x_));  // prelude_math.py:122
+float4 ps_m_exp(float4 x_) {  // prelude_math.py:117
+#line 120 "prelude_math.py"
+    float4 k = ps_m_exp_k(x_);  // prelude_math.py:120
+    float4 p = ps_m_exp_p(x_, k);  // prelude_math.py:121
+    bool4 low = k < float4(-120.0f);  // prelude_math.py:122
+    float4 h = ps_m_pow2(select(k, k + float4(64.0f), low) - float4(1.0f));  // prelude_math.py:123
+    float4 e = (h * (float4(1.0f) + p)) * select(float4(2.0f), float4(1.0842022e-19f), low);  // prelude_math.py:124
+    return select(e, x_, ps_isnan_vec4(x_));  // prelude_math.py:125
 }
 
-#line 366 "prelude_math.py"
-float4 ps_m_erfc_tail(float4 a) {  // prelude_math.py:366
-#line 370 "prelude_math.py"
-    a = select(a, float4(11.0f), a > float4(11.0f));  // prelude_math.py:370
-    float4 t = float4(1.0f) / (float4(1.0f) + (float4(0.5f) * a));  // prelude_math.py:371
-    float4 q = float4(-0.075329505f);  // prelude_math.py:372
-    q = (q * t) + float4(0.35497063f);  // prelude_math.py:373
-    q = (q * t) + float4(-0.61752343f);  // prelude_math.py:374
-    q = (q * t) + float4(0.41292435f);  // prelude_math.py:375
-    q = (q * t) + float4(-0.11221451f);  // prelude_math.py:376
-    q = (q * t) + float4(0.23708612f);  // prelude_math.py:377
-    q = (q * t) + float4(0.23438479f);  // prelude_math.py:378
-    q = (q * t) + float4(0.28371438f);  // prelude_math.py:379
-    q = (q * t) + float4(0.28197366f);  // prelude_math.py:380
-    q = (q * t) + float4(3.959179e-06f);  // prelude_math.py:381
-    float4 h = as_type<float4>(as_type<int4>(a) & (-4096));  // prelude_math.py:382
-    return (ps_m_exp(-(h * h)) * ps_m_exp(-((a - h) * (a + h)))) * q;  // prelude_math.py:383
+#line 369 "prelude_math.py"
+float4 ps_m_erfc_tail(float4 a) {  // prelude_math.py:369
+#line 373 "prelude_math.py"
+    a = select(a, float4(11.0f), a > float4(11.0f));  // prelude_math.py:373
+    float4 t = float4(1.0f) / (float4(1.0f) + (float4(0.5f) * a));  // prelude_math.py:374
+    float4 q = float4(-0.075329505f);  // prelude_math.py:375
+    q = (q * t) + float4(0.35497063f);  // prelude_math.py:376
+    q = (q * t) + float4(-0.61752343f);  // prelude_math.py:377
+    q = (q * t) + float4(0.41292435f);  // prelude_math.py:378
+    q = (q * t) + float4(-0.11221451f);  // prelude_math.py:379
+    q = (q * t) + float4(0.23708612f);  // prelude_math.py:380
+    q = (q * t) + float4(0.23438479f);  // prelude_math.py:381
+    q = (q * t) + float4(0.28371438f);  // prelude_math.py:382
+    q = (q * t) + float4(0.28197366f);  // prelude_math.py:383
+    q = (q * t) + float4(3.959179e-06f);  // prelude_math.py:384
+    float4 h = as_type<float4>(as_type<int4>(a) & (-4096));  // prelude_math.py:385
+    return (ps_m_exp(-(h * h)) * ps_m_exp(-((a - h) * (a + h)))) * q;  // prelude_math.py:386
 }
 
-#line 353 "prelude_math.py"
-float4 ps_m_erf_small(float4 a) {  // prelude_math.py:353
-#line 355 "prelude_math.py"
-    float4 z = a * a;  // prelude_math.py:355
-    float4 r = float4(7.957687e-05f);  // prelude_math.py:356
-    r = (r * z) + float4(-0.00080356235f);  // prelude_math.py:357
-    r = (r * z) + float4(0.005190382f);  // prelude_math.py:358
-    r = (r * z) + float4(-0.026854336f);  // prelude_math.py:359
-    r = (r * z) + float4(0.1128358f);  // prelude_math.py:360
-    r = (r * z) + float4(-0.37612623f);  // prelude_math.py:361
-    r = (r * z) + float4(0.12837917f);  // prelude_math.py:362
-    return a + (a * r);  // prelude_math.py:363
+#line 356 "prelude_math.py"
+float4 ps_m_erf_small(float4 a) {  // prelude_math.py:356
+#line 358 "prelude_math.py"
+    float4 z = a * a;  // prelude_math.py:358
+    float4 r = float4(7.957687e-05f);  // prelude_math.py:359
+    r = (r * z) + float4(-0.00080356235f);  // prelude_math.py:360
+    r = (r * z) + float4(0.005190382f);  // prelude_math.py:361
+    r = (r * z) + float4(-0.026854336f);  // prelude_math.py:362
+    r = (r * z) + float4(0.1128358f);  // prelude_math.py:363
+    r = (r * z) + float4(-0.37612623f);  // prelude_math.py:364
+    r = (r * z) + float4(0.12837917f);  // prelude_math.py:365
+    return a + (a * r);  // prelude_math.py:366
 }
 
-#line 278 "prelude_math.py"
-float4 ps_copysign(float4 x_, float4 y_) {  // prelude_math.py:278
 #line 281 "prelude_math.py"
-    return as_type<float4>((as_type<int4>(x_) & 2147483647) | (as_type<int4>(y_) & (-2147483647 - 1)));  // prelude_math.py:281
-}
-
-#line 386 "prelude_math.py"
-float4 ps_erf(float4 x_) {  // prelude_math.py:386
-#line 389 "prelude_math.py"
-    float4 a = abs(x_);  // prelude_math.py:389
-    float4 r = select(float4(1.0f) - ps_m_erfc_tail(select(float4(1.0f), a, a > float4(1.0f))), ps_m_erf_small(select(a, float4(1.0f), a > float4(1.0f))), a <= float4(1.0f));  // prelude_math.py:390
-#line 392 "prelude_math.py"
-    return ps_copysign(select(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:392
-}
-
-float4 ps_erfc(float4 x_) {  // prelude_math.py:395
-#line 398 "prelude_math.py"
-    float4 a = abs(x_);  // prelude_math.py:398
-    bool4 mid = a < float4(0.5f);  // prelude_math.py:399
-    float4 tail = ps_m_erfc_tail(select(a, float4(1.0f), mid));  // prelude_math.py:400
-    float4 small = ps_m_erf_small(select(a, float4(0.0f), a > float4(1.0f)));  // prelude_math.py:401
-    float4 r = select(select(tail, float4(2.0f) - tail, x_ < float4(0.0f)), float4(1.0f) - ps_copysign(small, x_), mid);  // prelude_math.py:402
-    return select(r, x_, ps_isnan_vec4(x_));  // prelude_math.py:403
-}
-
+float4 ps_copysign(float4 x_, float4 y_) {  // prelude_math.py:281
 #line 284 "prelude_math.py"
-float4 ps_hypot(float4 x_, float4 y_) {  // prelude_math.py:284
-#line 288 "prelude_math.py"
-    float4 a = abs(x_);  // prelude_math.py:288
-    float4 b = abs(y_);  // prelude_math.py:289
-    float4 big = select(a, b, b > a);  // prelude_math.py:290
-    bool4 up = big < float4(8.6736174e-19f);  // prelude_math.py:291
-    bool4 down = big > float4(1.1529215e+18f);  // prelude_math.py:292
-    float4 s = select(select(float4(1.0f), float4(8.4703295e-22f), down), float4(1.1805916e+21f), up);  // prelude_math.py:293
-    float4 a2 = a * s;  // prelude_math.py:294
-    float4 b2 = b * s;  // prelude_math.py:295
-    float4 r = sqrt((a2 * a2) + (b2 * b2)) * select(select(float4(1.0f), float4(1.1805916e+21f), down), float4(8.4703295e-22f), up);  // prelude_math.py:296
-#line 298 "prelude_math.py"
-    return select(r, float4(as_type<float>(0x7f800000u)), bool4(uint4((a == float4(as_type<float>(0x7f800000u)))) | uint4((b == float4(as_type<float>(0x7f800000u))))));  // prelude_math.py:298
+    return as_type<float4>((as_type<int4>(x_) & 2147483647) | (as_type<int4>(y_) & (-2147483647 - 1)));  // prelude_math.py:284
+}
+
+#line 389 "prelude_math.py"
+float4 ps_erf(float4 x_) {  // prelude_math.py:389
+#line 392 "prelude_math.py"
+    float4 a = abs(x_);  // prelude_math.py:392
+    float4 r = select(float4(1.0f) - ps_m_erfc_tail(select(float4(1.0f), a, a > float4(1.0f))), ps_m_erf_small(select(a, float4(1.0f), a > float4(1.0f))), a <= float4(1.0f));  // prelude_math.py:393
+#line 395 "prelude_math.py"
+    return ps_copysign(select(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:395
+}
+
+float4 ps_erfc(float4 x_) {  // prelude_math.py:398
+#line 401 "prelude_math.py"
+    float4 a = abs(x_);  // prelude_math.py:401
+    bool4 mid = a < float4(0.5f);  // prelude_math.py:402
+    float4 tail = ps_m_erfc_tail(select(a, float4(1.0f), mid));  // prelude_math.py:403
+    float4 small = ps_m_erf_small(select(a, float4(0.0f), a > float4(1.0f)));  // prelude_math.py:404
+    float4 r = select(select(tail, float4(2.0f) - tail, x_ < float4(0.0f)), float4(1.0f) - ps_copysign(small, x_), mid);  // prelude_math.py:405
+    return select(r, x_, ps_isnan_vec4(x_));  // prelude_math.py:406
+}
+
+#line 287 "prelude_math.py"
+float4 ps_hypot(float4 x_, float4 y_) {  // prelude_math.py:287
+#line 291 "prelude_math.py"
+    float4 a = abs(x_);  // prelude_math.py:291
+    float4 b = abs(y_);  // prelude_math.py:292
+    float4 big = select(a, b, b > a);  // prelude_math.py:293
+    bool4 up = big < float4(8.6736174e-19f);  // prelude_math.py:294
+    bool4 down = big > float4(1.1529215e+18f);  // prelude_math.py:295
+    float4 s = select(select(float4(1.0f), float4(8.4703295e-22f), down), float4(1.1805916e+21f), up);  // prelude_math.py:296
+    float4 a2 = a * s;  // prelude_math.py:297
+    float4 b2 = b * s;  // prelude_math.py:298
+    float4 r = sqrt((a2 * a2) + (b2 * b2)) * select(select(float4(1.0f), float4(1.1805916e+21f), down), float4(8.4703295e-22f), up);  // prelude_math.py:299
+#line 301 "prelude_math.py"
+    return select(r, float4(as_type<float>(0x7f800000u)), bool4(uint4((a == float4(as_type<float>(0x7f800000u)))) | uint4((b == float4(as_type<float>(0x7f800000u))))));  // prelude_math.py:301
 }
 
 #line 234 "prelude.py"
@@ -231,47 +231,47 @@ bool ps_isinf_f32(float x_) {  // prelude.py:261
     return ps_inf_bits_i32(as_type<int>(x_));  // prelude.py:263
 }
 
-#line 301 "prelude_math.py"
-float ps_fmod(float x_, float y_) {  // prelude_math.py:301
+#line 304 "prelude_math.py"
+float ps_fmod(float x_, float y_) {  // prelude_math.py:304
     int i = 0;
-#line 305 "prelude_math.py"
-    float ax = abs(x_);  // prelude_math.py:305
-    float ay = abs(y_);  // prelude_math.py:306
-    if (ps_isnan_f32(x_) || ps_isnan_f32(y_) || ps_isinf_f32(x_) || (ay == 0.0f)) {  // prelude_math.py:307
-        return as_type<float>(0x7fc00000u);  // prelude_math.py:308
+#line 308 "prelude_math.py"
+    float ax = abs(x_);  // prelude_math.py:308
+    float ay = abs(y_);  // prelude_math.py:309
+    if (ps_isnan_f32(x_) || ps_isnan_f32(y_) || ps_isinf_f32(x_) || (ay == 0.0f)) {  // prelude_math.py:310
+        return as_type<float>(0x7fc00000u);  // prelude_math.py:311
     }
-#line 309 "prelude_math.py"
-    if (ax < ay) {  // prelude_math.py:309
-        return x_;  // prelude_math.py:310
+#line 312 "prelude_math.py"
+    if (ax < ay) {  // prelude_math.py:312
+        return x_;  // prelude_math.py:313
     }
-#line 311 "prelude_math.py"
-    float t = ay;  // prelude_math.py:311
-    int n = 0;  // prelude_math.py:312
-    while ((t + t) <= ax) {  // prelude_math.py:313
-        t = t + t;  // prelude_math.py:314
-        n = int(uint(n) + 1u);  // prelude_math.py:315
+#line 314 "prelude_math.py"
+    float t = ay;  // prelude_math.py:314
+    int n = 0;  // prelude_math.py:315
+    while ((t + t) <= ax) {  // prelude_math.py:316
+        t = t + t;  // prelude_math.py:317
+        n = int(uint(n) + 1u);  // prelude_math.py:318
     }
-#line 316 "prelude_math.py"
-    float r = ax;  // prelude_math.py:316
-    int end_1 = int(uint(n) + 1u);  // prelude_math.py:317
-#line 317 "prelude_math.py"
-    for (int i_1 = 0; i_1 < end_1; i_1 += 1) {  // prelude_math.py:317
-#line 317 "prelude_math.py"
-        i = i_1;  // prelude_math.py:317
-        if (r >= t) {  // prelude_math.py:318
-            r = r - t;  // prelude_math.py:319
-        }
+#line 319 "prelude_math.py"
+    float r = ax;  // prelude_math.py:319
+    int end_1 = int(uint(n) + 1u);  // prelude_math.py:320
 #line 320 "prelude_math.py"
-        t = t * 0.5f;  // prelude_math.py:320
+    for (int i_1 = 0; i_1 < end_1; i_1 += 1) {  // prelude_math.py:320
+#line 320 "prelude_math.py"
+        i = i_1;  // prelude_math.py:320
+        if (r >= t) {  // prelude_math.py:321
+            r = r - t;  // prelude_math.py:322
+        }
+#line 323 "prelude_math.py"
+        t = t * 0.5f;  // prelude_math.py:323
     }
-#line 321 "prelude_math.py"
-    return select(r, -r, x_ < 0.0f);  // prelude_math.py:321
+#line 324 "prelude_math.py"
+    return select(r, -r, x_ < 0.0f);  // prelude_math.py:324
 }
 
-#line 334 "prelude_math.py"
-float4 ps_fmod_vec4(float4 x_, float4 y_) {  // prelude_math.py:334
-#line 336 "prelude_math.py"
-    return float4(ps_fmod(x_.x, y_.x), ps_fmod(x_.y, y_.y), ps_fmod(x_.z, y_.z), ps_fmod(x_.w, y_.w));  // prelude_math.py:336
+#line 337 "prelude_math.py"
+float4 ps_fmod_vec4(float4 x_, float4 y_) {  // prelude_math.py:337
+#line 339 "prelude_math.py"
+    return float4(ps_fmod(x_.x, y_.x), ps_fmod(x_.y, y_.y), ps_fmod(x_.z, y_.z), ps_fmod(x_.w, y_.w));  // prelude_math.py:339
 }
 
 #line 19 "math_more.py"

@@ -16,27 +16,27 @@ fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:82
     return (a / select(b, 1u, b == 0u));  // prelude.py:84
 }
 
-fn ps_m_exp_k(x_: f32) -> f32 {  // prelude_math.py:92
-    let xc: f32 = select(select(x_, 89.0f, x_ > 89.0f), -110.0f, x_ < (-110.0f));  // prelude_math.py:94
-    return floor((xc * 1.442695f) + 0.5f);  // prelude_math.py:95
+fn ps_m_exp_k(x_: f32) -> f32 {  // prelude_math.py:95
+    let xc: f32 = select(select(x_, 89.0f, x_ > 89.0f), -110.0f, x_ < (-110.0f));  // prelude_math.py:97
+    return floor((xc * 1.442695f) + 0.5f);  // prelude_math.py:98
 }
 
-fn ps_m_exp_p(x_: f32, k: f32) -> f32 {  // prelude_math.py:98
-    let xc: f32 = select(select(x_, 89.0f, x_ > 89.0f), -110.0f, x_ < (-110.0f));  // prelude_math.py:102
-    let r: f32 = (xc - (k * 0.69314575f)) - (k * 1.4286068e-06f);  // prelude_math.py:103
-    var q: f32 = 2.4801588e-05f;  // prelude_math.py:104
-    q = (q * r) + 0.0001984127f;  // prelude_math.py:105
-    q = (q * r) + 0.0013888889f;  // prelude_math.py:106
-    q = (q * r) + 0.008333334f;  // prelude_math.py:107
-    q = (q * r) + 0.041666668f;  // prelude_math.py:108
-    q = (q * r) + 0.16666667f;  // prelude_math.py:109
-    q = (q * r) + 0.5f;  // prelude_math.py:110
-    return r + ((r * r) * q);  // prelude_math.py:111
+fn ps_m_exp_p(x_: f32, k: f32) -> f32 {  // prelude_math.py:101
+    let xc: f32 = select(select(x_, 89.0f, x_ > 89.0f), -110.0f, x_ < (-110.0f));  // prelude_math.py:105
+    let r: f32 = (xc - (k * 0.69314575f)) - (k * 1.4286068e-06f);  // prelude_math.py:106
+    var q: f32 = 2.4801588e-05f;  // prelude_math.py:107
+    q = (q * r) + 0.0001984127f;  // prelude_math.py:108
+    q = (q * r) + 0.0013888889f;  // prelude_math.py:109
+    q = (q * r) + 0.008333334f;  // prelude_math.py:110
+    q = (q * r) + 0.041666668f;  // prelude_math.py:111
+    q = (q * r) + 0.16666667f;  // prelude_math.py:112
+    q = (q * r) + 0.5f;  // prelude_math.py:113
+    return r + ((r * r) * q);  // prelude_math.py:114
 }
 
-fn ps_m_pow2(k: f32) -> f32 {  // prelude_math.py:85
-    let e: i32 = bitcast<i32>(k + 12583039.0f) - bitcast<i32>(12582912.0f);  // prelude_math.py:88
-    return bitcast<f32>(e << 23u);  // prelude_math.py:89
+fn ps_m_pow2(k: f32) -> f32 {  // prelude_math.py:88
+    let e: i32 = bitcast<i32>(k + 12583039.0f) - bitcast<i32>(12582912.0f);  // prelude_math.py:91
+    return bitcast<f32>(e << 23u);  // prelude_math.py:92
 }
 
 fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:234
@@ -47,188 +47,188 @@ fn ps_isnan_f32(x_: f32) -> bool {  // prelude.py:256
     return ps_nan_bits_i32(bitcast<i32>(x_));  // prelude.py:258
 }
 
-fn ps_expm1(x_: f32) -> f32 {  // prelude_math.py:125
-    let k: f32 = ps_m_exp_k(x_);  // prelude_math.py:128
-    let p: f32 = ps_m_exp_p(x_, k);  // prelude_math.py:129
-    let h: f32 = ps_m_pow2(k - 1.0f);  // prelude_math.py:130
-    var e: f32 = ((h - 0.5f) + (h * p)) * 2.0f;  // prelude_math.py:131
-    e = select(e, -1.0f, x_ < (-18.0f));  // prelude_math.py:132
-    return select(e, x_, (x_ == 0.0f) | ps_isnan_f32(x_));  // prelude_math.py:133
+fn ps_expm1(x_: f32) -> f32 {  // prelude_math.py:128
+    let k: f32 = ps_m_exp_k(x_);  // prelude_math.py:131
+    let p: f32 = ps_m_exp_p(x_, k);  // prelude_math.py:132
+    let h: f32 = ps_m_pow2(k - 1.0f);  // prelude_math.py:133
+    var e: f32 = ((h - 0.5f) + (h * p)) * 2.0f;  // prelude_math.py:134
+    e = select(e, -1.0f, x_ < (-18.0f));  // prelude_math.py:135
+    return select(e, x_, (x_ == 0.0f) | ps_isnan_f32(x_));  // prelude_math.py:136
 }
 
-fn ps_copysign(x_: f32, y_: f32) -> f32 {  // prelude_math.py:278
-    return bitcast<f32>((bitcast<i32>(x_) & 2147483647i) | (bitcast<i32>(y_) & i32(-2147483647 - 1)));  // prelude_math.py:281
+fn ps_copysign(x_: f32, y_: f32) -> f32 {  // prelude_math.py:281
+    return bitcast<f32>((bitcast<i32>(x_) & 2147483647i) | (bitcast<i32>(y_) & i32(-2147483647 - 1)));  // prelude_math.py:284
 }
 
-fn ps_tanh(x_: f32) -> f32 {  // prelude_math.py:232
-    let a: f32 = abs(x_);  // prelude_math.py:236
-    let t: f32 = ps_expm1(select((-2.0f) * a, 2.0f * a, a >= 1.0f));  // prelude_math.py:237
-    var r: f32 = select((-t) / (t + 2.0f), 1.0f - (2.0f / (t + 2.0f)), a >= 1.0f);  // prelude_math.py:238
-    r = select(r, 1.0f, a > 9.0f);  // prelude_math.py:239
-    return ps_copysign(select(r, x_, ps_isnan_f32(x_)), x_);  // prelude_math.py:240
+fn ps_tanh(x_: f32) -> f32 {  // prelude_math.py:235
+    let a: f32 = abs(x_);  // prelude_math.py:239
+    let t: f32 = ps_expm1(select((-2.0f) * a, 2.0f * a, a >= 1.0f));  // prelude_math.py:240
+    var r: f32 = select((-t) / (t + 2.0f), 1.0f - (2.0f / (t + 2.0f)), a >= 1.0f);  // prelude_math.py:241
+    r = select(r, 1.0f, a > 9.0f);  // prelude_math.py:242
+    return ps_copysign(select(r, x_, ps_isnan_f32(x_)), x_);  // prelude_math.py:243
 }
 
-fn ps_m_exp(x_: f32) -> f32 {  // prelude_math.py:114
-    let k: f32 = ps_m_exp_k(x_);  // prelude_math.py:117
-    let p: f32 = ps_m_exp_p(x_, k);  // prelude_math.py:118
-    let low: bool = k < (-120.0f);  // prelude_math.py:119
-    let h: f32 = ps_m_pow2(select(k, k + 64.0f, low) - 1.0f);  // prelude_math.py:120
-    let e: f32 = (h * (1.0f + p)) * select(2.0f, 1.0842022e-19f, low);  // prelude_math.py:121
-    return select(e, x_, ps_isnan_f32(x_));  // prelude_math.py:122
+fn ps_m_exp(x_: f32) -> f32 {  // prelude_math.py:117
+    let k: f32 = ps_m_exp_k(x_);  // prelude_math.py:120
+    let p: f32 = ps_m_exp_p(x_, k);  // prelude_math.py:121
+    let low: bool = k < (-120.0f);  // prelude_math.py:122
+    let h: f32 = ps_m_pow2(select(k, k + 64.0f, low) - 1.0f);  // prelude_math.py:123
+    let e: f32 = (h * (1.0f + p)) * select(2.0f, 1.0842022e-19f, low);  // prelude_math.py:124
+    return select(e, x_, ps_isnan_f32(x_));  // prelude_math.py:125
 }
 
-fn ps_sinh(x_: f32) -> f32 {  // prelude_math.py:209
-    let a: f32 = abs(x_);  // prelude_math.py:213
-    let e: f32 = ps_expm1(select(a, 0.0f, a > 88.0f));  // prelude_math.py:214
-    var r: f32 = select(0.5f * (e + (e / (e + 1.0f))), e - (0.5f * ((e * e) / (e + 1.0f))), a < 1.0f);  // prelude_math.py:215
-    let w: f32 = ps_m_exp(0.5f * select(0.0f, a, a > 88.0f));  // prelude_math.py:217
-    r = select(r, (0.5f * w) * w, a > 88.0f);  // prelude_math.py:218
-    return ps_copysign(select(r, x_, ps_isnan_f32(x_)), x_);  // prelude_math.py:219
+fn ps_sinh(x_: f32) -> f32 {  // prelude_math.py:212
+    let a: f32 = abs(x_);  // prelude_math.py:216
+    let e: f32 = ps_expm1(select(a, 0.0f, a > 88.0f));  // prelude_math.py:217
+    var r: f32 = select(0.5f * (e + (e / (e + 1.0f))), e - (0.5f * ((e * e) / (e + 1.0f))), a < 1.0f);  // prelude_math.py:218
+    let w: f32 = ps_m_exp(0.5f * select(0.0f, a, a > 88.0f));  // prelude_math.py:220
+    r = select(r, (0.5f * w) * w, a > 88.0f);  // prelude_math.py:221
+    return ps_copysign(select(r, x_, ps_isnan_f32(x_)), x_);  // prelude_math.py:222
 }
 
-fn ps_cosh(x_: f32) -> f32 {  // prelude_math.py:222
-    let a: f32 = abs(x_);  // prelude_math.py:225
-    let t: f32 = ps_m_exp(select(a, 0.0f, a > 88.0f));  // prelude_math.py:226
-    let w: f32 = ps_m_exp(0.5f * select(0.0f, a, a > 88.0f));  // prelude_math.py:227
-    let r: f32 = select((0.5f * t) + (0.5f / t), (0.5f * w) * w, a > 88.0f);  // prelude_math.py:228
-    return select(r, a, ps_isnan_f32(x_));  // prelude_math.py:229
+fn ps_cosh(x_: f32) -> f32 {  // prelude_math.py:225
+    let a: f32 = abs(x_);  // prelude_math.py:228
+    let t: f32 = ps_m_exp(select(a, 0.0f, a > 88.0f));  // prelude_math.py:229
+    let w: f32 = ps_m_exp(0.5f * select(0.0f, a, a > 88.0f));  // prelude_math.py:230
+    let r: f32 = select((0.5f * t) + (0.5f / t), (0.5f * w) * w, a > 88.0f);  // prelude_math.py:231
+    return select(r, a, ps_isnan_f32(x_));  // prelude_math.py:232
 }
 
-fn ps_m_log_bits(u: f32) -> i32 {  // prelude_math.py:139
-    let us: f32 = select(u, u * 33554432.0f, u < 1.1754944e-38f);  // prelude_math.py:142
-    return bitcast<i32>(us) + 4913933i;  // prelude_math.py:143
+fn ps_m_log_bits(u: f32) -> i32 {  // prelude_math.py:142
+    let us: f32 = select(u, u * 33554432.0f, u < 1.1754944e-38f);  // prelude_math.py:145
+    return bitcast<i32>(us) + 4913933i;  // prelude_math.py:146
 }
 
-fn ps_m_log_k(u: f32) -> f32 {  // prelude_math.py:146
-    let k: f32 = bitcast<f32>(((ps_m_log_bits(u) >> 23u) - 127i) + 1262485504i) - 12582912.0f;  // prelude_math.py:148
-    return k - select(0.0f, 25.0f, u < 1.1754944e-38f);  // prelude_math.py:149
+fn ps_m_log_k(u: f32) -> f32 {  // prelude_math.py:149
+    let k: f32 = bitcast<f32>(((ps_m_log_bits(u) >> 23u) - 127i) + 1262485504i) - 12582912.0f;  // prelude_math.py:151
+    return k - select(0.0f, 25.0f, u < 1.1754944e-38f);  // prelude_math.py:152
 }
 
-fn ps_m_log_f(u: f32) -> f32 {  // prelude_math.py:152
-    return bitcast<f32>((ps_m_log_bits(u) & 8388607i) + 1060439283i) - 1.0f;  // prelude_math.py:154
+fn ps_m_log_f(u: f32) -> f32 {  // prelude_math.py:155
+    return bitcast<f32>((ps_m_log_bits(u) & 8388607i) + 1060439283i) - 1.0f;  // prelude_math.py:157
 }
 
-fn ps_m_log1p_tail(f: f32) -> f32 {  // prelude_math.py:157
-    let s: f32 = f / (2.0f + f);  // prelude_math.py:161
-    let z: f32 = s * s;  // prelude_math.py:162
-    let w: f32 = z * z;  // prelude_math.py:163
-    let t1: f32 = w * (0.40000972f + (w * 0.24279079f));  // prelude_math.py:164
-    let t2: f32 = z * (0.6666666f + (w * 0.28498787f));  // prelude_math.py:165
-    let hfsq: f32 = (0.5f * f) * f;  // prelude_math.py:166
-    return hfsq - (s * (hfsq + (t1 + t2)));  // prelude_math.py:167
+fn ps_m_log1p_tail(f: f32) -> f32 {  // prelude_math.py:160
+    let s: f32 = f / (2.0f + f);  // prelude_math.py:164
+    let z: f32 = s * s;  // prelude_math.py:165
+    let w: f32 = z * z;  // prelude_math.py:166
+    let t1: f32 = w * (0.40000972f + (w * 0.24279079f));  // prelude_math.py:167
+    let t2: f32 = z * (0.6666666f + (w * 0.28498787f));  // prelude_math.py:168
+    let hfsq: f32 = (0.5f * f) * f;  // prelude_math.py:169
+    return hfsq - (s * (hfsq + (t1 + t2)));  // prelude_math.py:170
 }
 
-fn ps_log1p(x_: f32) -> f32 {  // prelude_math.py:170
-    let near: bool = (x_ > (-0.29289323f)) & (x_ < 0.41421357f);  // prelude_math.py:175
-    let xn: f32 = select(0.0f, x_, near);  // prelude_math.py:176
-    let u: f32 = 1.0f + select(x_, 1.0f, near);  // prelude_math.py:177
-    let k: f32 = ps_m_log_k(u);  // prelude_math.py:178
-    let f: f32 = ps_m_log_f(u);  // prelude_math.py:179
-    let c: f32 = select(x_ - (u - 1.0f), 1.0f - (u - x_), k > 0.0f) / u;  // prelude_math.py:180
-    var r: f32 = (k * 0.69314575f) + (f - (ps_m_log1p_tail(f) - ((k * 1.4286068e-06f) + c)));  // prelude_math.py:181
-    r = select(r, xn - ps_m_log1p_tail(xn), near);  // prelude_math.py:182
-    r = select(r, x_, (x_ == ps_f32_from_bits(0x7f800000u)) | ps_isnan_f32(x_));  // prelude_math.py:183
-    return select(select(r, ps_f32_from_bits(0xff800000u), x_ == (-1.0f)), ps_f32_from_bits(0x7fc00000u), x_ < (-1.0f));  // prelude_math.py:184
+fn ps_log1p(x_: f32) -> f32 {  // prelude_math.py:173
+    let near: bool = (x_ > (-0.29289323f)) & (x_ < 0.41421357f);  // prelude_math.py:178
+    let xn: f32 = select(0.0f, x_, near);  // prelude_math.py:179
+    let u: f32 = 1.0f + select(x_, 1.0f, near);  // prelude_math.py:180
+    let k: f32 = ps_m_log_k(u);  // prelude_math.py:181
+    let f: f32 = ps_m_log_f(u);  // prelude_math.py:182
+    let c: f32 = select(x_ - (u - 1.0f), 1.0f - (u - x_), k > 0.0f) / u;  // prelude_math.py:183
+    var r: f32 = (k * 0.69314575f) + (f - (ps_m_log1p_tail(f) - ((k * 1.4286068e-06f) + c)));  // prelude_math.py:184
+    r = select(r, xn - ps_m_log1p_tail(xn), near);  // prelude_math.py:185
+    r = select(r, x_, (x_ == ps_f32_from_bits(0x7f800000u)) | ps_isnan_f32(x_));  // prelude_math.py:186
+    return select(select(r, ps_f32_from_bits(0xff800000u), x_ == (-1.0f)), ps_f32_from_bits(0x7fc00000u), x_ < (-1.0f));  // prelude_math.py:187
 }
 
-fn ps_m_log(x_: f32) -> f32 {  // prelude_math.py:187
-    let k: f32 = ps_m_log_k(x_);  // prelude_math.py:189
-    let f: f32 = ps_m_log_f(x_);  // prelude_math.py:190
-    return (k * 0.69314575f) + (f - (ps_m_log1p_tail(f) - (k * 1.4286068e-06f)));  // prelude_math.py:191
+fn ps_m_log(x_: f32) -> f32 {  // prelude_math.py:190
+    let k: f32 = ps_m_log_k(x_);  // prelude_math.py:192
+    let f: f32 = ps_m_log_f(x_);  // prelude_math.py:193
+    return (k * 0.69314575f) + (f - (ps_m_log1p_tail(f) - (k * 1.4286068e-06f)));  // prelude_math.py:194
 }
 
-fn ps_asinh(x_: f32) -> f32 {  // prelude_math.py:243
-    let a: f32 = abs(x_);  // prelude_math.py:246
-    let big: bool = a > 4096.0f;  // prelude_math.py:247
-    let am: f32 = select(a, 1.0f, big);  // prelude_math.py:248
-    var r: f32 = ps_log1p(am + ((am * am) / (1.0f + sqrt(1.0f + (am * am)))));  // prelude_math.py:249
-    r = select(r, ps_m_log(select(1.0f, a, big)) + 0.6931472f, big);  // prelude_math.py:250
-    r = select(r, a, (a == ps_f32_from_bits(0x7f800000u)) | ps_isnan_f32(x_));  // prelude_math.py:251
-    return ps_copysign(r, x_);  // prelude_math.py:252
+fn ps_asinh(x_: f32) -> f32 {  // prelude_math.py:246
+    let a: f32 = abs(x_);  // prelude_math.py:249
+    let big: bool = a > 4096.0f;  // prelude_math.py:250
+    let am: f32 = select(a, 1.0f, big);  // prelude_math.py:251
+    var r: f32 = ps_log1p(am + ((am * am) / (1.0f + sqrt(1.0f + (am * am)))));  // prelude_math.py:252
+    r = select(r, ps_m_log(select(1.0f, a, big)) + 0.6931472f, big);  // prelude_math.py:253
+    r = select(r, a, (a == ps_f32_from_bits(0x7f800000u)) | ps_isnan_f32(x_));  // prelude_math.py:254
+    return ps_copysign(r, x_);  // prelude_math.py:255
 }
 
-fn ps_acosh(x_: f32) -> f32 {  // prelude_math.py:255
-    let big: bool = x_ > 4096.0f;  // prelude_math.py:258
-    let t: f32 = select(x_ - 1.0f, 0.0f, big | (x_ < 1.0f));  // prelude_math.py:259
-    var r: f32 = ps_log1p(t + sqrt(t * (2.0f + t)));  // prelude_math.py:260
-    r = select(r, ps_m_log(select(1.0f, x_, big)) + 0.6931472f, big);  // prelude_math.py:261
-    r = select(r, x_, (x_ == ps_f32_from_bits(0x7f800000u)) | ps_isnan_f32(x_));  // prelude_math.py:262
-    return select(r, ps_f32_from_bits(0x7fc00000u), x_ < 1.0f);  // prelude_math.py:263
+fn ps_acosh(x_: f32) -> f32 {  // prelude_math.py:258
+    let big: bool = x_ > 4096.0f;  // prelude_math.py:261
+    let t: f32 = select(x_ - 1.0f, 0.0f, big | (x_ < 1.0f));  // prelude_math.py:262
+    var r: f32 = ps_log1p(t + sqrt(t * (2.0f + t)));  // prelude_math.py:263
+    r = select(r, ps_m_log(select(1.0f, x_, big)) + 0.6931472f, big);  // prelude_math.py:264
+    r = select(r, x_, (x_ == ps_f32_from_bits(0x7f800000u)) | ps_isnan_f32(x_));  // prelude_math.py:265
+    return select(r, ps_f32_from_bits(0x7fc00000u), x_ < 1.0f);  // prelude_math.py:266
 }
 
-fn ps_atanh(x_: f32) -> f32 {  // prelude_math.py:266
-    let a: f32 = abs(x_);  // prelude_math.py:269
-    let d: f32 = 1.0f - a;  // prelude_math.py:270
-    let small: f32 = (2.0f * a) + (((2.0f * a) * a) / d);  // prelude_math.py:271
-    var r: f32 = 0.5f * ps_log1p(select((2.0f * a) / d, small, a < 0.5f));  // prelude_math.py:272
-    r = select(select(r, ps_f32_from_bits(0x7f800000u), a == 1.0f), ps_f32_from_bits(0x7fc00000u), a > 1.0f);  // prelude_math.py:273
-    return ps_copysign(select(r, x_, ps_isnan_f32(x_)), x_);  // prelude_math.py:274
+fn ps_atanh(x_: f32) -> f32 {  // prelude_math.py:269
+    let a: f32 = abs(x_);  // prelude_math.py:272
+    let d: f32 = 1.0f - a;  // prelude_math.py:273
+    let small: f32 = (2.0f * a) + (((2.0f * a) * a) / d);  // prelude_math.py:274
+    var r: f32 = 0.5f * ps_log1p(select((2.0f * a) / d, small, a < 0.5f));  // prelude_math.py:275
+    r = select(select(r, ps_f32_from_bits(0x7f800000u), a == 1.0f), ps_f32_from_bits(0x7fc00000u), a > 1.0f);  // prelude_math.py:276
+    return ps_copysign(select(r, x_, ps_isnan_f32(x_)), x_);  // prelude_math.py:277
 }
 
-fn ps_log10(x_: f32) -> f32 {  // prelude_math.py:194
-    let k: f32 = ps_m_log_k(x_);  // prelude_math.py:197
-    let f: f32 = ps_m_log_f(x_);  // prelude_math.py:198
-    var r: f32 = (k * 0.3010254f) + ((k * 4.605039e-06f) + ((f - ps_m_log1p_tail(f)) * 0.4342945f));  // prelude_math.py:199
-    r = select(r, x_, (x_ == ps_f32_from_bits(0x7f800000u)) | ps_isnan_f32(x_));  // prelude_math.py:200
-    return select(select(r, ps_f32_from_bits(0xff800000u), x_ == 0.0f), ps_f32_from_bits(0x7fc00000u), x_ < 0.0f);  // prelude_math.py:201
+fn ps_log10(x_: f32) -> f32 {  // prelude_math.py:197
+    let k: f32 = ps_m_log_k(x_);  // prelude_math.py:200
+    let f: f32 = ps_m_log_f(x_);  // prelude_math.py:201
+    var r: f32 = (k * 0.3010254f) + ((k * 4.605039e-06f) + ((f - ps_m_log1p_tail(f)) * 0.4342945f));  // prelude_math.py:202
+    r = select(r, x_, (x_ == ps_f32_from_bits(0x7f800000u)) | ps_isnan_f32(x_));  // prelude_math.py:203
+    return select(select(r, ps_f32_from_bits(0xff800000u), x_ == 0.0f), ps_f32_from_bits(0x7fc00000u), x_ < 0.0f);  // prelude_math.py:204
 }
 
-fn ps_m_erfc_tail(a_1: f32) -> f32 {  // prelude_math.py:366
+fn ps_m_erfc_tail(a_1: f32) -> f32 {  // prelude_math.py:369
     var a: f32 = a_1;
-    a = select(a, 11.0f, a > 11.0f);  // prelude_math.py:370
-    let t: f32 = 1.0f / (1.0f + (0.5f * a));  // prelude_math.py:371
-    var q: f32 = -0.075329505f;  // prelude_math.py:372
-    q = (q * t) + 0.35497063f;  // prelude_math.py:373
-    q = (q * t) + (-0.61752343f);  // prelude_math.py:374
-    q = (q * t) + 0.41292435f;  // prelude_math.py:375
-    q = (q * t) + (-0.11221451f);  // prelude_math.py:376
-    q = (q * t) + 0.23708612f;  // prelude_math.py:377
-    q = (q * t) + 0.23438479f;  // prelude_math.py:378
-    q = (q * t) + 0.28371438f;  // prelude_math.py:379
-    q = (q * t) + 0.28197366f;  // prelude_math.py:380
-    q = (q * t) + 3.959179e-06f;  // prelude_math.py:381
-    let h: f32 = bitcast<f32>(bitcast<i32>(a) & (-4096i));  // prelude_math.py:382
-    return (ps_m_exp(-(h * h)) * ps_m_exp(-((a - h) * (a + h)))) * q;  // prelude_math.py:383
+    a = select(a, 11.0f, a > 11.0f);  // prelude_math.py:373
+    let t: f32 = 1.0f / (1.0f + (0.5f * a));  // prelude_math.py:374
+    var q: f32 = -0.075329505f;  // prelude_math.py:375
+    q = (q * t) + 0.35497063f;  // prelude_math.py:376
+    q = (q * t) + (-0.61752343f);  // prelude_math.py:377
+    q = (q * t) + 0.41292435f;  // prelude_math.py:378
+    q = (q * t) + (-0.11221451f);  // prelude_math.py:379
+    q = (q * t) + 0.23708612f;  // prelude_math.py:380
+    q = (q * t) + 0.23438479f;  // prelude_math.py:381
+    q = (q * t) + 0.28371438f;  // prelude_math.py:382
+    q = (q * t) + 0.28197366f;  // prelude_math.py:383
+    q = (q * t) + 3.959179e-06f;  // prelude_math.py:384
+    let h: f32 = bitcast<f32>(bitcast<i32>(a) & (-4096i));  // prelude_math.py:385
+    return (ps_m_exp(-(h * h)) * ps_m_exp(-((a - h) * (a + h)))) * q;  // prelude_math.py:386
 }
 
-fn ps_m_erf_small(a: f32) -> f32 {  // prelude_math.py:353
-    let z: f32 = a * a;  // prelude_math.py:355
-    var r: f32 = 7.957687e-05f;  // prelude_math.py:356
-    r = (r * z) + (-0.00080356235f);  // prelude_math.py:357
-    r = (r * z) + 0.005190382f;  // prelude_math.py:358
-    r = (r * z) + (-0.026854336f);  // prelude_math.py:359
-    r = (r * z) + 0.1128358f;  // prelude_math.py:360
-    r = (r * z) + (-0.37612623f);  // prelude_math.py:361
-    r = (r * z) + 0.12837917f;  // prelude_math.py:362
-    return a + (a * r);  // prelude_math.py:363
+fn ps_m_erf_small(a: f32) -> f32 {  // prelude_math.py:356
+    let z: f32 = a * a;  // prelude_math.py:358
+    var r: f32 = 7.957687e-05f;  // prelude_math.py:359
+    r = (r * z) + (-0.00080356235f);  // prelude_math.py:360
+    r = (r * z) + 0.005190382f;  // prelude_math.py:361
+    r = (r * z) + (-0.026854336f);  // prelude_math.py:362
+    r = (r * z) + 0.1128358f;  // prelude_math.py:363
+    r = (r * z) + (-0.37612623f);  // prelude_math.py:364
+    r = (r * z) + 0.12837917f;  // prelude_math.py:365
+    return a + (a * r);  // prelude_math.py:366
 }
 
-fn ps_erf(x_: f32) -> f32 {  // prelude_math.py:386
-    let a: f32 = abs(x_);  // prelude_math.py:389
-    let r: f32 = select(1.0f - ps_m_erfc_tail(select(1.0f, a, a > 1.0f)), ps_m_erf_small(select(a, 1.0f, a > 1.0f)), a <= 1.0f);  // prelude_math.py:390
-    return ps_copysign(select(r, x_, ps_isnan_f32(x_)), x_);  // prelude_math.py:392
+fn ps_erf(x_: f32) -> f32 {  // prelude_math.py:389
+    let a: f32 = abs(x_);  // prelude_math.py:392
+    let r: f32 = select(1.0f - ps_m_erfc_tail(select(1.0f, a, a > 1.0f)), ps_m_erf_small(select(a, 1.0f, a > 1.0f)), a <= 1.0f);  // prelude_math.py:393
+    return ps_copysign(select(r, x_, ps_isnan_f32(x_)), x_);  // prelude_math.py:395
 }
 
-fn ps_erfc(x_: f32) -> f32 {  // prelude_math.py:395
-    let a: f32 = abs(x_);  // prelude_math.py:398
-    let mid: bool = a < 0.5f;  // prelude_math.py:399
-    let tail: f32 = ps_m_erfc_tail(select(a, 1.0f, mid));  // prelude_math.py:400
-    let small: f32 = ps_m_erf_small(select(a, 0.0f, a > 1.0f));  // prelude_math.py:401
-    let r: f32 = select(select(tail, 2.0f - tail, x_ < 0.0f), 1.0f - ps_copysign(small, x_), mid);  // prelude_math.py:402
-    return select(r, x_, ps_isnan_f32(x_));  // prelude_math.py:403
+fn ps_erfc(x_: f32) -> f32 {  // prelude_math.py:398
+    let a: f32 = abs(x_);  // prelude_math.py:401
+    let mid: bool = a < 0.5f;  // prelude_math.py:402
+    let tail: f32 = ps_m_erfc_tail(select(a, 1.0f, mid));  // prelude_math.py:403
+    let small: f32 = ps_m_erf_small(select(a, 0.0f, a > 1.0f));  // prelude_math.py:404
+    let r: f32 = select(select(tail, 2.0f - tail, x_ < 0.0f), 1.0f - ps_copysign(small, x_), mid);  // prelude_math.py:405
+    return select(r, x_, ps_isnan_f32(x_));  // prelude_math.py:406
 }
 
-fn ps_hypot(x_: f32, y_: f32) -> f32 {  // prelude_math.py:284
-    let a: f32 = abs(x_);  // prelude_math.py:288
-    let b: f32 = abs(y_);  // prelude_math.py:289
-    let big: f32 = select(a, b, b > a);  // prelude_math.py:290
-    let up: bool = big < 8.6736174e-19f;  // prelude_math.py:291
-    let down: bool = big > 1.1529215e+18f;  // prelude_math.py:292
-    let s: f32 = select(select(1.0f, 8.4703295e-22f, down), 1.1805916e+21f, up);  // prelude_math.py:293
-    let a2: f32 = a * s;  // prelude_math.py:294
-    let b2: f32 = b * s;  // prelude_math.py:295
-    let r: f32 = sqrt((a2 * a2) + (b2 * b2)) * select(select(1.0f, 1.1805916e+21f, down), 8.4703295e-22f, up);  // prelude_math.py:296
-    return select(r, ps_f32_from_bits(0x7f800000u), (a == ps_f32_from_bits(0x7f800000u)) | (b == ps_f32_from_bits(0x7f800000u)));  // prelude_math.py:298
+fn ps_hypot(x_: f32, y_: f32) -> f32 {  // prelude_math.py:287
+    let a: f32 = abs(x_);  // prelude_math.py:291
+    let b: f32 = abs(y_);  // prelude_math.py:292
+    let big: f32 = select(a, b, b > a);  // prelude_math.py:293
+    let up: bool = big < 8.6736174e-19f;  // prelude_math.py:294
+    let down: bool = big > 1.1529215e+18f;  // prelude_math.py:295
+    let s: f32 = select(select(1.0f, 8.4703295e-22f, down), 1.1805916e+21f, up);  // prelude_math.py:296
+    let a2: f32 = a * s;  // prelude_math.py:297
+    let b2: f32 = b * s;  // prelude_math.py:298
+    let r: f32 = sqrt((a2 * a2) + (b2 * b2)) * select(select(1.0f, 1.1805916e+21f, down), 8.4703295e-22f, up);  // prelude_math.py:299
+    return select(r, ps_f32_from_bits(0x7f800000u), (a == ps_f32_from_bits(0x7f800000u)) | (b == ps_f32_from_bits(0x7f800000u)));  // prelude_math.py:301
 }
 
 fn ps_inf_bits_i32(i: i32) -> bool {  // prelude.py:239
@@ -239,32 +239,32 @@ fn ps_isinf_f32(x_: f32) -> bool {  // prelude.py:261
     return ps_inf_bits_i32(bitcast<i32>(x_));  // prelude.py:263
 }
 
-fn ps_fmod(x_: f32, y_: f32) -> f32 {  // prelude_math.py:301
+fn ps_fmod(x_: f32, y_: f32) -> f32 {  // prelude_math.py:304
     var i: i32;
-    let ax: f32 = abs(x_);  // prelude_math.py:305
-    let ay: f32 = abs(y_);  // prelude_math.py:306
-    if (ps_isnan_f32(x_) || ps_isnan_f32(y_) || ps_isinf_f32(x_) || (ay == 0.0f)) {  // prelude_math.py:307
-        return ps_f32_from_bits(0x7fc00000u);  // prelude_math.py:308
+    let ax: f32 = abs(x_);  // prelude_math.py:308
+    let ay: f32 = abs(y_);  // prelude_math.py:309
+    if (ps_isnan_f32(x_) || ps_isnan_f32(y_) || ps_isinf_f32(x_) || (ay == 0.0f)) {  // prelude_math.py:310
+        return ps_f32_from_bits(0x7fc00000u);  // prelude_math.py:311
     }
-    if (ax < ay) {  // prelude_math.py:309
-        return x_;  // prelude_math.py:310
+    if (ax < ay) {  // prelude_math.py:312
+        return x_;  // prelude_math.py:313
     }
-    var t: f32 = ay;  // prelude_math.py:311
-    var n: i32 = 0i;  // prelude_math.py:312
-    while ((t + t) <= ax) {  // prelude_math.py:313
-        t = t + t;  // prelude_math.py:314
-        n = n + 1i;  // prelude_math.py:315
+    var t: f32 = ay;  // prelude_math.py:314
+    var n: i32 = 0i;  // prelude_math.py:315
+    while ((t + t) <= ax) {  // prelude_math.py:316
+        t = t + t;  // prelude_math.py:317
+        n = n + 1i;  // prelude_math.py:318
     }
-    var r: f32 = ax;  // prelude_math.py:316
-    let end_1: i32 = n + 1i;  // prelude_math.py:317
-    for (var i_1: i32 = 0i; i_1 < end_1; i_1 += 1i) {  // prelude_math.py:317
-        i = i_1;  // prelude_math.py:317
-        if (r >= t) {  // prelude_math.py:318
-            r = r - t;  // prelude_math.py:319
+    var r: f32 = ax;  // prelude_math.py:319
+    let end_1: i32 = n + 1i;  // prelude_math.py:320
+    for (var i_1: i32 = 0i; i_1 < end_1; i_1 += 1i) {  // prelude_math.py:320
+        i = i_1;  // prelude_math.py:320
+        if (r >= t) {  // prelude_math.py:321
+            r = r - t;  // prelude_math.py:322
         }
-        t = t * 0.5f;  // prelude_math.py:320
+        t = t * 0.5f;  // prelude_math.py:323
     }
-    return select(r, -r, x_ < 0.0f);  // prelude_math.py:321
+    return select(r, -r, x_ < 0.0f);  // prelude_math.py:324
 }
 
 fn columns(j: u32) {  // math_more.py:19
