@@ -227,6 +227,16 @@ def _t_len(tc: Any, node: Any, args: list) -> T.Type:
     return T.u32
 
 
+def _t_bool_reduce(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 1)
+    t = tc.types_of(node.args)[0]
+    if not (isinstance(t, T.VectorType) and t.elem == T.bool_):
+        name = tc.callee_name(node)
+        fix = "use the bool itself" if t == T.bool_ else f"compare first, as in {name}(v > 0.0)"
+        tc.error(node, f"{name}() takes a bool vector (bvec2, bvec3 or bvec4), got {t}: {fix}")
+    return T.bool_
+
+
 def _t_int(tc: Any, node: Any, args: list) -> T.Type:
     return tc.cast_call(node, T.i32)
 
@@ -308,11 +318,50 @@ _register("int", builtins.int, _t_int, "Convert to i32 (floats truncate toward z
 _register("float", builtins.float, _t_float, "Convert to f32.")
 _register("bool", builtins.bool, _t_bool, "Convert to bool (non-zero is True).")
 _register("len", builtins.len, _t_len, "Number of elements of a Buffer or array (u32).")
+_register("all", builtins.all, _t_bool_reduce,
+          "True when every component of the bool vector is.")
+_register("any", builtins.any, _t_bool_reduce, "True when some component of the bool vector is.")
 _register("print", builtins.print, _t_print, "Print values (CPU and CUDA only).", pure=False,
           kinds=("print",))
 
 # ----------------------------------------------------------------------------
 # The math module
+
+_GPU_DOMAIN = "where Python raises ValueError (the cpu device raises it too), a GPU gives"
+MATH_MORE_1 = {
+    "tanh": "Hyperbolic tangent; tanh(+-inf) is +-1.",
+    "sinh": "Hyperbolic sine.",
+    "cosh": "Hyperbolic cosine.",
+    "asinh": "Inverse hyperbolic sine.",
+    "acosh": f"Inverse hyperbolic cosine: for x < 1, {_GPU_DOMAIN} nan.",
+    "atanh": f"Inverse hyperbolic tangent: for abs(x) >= 1, {_GPU_DOMAIN} +-inf at +-1, "
+             "nan beyond.",
+    "exp2": "2 ** x (math.exp2 is Python 3.11's; pyshade.math has it on 3.10 too).",
+    "expm1": "exp(x) - 1, accurate for small x.",
+    "log10": f"Base-10 logarithm: for x <= 0, {_GPU_DOMAIN} -inf at 0, nan below.",
+    "log1p": f"log(1 + x), accurate for small x: for x <= -1, {_GPU_DOMAIN} -inf at -1, "
+             "nan below.",
+    "degrees": "Radians to degrees: x * (180 / pi).",
+    "radians": "Degrees to radians: x * (pi / 180).",
+    "erf": "The error function.",
+    "erfc": "The complementary error function 1 - erf(x), accurate where erf(x) is near 1.",
+}
+"""More ``math`` functions of one float argument, with their docs (the accuracy of each
+on each device: docs/language.md)."""
+MATH_MORE_2 = {
+    "hypot": "sqrt(x*x + y*y) without overflow or underflow in between (two arguments); "
+             "hypot(+-inf, nan) is inf.",
+    "copysign": "abs(x) with the sign bit of y (copied as bits: copysign(1.0, -0.0) is -1.0).",
+    "fmod": f"C's fmod, exact, with the sign of x (not x % y, which takes y's sign): for "
+            f"y == 0 or an infinite x, {_GPU_DOMAIN} nan; fmod(x, inf) is x.",
+}
+"""More ``math`` functions of two float arguments."""
+
+
+def _exp2(x: float, /) -> float:
+    """2 ** x (the host's stand-in for ``math.exp2`` before Python 3.11)."""
+    return 2.0 ** x
+
 
 for _name in ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "exp", "log", "log2", "fabs"):
     _register(f"math.{_name}", getattr(math, _name), _t_float_map(1),
@@ -321,6 +370,10 @@ for _name in ("floor", "ceil", "trunc"):
     _register(f"math.{_name}", getattr(math, _name), _t_float_map(1),
               f"math.{_name}: returns the float type (an integral value), as GPUs do.")
 _register("math.atan2", math.atan2, _t_float_map(2), "math.atan2(y, x).")
+for _name, _doc in MATH_MORE_1.items():
+    _register(f"math.{_name}", getattr(math, _name, None) or _exp2, _t_float_map(1), _doc)
+for _name, _doc in MATH_MORE_2.items():
+    _register(f"math.{_name}", getattr(math, _name), _t_float_map(2), _doc)
 _register("math.pow", math.pow, _t_float_map(2), "math.pow(x, y) on floats.")
 _register("math.isnan", math.isnan, _t_float_pred, "True where x is NaN.")
 _register("math.isinf", math.isinf, _t_float_pred, "True where x is +-infinity.")
@@ -374,6 +427,17 @@ def _t_bits(tc: Any, node: Any, args: list) -> T.Type:
     return T.vector_of(T.i32, t.n) if isinstance(t, T.VectorType) else T.i32
 
 
+def _t_from_bits(tc: Any, node: Any, args: list) -> T.Type:
+    tc.arity(node, 1)
+    t = tc.types_of(node.args)[0]
+    if isinstance(t, T.AbstractType):
+        t = tc.coerce(node.args[0], T.i32)
+    e = t.elem if isinstance(t, T.VectorType) else t
+    if e != T.i32:
+        tc.error(node, f"f32 from bits needs i32 (scalar or vector), got {t}")
+    return T.vector_of(T.f32, t.n) if isinstance(t, T.VectorType) else T.f32
+
+
 def _t_convert(tc: Any, node: Any, args: list) -> T.Type:
     tc.arity(node, 2)
     dst = tc.type_argument(node.args[0])
@@ -404,6 +468,8 @@ _tdiv = _register("prelude.tdiv", None, _t_tdiv,
                   "guards those: C-family targets leave them undefined).")
 _bits = _register("prelude.bits", None, _t_bits,
                   "The bits of an f32 (vector) as i32 (same shape).")
+_from_bits = _register("prelude.from_bits", None, _t_from_bits,
+                       "The f32 (vector) whose bits are the i32 (same shape): bits' inverse.")
 _convert = _register("prelude.convert", None, _t_convert,
                      "convert(T, x): the target's own conversion of an in-range value "
                      "(a float already truncatable, an integer that fits).")

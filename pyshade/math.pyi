@@ -18,8 +18,15 @@ tau: float
 def acos(x: _F, /) -> _F:
     """math.acos on float scalars or vectors (f16 and f64 where the target has them)."""
 
+def acosh(x: _F, /) -> _F:
+    """Inverse hyperbolic cosine: for x < 1, where Python raises ValueError (the cpu device raises it
+    too), a GPU gives nan."""
+
 def asin(x: _F, /) -> _F:
     """math.asin on float scalars or vectors (f16 and f64 where the target has them)."""
+
+def asinh(x: _F, /) -> _F:
+    """Inverse hyperbolic sine."""
 
 def atan(x: _F, /) -> _F:
     """math.atan on float scalars or vectors (f16 and f64 where the target has them)."""
@@ -27,20 +34,54 @@ def atan(x: _F, /) -> _F:
 def atan2(y: _F, x: _F, /) -> _F:
     """math.atan2(y, x)."""
 
+def atanh(x: _F, /) -> _F:
+    """Inverse hyperbolic tangent: for abs(x) >= 1, where Python raises ValueError (the cpu device
+    raises it too), a GPU gives +-inf at +-1, nan beyond."""
+
 def ceil(x: _F, /) -> _F:
     """math.ceil: returns the float type (an integral value), as GPUs do."""
+
+def copysign(x: _F, y: _F, /) -> _F:
+    """abs(x) with the sign bit of y (copied as bits: copysign(1.0, -0.0) is -1.0)."""
 
 def cos(x: _F, /) -> _F:
     """math.cos on float scalars or vectors (f16 and f64 where the target has them)."""
 
+def cosh(x: _F, /) -> _F:
+    """Hyperbolic cosine."""
+
+def degrees(x: _F, /) -> _F:
+    """Radians to degrees: x * (180 / pi)."""
+
+def erf(x: _F, /) -> _F:
+    """The error function."""
+
+def erfc(x: _F, /) -> _F:
+    """The complementary error function 1 - erf(x), accurate where erf(x) is near 1."""
+
 def exp(x: _F, /) -> _F:
     """math.exp on float scalars or vectors (f16 and f64 where the target has them)."""
+
+def exp2(x: _F, /) -> _F:
+    """2 ** x (math.exp2 is Python 3.11's; pyshade.math has it on 3.10 too)."""
+
+def expm1(x: _F, /) -> _F:
+    """exp(x) - 1, accurate for small x."""
 
 def fabs(x: _F, /) -> _F:
     """math.fabs on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def floor(x: _F, /) -> _F:
     """math.floor: returns the float type (an integral value), as GPUs do."""
+
+def fmod(x: _F, y: _F, /) -> _F:
+    """C's fmod, exact, with the sign of x (not x % y, which takes y's sign): for y == 0 or an infinite
+    x, where Python raises ValueError (the cpu device raises it too), a GPU gives nan; fmod(x, inf)
+    is x."""
+
+def hypot(x: _F, y: _F, /) -> _F:
+    """sqrt(x*x + y*y) without overflow or underflow in between (two arguments); hypot(+-inf, nan) is
+    inf."""
 
 @overload
 def isinf(x: float, /) -> bool:
@@ -77,20 +118,37 @@ def isnan(x: vec4, /) -> bvec4:
 def log(x: _F, /) -> _F:
     """math.log on float scalars or vectors (f16 and f64 where the target has them)."""
 
+def log10(x: _F, /) -> _F:
+    """Base-10 logarithm: for x <= 0, where Python raises ValueError (the cpu device raises it too), a
+    GPU gives -inf at 0, nan below."""
+
+def log1p(x: _F, /) -> _F:
+    """log(1 + x), accurate for small x: for x <= -1, where Python raises ValueError (the cpu device
+    raises it too), a GPU gives -inf at -1, nan below."""
+
 def log2(x: _F, /) -> _F:
     """math.log2 on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def pow(x: _F, y: _F | float, /) -> _F:
     """math.pow(x, y) on floats."""
 
+def radians(x: _F, /) -> _F:
+    """Degrees to radians: x * (pi / 180)."""
+
 def sin(x: _F, /) -> _F:
     """math.sin on float scalars or vectors (f16 and f64 where the target has them)."""
+
+def sinh(x: _F, /) -> _F:
+    """Hyperbolic sine."""
 
 def sqrt(x: _F, /) -> _F:
     """math.sqrt on float scalars or vectors (f16 and f64 where the target has them)."""
 
 def tan(x: _F, /) -> _F:
     """math.tan on float scalars or vectors (f16 and f64 where the target has them)."""
+
+def tanh(x: _F, /) -> _F:
+    """Hyperbolic tangent; tanh(+-inf) is +-1."""
 
 def trunc(x: _F, /) -> _F:
     """math.trunc: returns the float type (an integral value), as GPUs do."""

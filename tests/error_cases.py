@@ -403,3 +403,19 @@ def shared_float_atomic_xor(out: ps.Buffer[f32]):
 @ps.kernel
 def f64_atomic_add(acc: ps.Buffer[f64]):
     ps.atomic_add(acc, 0, 1.0)
+
+
+# -- all/any, matrix division (issue 18) ----------------------------------------------------
+@ps.kernel
+def all_of_floats(x: ps.Buffer[ps.vec3], out: ps.Buffer[u32]):
+    out[0] = u32(1) if all(x[0]) else u32(0)
+
+
+@ps.kernel
+def any_of_bool(out: ps.Buffer[u32]):
+    out[0] = u32(1) if any(out[0] > u32(1)) else u32(0)
+
+
+@ps.kernel
+def scalar_over_matrix(m: ps.Buffer[ps.mat2], s: f32):
+    m[0] = s / m[0]

@@ -54,16 +54,17 @@ def test_all_names_defined_and_documented():
         assert obj.__doc__, name
     assert cs.__doc__
     # stdlib only: no pyshade (nor numpy) import in the modules, apart from the
-    # package's own cpu_scalars / cpu_vectors parts
+    # package's own cpu_scalars / cpu_vectors / cpu_math parts
     here = pathlib.Path(cs.__file__).parent
-    for part in ("cpu_support.py", "cpu_scalars.py", "cpu_vectors.py"):
+    for part in ("cpu_support.py", "cpu_scalars.py", "cpu_vectors.py", "cpu_math.py"):
         tree = ast.parse((here / part).read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 assert all(a.name.split(".")[0] not in ("pyshade", "numpy") for a in node.names)
             elif isinstance(node, ast.ImportFrom):
                 if node.level == 1:
-                    assert node.module in ("cpu_scalars", "cpu_vectors"), node.module
+                    assert node.module in ("cpu_scalars", "cpu_vectors", "cpu_math"), \
+                        node.module
                 else:
                     assert node.level == 0 and node.module.split(".")[0] not in ("pyshade", "numpy")
 

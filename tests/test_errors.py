@@ -347,6 +347,23 @@ CASES = [
      '                  ^^^\n'
      'TranslationError: atomics need a Buffer[u32], Buffer[i32], Buffer[f32] or a shared '
      'array of u32/i32/f32 as first argument'),
+    ('all_of_floats', 411, 23, None,
+     ':411:24\n'
+     '    out[0] = u32(1) if all(x[0]) else u32(0)\n'
+     '                       ^^^^^^^^^\n'
+     'TranslationError: all() takes a bool vector (bvec2, bvec3 or bvec4), got vec3: '
+     'compare first, as in all(v > 0.0)'),
+    ('any_of_bool', 416, 23, None,
+     ':416:24\n'
+     '    out[0] = u32(1) if any(out[0] > u32(1)) else u32(0)\n'
+     '                       ^^^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: any() takes a bool vector (bvec2, bvec3 or bvec4), got bool: use '
+     'the bool itself'),
+    ('scalar_over_matrix', 421, 11, None,
+     ':421:12\n'
+     '    m[0] = s / m[0]\n'
+     '           ^^^^^^^^\n'
+     'TranslationError: / with a matrix needs matrix / scalar (each element divided)'),
 ]
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import pyshade as ps
-from pyshade import f16, f32, i32, prelude, u32
+from pyshade import f16, f32, i32, prelude, prelude_math, u32
 
 CPU = ps.device("cpu")
 
@@ -277,3 +277,58 @@ def test_gpu_targets_route_to_the_prelude():
     assert "// prelude.py:" in wgsl
     py = ps.translate(by_operators, "python")
     assert "ps_floordiv" not in py and " // " in py
+
+
+# -- the math prelude (pyshade/prelude_math.py) ------------------------------------------------
+@ps.kernel(workgroup_size=64)
+def math_prelude(x: ps.Buffer[f32], y: ps.Buffer[f32], out: ps.Buffer[f32]):
+    """math_more.scalars with each function the math prelude's (exp2 is native everywhere)."""
+    i = ps.global_id().x
+    if i < len(x) // 17:
+        j = i * 17
+        out[j] = prelude_math.ps_tanh(x[j])
+        out[j + 1] = prelude_math.ps_sinh(x[j + 1])
+        out[j + 2] = prelude_math.ps_cosh(x[j + 2])
+        out[j + 3] = prelude_math.ps_asinh(x[j + 3])
+        out[j + 4] = prelude_math.ps_acosh(x[j + 4])
+        out[j + 5] = prelude_math.ps_atanh(x[j + 5])
+        out[j + 6] = math.exp2(x[j + 6])
+        out[j + 7] = prelude_math.ps_expm1(x[j + 7])
+        out[j + 8] = prelude_math.ps_log10(x[j + 8])
+        out[j + 9] = prelude_math.ps_log1p(x[j + 9])
+        out[j + 10] = prelude_math.ps_degrees(x[j + 10])
+        out[j + 11] = prelude_math.ps_radians(x[j + 11])
+        out[j + 12] = prelude_math.ps_erf(x[j + 12])
+        out[j + 13] = prelude_math.ps_erfc(x[j + 13])
+        out[j + 14] = prelude_math.ps_hypot(x[j + 14], y[j + 14])
+        out[j + 15] = prelude_math.ps_copysign(x[j + 15], y[j + 15])
+        out[j + 16] = prelude_math.ps_fmod(x[j + 16], y[j + 16])
+
+
+def test_math_prelude_in_exact_f32_arithmetic():
+    """The math prelude on the cpu device, where each operation rounds exactly once (the
+    GPUs' exp and log are not used by it): within the bounds the GPU tests allow, special
+    values included (tests/test_exec_math.py: domains, metric and bounds)."""
+    import test_exec_math as EM
+    x, y = EM.domains(np.random.default_rng(7), 64)
+    xs, ys = EM.table(x, y)
+    got = _run(math_prelude, xs.ravel(), ys.ravel(), np.zeros(xs.size, np.float32),
+               n=len(xs))[2].reshape(xs.shape)
+    for k, name in enumerate(EM.FUNCS):
+        e = EM.ulp_errors(got[:, k], EM.exact_of(name, xs[:, k], ys[:, k]))
+        limit = EM.BOUNDS[name][0] if EM.BOUNDS[name][0] is not None else EM.CPU_BOUND
+        assert e.max() <= limit, (name, e.max(), xs[np.argmax(e), k])
+
+
+def test_math_prelude_is_routed_per_target():
+    """A math function a target lacks is a call of the math prelude there, the target's own
+    function elsewhere; f16 goes through f32."""
+    wgsl = ps.translate(math_prelude, "wgsl")
+    assert "fn ps_expm1(" in wgsl and "// prelude_math.py:" in wgsl
+    k = ps.kernel(workgroup_size=1)(_halves)
+    assert "ps_tanh(f32(" in ps.translate(k, "wgsl").replace(" ", "")
+    assert "tanh(" in ps.translate(k, "cuda") and "ps_tanh" not in ps.translate(k, "cuda")
+
+
+def _halves(a: ps.Buffer[f16]):
+    a[0] = math.tanh(a[0])

@@ -2,8 +2,8 @@
 (``pyshade.lang``) and the emitters: every builtin has an entry for every target, in
 the target's own table or a family's (a spelling, or None where it is deliberately
 not available), no table names an unknown builtin, every entry is a format string
-that parses or a ``Method`` of that target's emitter, and each emitter names its own
-table."""
+that parses, a ``Method`` of that target's emitter or ``PRELUDE`` (a ``math`` function
+that ``pyshade.prelude_math`` computes), and each emitter names its own table."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import string
 import pytest
 
 import pyshade as ps
-from pyshade import lang, u32
+from pyshade import lang, prelude_math, u32
 from pyshade.emit import emitter_class
 from pyshade.emit.spellings import FAMILIES, Method
 from pyshade.targets import TARGETS
@@ -58,6 +58,11 @@ def test_entries_are_formats_or_methods(target: str) -> None:
                 fn = getattr(cls, entry.name, None)
                 assert callable(fn), f"{where}[{name!r}]: {cls.__name__} has no {entry.name}"
                 inspect.signature(fn).bind(None, None, *entry.args)    # self, node, args
+            elif entry is prelude_math.PRELUDE:
+                short = name.split(".", 1)[-1]
+                assert name.startswith("math."), f"{where}[{name!r}]: PRELUDE is for math.*"
+                assert inspect.isfunction(getattr(prelude_math, f"ps_{short}", None)), \
+                    f"{where}[{name!r}] = PRELUDE, but prelude_math has no ps_{short}"
             elif entry is not None:
                 assert isinstance(entry, str), f"{where}[{name!r}] = {entry!r}"
                 list(string.Formatter().parse(entry))      # raises where it is malformed

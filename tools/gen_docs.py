@@ -50,6 +50,8 @@ PY_SIGNATURES = {
     "float": "(x: int | float | bool) -> f32",
     "bool": "(x: int | float | bool) -> bool",
     "len": "(a: Buffer[Any] | Array[Any, Any]) -> u32",
+    "all": "(v: bvec2 | bvec3 | bvec4) -> bool",
+    "any": "(v: bvec2 | bvec3 | bvec4) -> bool",
     "print": "(*values: int | float | bool | str) -> None",
 }
 # The prelude's primitives: registry entries that kernels cannot name.
@@ -58,6 +60,7 @@ INTERNAL_SIGNATURES = {
     "prelude.smax": "(a: _I, b: _I) -> _I",
     "prelude.tdiv": "(a: _I, b: _I) -> _I",
     "prelude.bits": "(x: f32 | vec2 | vec3 | vec4) -> i32 | ivec2 | ivec3 | ivec4",
+    "prelude.from_bits": "(i: i32 | ivec2 | ivec3 | ivec4) -> f32 | vec2 | vec3 | vec4",
     "prelude.convert": "(t: type[_Sc], x: _Sc) -> _Sc",
 }
 # What a ``None`` spelling means where the builtin never reaches a spelling. Any other
@@ -103,6 +106,16 @@ SECTIONS = (
     ("ps", "pyshade functions"),
     ("internal", "Internal primitives of the prelude"),
 )
+
+
+def _math_prelude_names() -> set[str]:
+    sys.path.insert(0, str(ROOT))
+    from pyshade import prelude_math
+    return {n for n, f in vars(prelude_math).items()
+            if inspect.isfunction(f) and f.__module__ == prelude_math.__name__}
+
+
+MATH_PRELUDE = _math_prelude_names()
 
 
 def _load_pyshade() -> Any:
@@ -220,9 +233,12 @@ def render_format(fmt: str, params: list[str]) -> str:
 def spelling_cell(ps: Any, target: str, b: Any, params: list[str]) -> str:
     """What the page says about builtin ``b`` on ``target``."""
     from pyshade.emit.spellings import Method
+    from pyshade.prelude_math import PRELUDE
     entry = ps.targets.get(target)
     cls = entry.emitter_class()
     spell = object.__new__(cls).spelling(b)     # spelling() reads class attributes only
+    if spell is PRELUDE:
+        return f"the math prelude's `ps_{b.name.split('.', 1)[1]}` (above)"
     if isinstance(spell, Method):
         fn = getattr(cls, spell.name)
         doc = first_paragraph(inspect.getdoc(fn)) or "(no docstring)"
@@ -244,18 +260,20 @@ def spelling_cell(ps: Any, target: str, b: Any, params: list[str]) -> str:
 
 def prelude_notes(ps: Any, name: str) -> list[tuple[str, str]]:
     """(function, first docstring paragraph) of the prelude functions that compute
-    ``name`` on GPU targets (named ``ps_<name>`` or ``ps_<name>_<kind>``)."""
-    from pyshade import prelude
+    ``name`` on GPU targets (named ``ps_<name>`` or ``ps_<name>_<kind>``), in
+    ``pyshade.prelude`` and the math prelude ``pyshade.prelude_math``."""
+    from pyshade import prelude, prelude_math
     short = name.split(".", 1)[-1]
     if name.startswith("prelude."):
         return []
     pat = re.compile(rf"^ps_{re.escape(short)}(_[a-z0-9]+)?$")
     extra = {"int": ["ps_float_to_int"]}.get(name, [])
     out = []
-    for fname, fn in vars(prelude).items():
-        if (pat.match(fname) or fname in extra) and inspect.isfunction(fn) \
-                and fn.__module__ == prelude.__name__:
-            out.append((fname, first_paragraph(fn.__doc__)))
+    for mod in (prelude, prelude_math) if name.startswith("math.") else (prelude,):
+        for fname, fn in vars(mod).items():
+            if (pat.match(fname) or fname in extra) and inspect.isfunction(fn) \
+                    and fn.__module__ == mod.__name__:
+                out.append((fname, first_paragraph(fn.__doc__)))
     return out
 
 
@@ -361,12 +379,22 @@ def generate_builtins() -> str:
             out.append(("Pure." if b.pure else "Has side effects.") + kinds)
             out.append("")
             notes = prelude_notes(ps, name)
-            if notes:
+            core = [(f, d) for f, d in notes if f not in MATH_PRELUDE]
+            math_notes = [(f, d) for f, d in notes if f in MATH_PRELUDE]
+            if core:
                 out.append(f"On the GPU targets ({', '.join(gpu)}), pyshade's prelude computes "
                            "Python's result for these argument types; the spellings below "
                            "serve the others:")
                 out.append("")
-                for fname, doc in notes:
+                for fname, doc in core:
+                    out.append(f"- `{fname}`: {doc}")
+                out.append("")
+            if math_notes:
+                out.append("On the targets whose cell below names it, the math prelude "
+                           "(`pyshade/prelude_math.py`, written for f32: f16 goes through f32 "
+                           "and back) computes the function:")
+                out.append("")
+                for fname, doc in math_notes:
                     out.append(f"- `{fname}`: {doc}")
                 out.append("")
             params = params_of(sig_list[0])
@@ -715,12 +743,12 @@ def k(out: ps.Buffer[f32]):
     ("Calls", "math functions that are not builtins", """
 @ps.kernel
 def k(out: ps.Buffer[f32]):
-    out[0] = math.sinh(out[1])
+    out[0] = math.gamma(out[1])
 """, "wgsl"),
-    ("Calls", "any() and all()", """
+    ("Calls", "any() and all() of something else than a bool vector", """
 @ps.kernel
 def k(out: ps.Buffer[u32], v: vec3):
-    if any(v > 1.0):
+    if any(v):
         out[0] = u32(1)
 """, "wgsl"),
     ("Calls", "Keyword arguments to builtins", """

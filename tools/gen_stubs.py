@@ -306,6 +306,8 @@ def _vector_class(name: str, elem: str, n: int, kind: str) -> str:
         # Lets vectors meet typeshed's SupportsRichComparison (their comparisons return a
         # bvec), so min()/max() of vectors check; in a kernel, test .x or any/all lanes.
         out.append("    def __bool__(self) -> bool: ...")
+        # all(bv) and any(bv) take an iterable (in a kernel: only a bool vector).
+        out.append("    def __iter__(self) -> Iterator[bool]: ...")
     for cs in comps:
         for k in (2, 3, 4):
             for sw in itertools.product(cs, repeat=k):
@@ -394,7 +396,8 @@ def generate_math() -> str:
                 out.append(f"@overload\ndef {name}(x: {arg}, /) -> {res}:\n"
                            f"    \"\"\"{doc}\"\"\"\n")
             continue
-        params = "y: _F, x: _F" if name == "atan2" else "x: _F, y: _F | float" if name == "pow" else "x: _F"
+        params = {"atan2": "y: _F, x: _F", "pow": "x: _F, y: _F | float", "hypot": "x: _F, y: _F",
+                  "copysign": "x: _F, y: _F", "fmod": "x: _F, y: _F"}.get(name, "x: _F")
         out.append(f"def {name}({params}, /) -> _F:\n    \"\"\"{doc}\"\"\"\n")
     return "\n".join(out)
 

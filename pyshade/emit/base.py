@@ -481,10 +481,16 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
     def spelling(self, b: Any) -> Any:
         """``b``'s entry in this target's ``spellings``, else in the first of its ``families``'
         tables that has one: a format string, a ``Method`` (called as ``f(emitter, node)``), or
-        None where ``b`` is not available."""
-        for table in (self.spellings, *(FAMILIES[f] for f in self.families)):
-            if b.name in table:
-                return table[b.name]
+        None where ``b`` is not available (``spelling_for``)."""
+        return self.spelling_for(b.name)
+
+    @classmethod
+    def spelling_for(cls, name: str) -> Any:
+        """The spelling-table entry of the builtin ``name`` (see ``spelling``); the frontend
+        reads it for the ``PRELUDE`` entries of ``math`` functions a target lacks."""
+        for table in (cls.spellings, *(FAMILIES[f] for f in cls.families)):
+            if name in table:
+                return table[name]
         return None
 
     def spell_extras(self, node: ast.Call, b: Any, args: list[str]) -> dict:

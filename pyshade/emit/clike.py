@@ -20,6 +20,7 @@ import numpy as np
 from .. import types as T
 from ..errors import TranslationError
 from ..frontend.program import FuncInfo
+from ..prelude_math import PRELUDE
 from .atomic_bits import AtomicBits
 from .base import CMP_SYMBOLS, Emitter, IdNames
 
@@ -68,6 +69,10 @@ class CLikeEmitter(AtomicBits, Emitter):
     ATOMIC_LOAD = "atomicLoad(&{place})"        # {zero}: the zero of the element type
     ATOMIC_STORE = "atomicStore(&{place}, {value})"
     SELECT = "({cond} ? {if_true} : {if_false})"
+    # The ``math`` builtins (and ``round``) the target computes in f64 (None: every one);
+    # any other of an f64 is a TranslationError (GLSL has no double transcendentals; DXC
+    # computes HLSL's float intrinsics of a double in f32).
+    F64_MATH: frozenset[str] | None = None
     BROADCAST = "{type}({value})"   # a scalar as a vector
     # True where the target's compiler takes C preprocessor ``#line N "file"`` directives:
     # ``line`` then writes them, so that the compiler's own errors name the Python line.
@@ -470,6 +475,19 @@ class CLikeEmitter(AtomicBits, Emitter):
         return f"{a} != {b}" if op is ast.BitXor else f"{a} {BINOPS[op]} {b}"
 
     # -- calls --------------------------------------------------------------------------
+    def call_builtin(self, node: ast.Call, b: Any) -> str:
+        """A builtin call (``Emitter.call_builtin``); a ``math`` function of an f64 that the
+        target has only for f32 (``F64_MATH``), or not at all (``PRELUDE``: the prelude is
+        written for f32), is a TranslationError."""
+        math_like = b.name.startswith("math.") or b.name == "round"
+        f64_refused = self.F64_MATH is not None and b.name not in self.F64_MATH
+        if math_like and node.args and elem_type(node.args[0].ps_type) == T.f64 and \
+                (f64_refused or self.spelling(b) is PRELUDE):
+            raise self.error(node, f"{b.name}() of f64 is not available on {self.target}: it "
+                                   "has no double-precision version (use f32, or the cuda "
+                                   "target)")
+        return super().call_builtin(node, b)
+
     def call_cast(self, node: ast.Call, t: T.Type) -> str:
         """A conversion ``T(x)`` (f32 -> int is a prelude call by now)."""
         return f"{self.type_name(t, node)}({self.expr(node.args[0])})"
@@ -526,8 +544,8 @@ class CLikeEmitter(AtomicBits, Emitter):
                 # would count the padding of small buffers (a binding is at least 16 bytes).
                 extras["len"] = self.param_member(
                     self.prog.param_block.lengths[node.args[0].ps_ref[1]])
-        if b.name in ("bitcast", "prelude.bits", "prelude.convert", "popcount",
-                      "count_leading_zeros"):
+        if b.name in ("bitcast", "prelude.bits", "prelude.from_bits", "prelude.convert",
+                      "popcount", "count_leading_zeros"):
             extras["T"] = self.type_name(node.ps_type, node)
         return extras
 

@@ -237,6 +237,17 @@ class CudaOps:
             return self.sub(node.args[0])
         return f"{'__habs' if t == T.f16 else 'fabs'}({self.value(node.args[0])})"
 
+    def bool_reduce(self, node: ast.Call, op: str) -> str:
+        """``all(v)`` (``op`` is ``&&``) or ``any(v)`` (``||``) of a bool vector: a generated
+        function joining its components."""
+        t = node.args[0].ps_type
+        word = "all" if op == "&&" else "any"
+        name = self.global_name(f"_ps_{word}")
+        tt = self.tn(t)
+        body = f" {op} ".join(self.comps(t, "a", t.n))
+        self.support(f"{word}_{tt}", f"{self.FDI} bool {name}({tt} a) {{ return {body}; }}")
+        return f"{name}({self.value(node.args[0])})"
+
     def select_call(self, node: ast.Call) -> str:
         """``select(f, t, c)``: a ternary; per component for a bool-vector condition."""
         if isinstance(node.args[2].ps_type, T.VectorType):

@@ -95,6 +95,9 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
     # f32 Interlocked* need Shader Model 6.6 (and no SPIR-V for most): f32 atomic elements
     # are uint, accessed through their bits (``AtomicBits``).
     FLOAT_BITS = ("asuint({})", "asfloat({})")
+    # DXC converts a double to float for every other intrinsic (floor and sqrt included:
+    # its SPIR-V has OpFConvert around GLSL.std.450's float Floor).
+    F64_MATH = frozenset({"math.fabs"})
 
     @classmethod
     def block_kind(cls, layout: Any) -> str:

@@ -183,11 +183,23 @@ class MslEmitter(CppEmitter):
         res = node.ps_type
         e = elem_type(res)
         a, b = self.sub(node.left), self.sub(node.right)
+        if sym == "/" and isinstance(res, T.MatrixType):
+            return self.matrix_div(res, a, b)
         if isinstance(res, T.VectorType) and e.kind in ("int", "bool") and \
                 (e.kind == "bool" or sym in ("+", "-", "*", "<<")):
             u = f"{M.UNSIGNED.get(M.SCALARS[e.name], 'uint')}{res.n}"
             return f"{self.type_name(res)}({u}({a}) {sym} {u}({b}))"
         return f"{a} {sym} {b}"
+
+    def matrix_div(self, t: T.MatrixType, a: str, b: str) -> str:
+        """``m / s`` as a generated function dividing each column: the Metal specification
+        lists matrix * scalar but no matrix / scalar."""
+        tm = self.tn(t)
+        name = self.global_name(f"_ps_div_mat{t.n}")
+        cols = ", ".join(f"m[{j}] / s" for j in range(t.n))
+        self.support(f"div_mat{t.n}", f"{self.FDI} {tm} {name}({tm} m, float s) {{ "
+                                      f"return {tm}({cols}); }}")
+        return f"{name}({a}, {b})"
 
     def bool_bitop(self, node: ast.BinOp, op: type) -> str:
         """Bool ``&``/``|`` as ``bool(a & b)``: in C++ ``&`` of two bools is an int, which

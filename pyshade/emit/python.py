@@ -320,9 +320,12 @@ class PythonEmitter(Emitter):
 
     def matrix_op(self, node: ast.BinOp, a: str, b: str) -> str:
         """``+``, ``-`` or ``*`` with a matrix operand: column by column with a matrix or a
-        broadcast scalar."""
+        broadcast scalar; ``matrix / scalar`` divides each element."""
         lt, rt = node.left.ps_type, node.right.ps_type
         n = (lt if isinstance(lt, T.MatrixType) else rt).n
+        if isinstance(node.op, ast.Div):
+            return (f"_mat({n}, *(_vmap(lambda x, y: _f32(_fdiv(x, y)), c, d) "
+                    f"for c, d in zip({a}, ({b},) * {n})))")
         sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}[type(node.op)]
         if isinstance(lt, T.MatrixType) and isinstance(rt, T.MatrixType):
             return (f"_mat({n}, *(_vmap(lambda x, y: _f32(x {sym} y), c, d) "

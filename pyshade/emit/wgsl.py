@@ -27,7 +27,7 @@ from typing import Any
 from .. import types as T
 from ..frontend.exprs import CT
 from ..frontend.program import FuncInfo
-from .clike import CLikeEmitter, elem_type
+from .clike import BINOPS, CLikeEmitter, elem_type
 from .spellings.wgsl import SPELLINGS
 from .wgsl_helpers import WgslHelpers
 
@@ -185,6 +185,22 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         if e.kind == "uint":
             return f"({self.type_name(t)}() - {self.sub(node.operand)})"
         return f"-{self.sub(node.operand)}"
+
+    def ex_BinOp(self, node: ast.BinOp) -> str:
+        """A binary operator (``CLikeEmitter.ex_BinOp``); ``matrix / scalar`` through
+        ``matrix_div``; a scalar next to a vector in ``& | ^`` broadcast (WGSL's bit
+        operators, unlike its arithmetic, take no vector-scalar mix)."""
+        if isinstance(node.op, ast.Div) and isinstance(node.left.ps_type, T.MatrixType):
+            return self.matrix_div(node)
+        lt, rt = node.left.ps_type, node.right.ps_type
+        if isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and \
+                isinstance(lt, T.VectorType) != isinstance(rt, T.VectorType) and \
+                elem_type(node.ps_type) != T.bool_:
+            want = node.ps_type
+            sym = BINOPS[type(node.op)]
+            return (f"{self.broadcast(self.sub(node.left), lt, want)} {sym} "
+                    f"{self.broadcast(self.sub(node.right), rt, want)}")
+        return super().ex_BinOp(node)
 
     def shift(self, node: ast.BinOp, op: type) -> str:
         """``<<``/``>>`` with a u32 count; a constant ``<<`` clears the bits shifted out."""

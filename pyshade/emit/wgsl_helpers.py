@@ -33,6 +33,18 @@ class WgslHelpers:
                     "    return bitcast<f32>(b);\n}")
         return f"{self.helper('f32_from_bits', make)}({bits:#010x}u)"
 
+    def matrix_div(self, node: ast.BinOp) -> str:
+        """``m / s``: WGSL has no matrix / scalar operator, so a helper divides each column
+        (``m * (1.0 / s)`` would round twice)."""
+        n = node.left.ps_type.n
+        mt = self.type_name(node.left.ps_type)
+
+        def make(name: str) -> str:
+            cols = ", ".join(f"m[{j}] / s" for j in range(n))
+            return (f"fn {name}(m: {mt}, s: f32) -> {mt} {{\n"
+                    f"    return {mt}({cols});\n}}")
+        return f"{self.helper(f'div_mat{n}', make)}({self.expr(node.left)}, {self.expr(node.right)})"
+
     def cas(self, node: ast.Call, args: list[str]) -> str:
         """A call of the generated strong compare-exchange helper (retries
         ``atomicCompareExchangeWeak``)."""

@@ -424,12 +424,15 @@ class ExprMixin(ArithMixin):
         if op is ast.Div and not le.is_float:
             self.error(node, f"'/' on integers ({lt}) is not allowed: use '//' for floor "
                              "division, or convert with float(...)")
-        if op in (ast.FloorDiv, ast.Mod, ast.Div) and isinstance(lt, T.MatrixType):
+        if op in (ast.FloorDiv, ast.Mod) and isinstance(lt, T.MatrixType):
             self.error(node, f"{sym} is not defined for matrices")
         # Shapes: same vector/matrix type, or one scalar broadcast.
         if lt != rt and not (isinstance(lt, T.ScalarType) or isinstance(rt, T.ScalarType)):
             self.error(node, f"{sym} needs operands of one shape, got {lt} and {rt}")
-        if isinstance(lt, T.MatrixType) or isinstance(rt, T.MatrixType):
+        if op is ast.Div and (isinstance(lt, T.MatrixType) or isinstance(rt, T.MatrixType)):
+            if not isinstance(rt, T.ScalarType):
+                self.error(node, "/ with a matrix needs matrix / scalar (each element divided)")
+        elif isinstance(lt, T.MatrixType) or isinstance(rt, T.MatrixType):
             if op not in (ast.Add, ast.Sub, ast.Mult) or (op is not ast.Mult and lt != rt):
                 self.error(node, f"{sym} on a matrix needs another matrix of the same size "
                                  "(use @ for the matrix product)")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .. import prelude, targets
+from .. import prelude, prelude_math, targets
 from .. import types as T
 from .source import get_source
 
@@ -61,7 +61,7 @@ class PreludeMixin:
 
     def prelude_call(self, like: ast.AST, name: str, args: list) -> ast.Call:
         """A typed call of prelude function ``name`` on typed ``args``, at ``like``'s place."""
-        fn = getattr(prelude, name)
+        fn = getattr(prelude, name, None) or getattr(prelude_math, name)
         call = ast.copy_location(ast.Call(ast.Name(name, ast.Load()), list(args), []), like)
         call.end_lineno = getattr(like, "end_lineno", None)
         call.end_col_offset = getattr(like, "end_col_offset", None)
@@ -106,9 +106,12 @@ class PreludeMixin:
 
     def route_builtin(self, node: ast.Call, name: str) -> ast.expr:
         """Signed and float ``abs``/``min``/``max``/``clamp``, float ``isnan``/``isinf``,
-        f32 atomics (``route_atomic``)."""
+        f32 atomics (``route_atomic``); the ``math`` functions a target lacks
+        (``route_math``)."""
         if name.startswith("atomic_"):
             return self.route_atomic(node, name[len("atomic_"):])
+        if name.startswith("math.") and name not in ("math.isnan", "math.isinf"):
+            return self.route_math(node, name)
         if name not in ("abs", "min", "max", "clamp", "math.isnan", "math.isinf"):
             return node
         if not self.routes():
@@ -152,3 +155,44 @@ class PreludeMixin:
         bottom = self.splat(self.const(node, de.min, de), dst)
         top = self.splat(self.const(node, de.max, de), dst)
         return self.prelude_call(node, "ps_float_to_int", [node.args[0], bottom, top])
+
+    def route_math(self, node: ast.Call, name: str) -> ast.expr:
+        """A ``math`` function whose spelling on the target is ``PRELUDE`` as a call of
+        ``prelude_math.ps_<name>`` (written for f32): f16 arguments go through f32 and the
+        result back (one rounding), a vector of a ``SCALAR_ONLY`` function goes to
+        ``ps_<name>_vecN``; f64 stays a builtin call, which the emitter refuses (no target
+        that needs the prelude has f64 transcendentals). ``ANY_FLOAT`` functions take every
+        float type as it is."""
+        if self.python_semantics:
+            return node
+        spell = targets.get(self.target).emitter_class().spelling_for(name)
+        if spell is not prelude_math.PRELUDE:
+            return node
+        short = name.split(".", 1)[1]
+        if self.src.globals is vars(prelude_math) or self.src.globals is vars(prelude):
+            self.error(node, f"internal: {name} is prelude_math.ps_{short} on {self.target}: "
+                             "call that")
+        t = node.ps_type
+        e = _elem(t)
+        if short in prelude_math.ANY_FLOAT:
+            return self.prelude_call(node, f"ps_{short}", node.args)
+        if e == T.f64:      # the emitter refuses it, after its own f64 rules
+            return node
+        fn = f"ps_{short}"
+        if short in prelude_math.SCALAR_ONLY and isinstance(t, T.VectorType):
+            fn += f"_vec{t.n}"
+        args = [self.as_elem(a, T.f32) for a in node.args] if e == T.f16 else node.args
+        call = self.prelude_call(node, fn, args)
+        return self.as_elem(call, T.f16) if e == T.f16 else call
+
+    def as_elem(self, node: ast.expr, e: T.ScalarType) -> ast.expr:
+        """``node`` (a float scalar or vector) converted to element type ``e``."""
+        t = node.ps_type
+        vec = isinstance(t, T.VectorType)
+        to = T.vector_of(e, t.n) if vec else e
+        c = ast.copy_location(ast.Call(ast.Name(to.name, ast.Load()), [node], []), node)
+        c.end_lineno = getattr(node, "end_lineno", None)
+        c.end_col_offset = getattr(node, "end_col_offset", None)
+        c.ps_call = ("construct", to) if vec else ("cast", to)
+        c.ps_type = to
+        return c

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from keyword import iskeyword
 
+from .cpu_math import *  # noqa: F403
+from .cpu_math import __all__ as _math_names
 from .cpu_scalars import *  # noqa: F403
 from .cpu_scalars import __all__ as _scalar_names
 from .cpu_scalars import _f32_to_bits
@@ -30,7 +32,7 @@ from .cpu_vectors import __all__ as _vector_names
 _own = [
     "Struct", "_atomic", "_atomic_cas", "_copy", "make_struct_class",
 ]
-__all__ = [*_scalar_names, *_vector_names, *_own]
+__all__ = [*_scalar_names, *_math_names, *_vector_names, *_own]
 
 
 # ------------------------------------------------------------------ structs

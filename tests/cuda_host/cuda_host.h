@@ -112,6 +112,9 @@ using std::abs; using std::fabs; using std::fmin; using std::fmax; using std::fl
 using std::ceil; using std::trunc; using std::sqrt; using std::exp; using std::log;
 using std::sin; using std::cos; using std::tan; using std::pow; using std::rint;
 using std::isnan; using std::isinf; using std::fma; using std::atan2;
+using std::tanh; using std::sinh; using std::cosh; using std::asinh; using std::acosh;
+using std::atanh; using std::exp2; using std::expm1; using std::log10; using std::log1p;
+using std::hypot; using std::copysign; using std::fmod; using std::erf; using std::erfc;
 inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
 inline int min(int a, int b) { return a < b ? a : b; }

@@ -9,6 +9,9 @@ dict from a builtin's registry name (``pyshade.lang.BY_NAME``: ``"dot"``,
   the result type; ``{ids.global_id}``, ``{len}``...);
 * a ``Method``: the emitter method that writes the call, for the few spellings
   that need code;
+* ``PRELUDE`` (``pyshade.prelude_math``): a ``math`` function the target lacks, or
+  whose accuracy its API leaves to formulas that fail; the frontend calls the math
+  prelude's ``ps_<name>`` instead, emitted like a helper;
 * ``None``: deliberately not available on that target (``print`` on WGSL: the
   type checker refuses it), or never reaching a spelling (``barrier()`` is a
   statement, ``int(x)`` a cast).

@@ -11,9 +11,18 @@ from __future__ import annotations
 from typing import Any
 
 from ...frontend.exprs import IDS
+from ...prelude_math import PRELUDE
 
 _MATH = ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "exp", "log", "log2",
-         "floor", "ceil", "trunc")
+         "floor", "ceil", "trunc", "exp2", "degrees", "radians")
+# Python math functions that most brace languages lack, or whose accuracy WebGPU and Vulkan
+# leave to formulas that fail (the hyperbolics: prelude_math.py says how): the prelude
+# (``pyshade.prelude_math``) computes them, as the frontend's routing reads here; a
+# target's table overrides one it has natively.
+_PRELUDE_MATH = ("tanh", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "log10", "log1p",
+                 "hypot", "copysign", "fmod", "erf", "erfc")
+HYPERBOLIC = ("tanh", "sinh", "cosh", "asinh", "acosh", "atanh")
+"""The hyperbolic functions: native in MSL and CUDA, whose libraries give ulp bounds."""
 
 SPELLINGS: dict[str, Any] = {
     # The emitter's names of the invocation ids (``IdNames``).
@@ -30,12 +39,15 @@ SPELLINGS: dict[str, Any] = {
     "float": None,
     "bool": None,
     "len": "{len}",
+    "all": "all({0})",
+    "any": "any({0})",
     # Only CUDA has printf: the type checker refuses print() elsewhere (print_call).
     "print": None,
     **{f"math.{name}": f"{name}({{0}})" for name in _MATH},
     "math.fabs": "abs({0})",
     "math.atan2": "atan2({0}, {1})",
     "math.pow": "pow({0}, {1})",
+    **{f"math.{name}": PRELUDE for name in _PRELUDE_MATH},
     # The prelude's ps_isnan/ps_isinf replace them on GPU targets (frontend/prelude_calls).
     "math.isnan": None,
     "math.isinf": None,

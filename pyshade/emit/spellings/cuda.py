@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...lang import ATOMIC_OPS
+from ...prelude_math import PRELUDE
+from .clike import HYPERBOLIC
 from .method import Method
 
 # CUDA has no vector math library (without headers NVRTC lacks): the emitter writes these
@@ -27,6 +29,15 @@ SPELLINGS: dict[str, Any] = {
         "__uint_as_float(atomicCAS((uint*)&{0}[{1}], __float_as_uint({2}), "
         "__float_as_uint({3})))"),
     "abs": Method("abs_call"),
+    # CUDA's math library has every Python math function but degrees/radians (the prelude
+    # multiplies); its float overloads keep f32 in f32.
+    **{f"math.{name}": f"{name}({{0}})" for name in (*HYPERBOLIC, "expm1", "log10", "log1p",
+                                                      "erf", "erfc")},
+    **{f"math.{name}": f"{name}({{0}}, {{1}})" for name in ("hypot", "copysign", "fmod")},
+    "math.degrees": PRELUDE,
+    "math.radians": PRELUDE,
+    "all": Method("bool_reduce", "&&"),
+    "any": Method("bool_reduce", "||"),
     "round": "rint({0})",
     "print": Method("printf_call"),
     **{name: Method("formula_call") for name in FORMULAS},
@@ -39,6 +50,7 @@ SPELLINGS: dict[str, Any] = {
     "prelude.smin": Method("asm_minmax", "min"),
     "prelude.smax": Method("asm_minmax", "max"),
     "prelude.bits": "__float_as_int({0})",
+    "prelude.from_bits": "__int_as_float({0})",
     "prelude.convert": Method("convert_call"),
 }
 """Builtin name -> CUDA spelling (see ``pyshade.emit.spellings``)."""

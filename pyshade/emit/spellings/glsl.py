@@ -20,5 +20,6 @@ SPELLINGS: dict[str, Any] = {
     "reverse_bits": "bitfieldReverse({0})",
     "count_leading_zeros": Method("clz_call"),
     "prelude.bits": "floatBitsToInt({0})",
+    "prelude.from_bits": "intBitsToFloat({0})",
 }
 """Builtin name -> GLSL spelling (see ``pyshade.emit.spellings``)."""

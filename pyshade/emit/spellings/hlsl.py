@@ -20,5 +20,6 @@ SPELLINGS: dict[str, Any] = {
     "reverse_bits": Method("bit_call", "reverse"),
     "count_leading_zeros": Method("bit_call", "clz"),
     "prelude.bits": "asint({0})",
+    "prelude.from_bits": "asfloat({0})",
 }
 """Builtin name -> HLSL spelling (see ``pyshade.emit.spellings``)."""

@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...frontend.exprs import IDS
-from ...lang import ATOMIC_OPS
+from ...lang import ATOMIC_OPS, MATH_MORE_1
 
 _MATH = ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "exp", "log", "log2", "fabs",
-         "floor", "ceil", "trunc", "atan2", "pow")
+         "floor", "ceil", "trunc", "atan2", "pow", *MATH_MORE_1, "hypot", "copysign")
 
 SPELLINGS: dict[str, Any] = {
     **{name: f"{{ids.{name}}}" for name in IDS},
@@ -35,8 +35,11 @@ SPELLINGS: dict[str, Any] = {
     "float": None,
     "bool": None,
     "len": "len({0})",
+    "all": "_vall({0})",
+    "any": "_vany({0})",
     "print": "print({args})",
     **{f"math.{name}": f"{{map}}(_{name})" for name in _MATH},
+    "math.fmod": "{map}(_cfmod)",       # C's fmod (``_fmod`` is the float ``%``)
     "math.isnan": "{pred}(_isnan)",
     "math.isinf": "{pred}(_isinf)",
     "clamp": "_clamp({0}, {1}, {2})",
@@ -59,6 +62,7 @@ SPELLINGS: dict[str, Any] = {
     "prelude.smax": None,
     "prelude.tdiv": "{pred}(_tdiv)",
     "prelude.bits": "{pred}(_f32_bits)",
+    "prelude.from_bits": "{pred}(_f32_of_bits)",
     "prelude.convert": "{convert}",
 }
 """Builtin name -> Python spelling (see ``pyshade.emit.spellings``)."""

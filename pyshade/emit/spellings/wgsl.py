@@ -17,5 +17,6 @@ SPELLINGS: dict[str, Any] = {
     "reverse_bits": "reverseBits({0})",
     "count_leading_zeros": "countLeadingZeros({0})",
     "prelude.bits": "bitcast<{T}>({0})",
+    "prelude.from_bits": "bitcast<{T}>({0})",
 }
 """Builtin name -> WGSL spelling (see ``pyshade.emit.spellings``)."""
