@@ -228,8 +228,8 @@ CASES = [
      ':275:12\n'
      '    return v, v\n'
      '           ^^^^\n'
-     'TranslationError: tuples are only supported in assignments (a, b = b, a): use a '
-     'vector or struct'),
+     'TranslationError: pair() returns one value (u32): this return gives 2 values '
+     '(every return must have the same shape)'),
     ('too_big', 285, 13, None,
      ':285:14\n'
      '    x: u32 = 4294967296\n'
@@ -347,6 +347,52 @@ CASES = [
      '                  ^^^\n'
      'TranslationError: atomics need a Buffer[u32], Buffer[i32], Buffer[f32] or a shared '
      'array of u32/i32/f32 as first argument'),
+    ('unpack_tuple_count', 427, 14, None,
+     (':427:15\n'
+      '    a, b, c = two(out[0])\n'
+      '              ^^^^^^^^^^^\n'
+      'TranslationError: cannot unpack 2 values (tuple[u32, f32]) into 3 targets')),
+    ('unpack_vector_count', 433, 11, None,
+     (':433:12\n'
+      '    x, y = ps.global_id()\n'
+      '           ^^^^^^^^^^^^^^\n'
+      'TranslationError: cannot unpack a uvec3 (3 components) into 2 targets')),
+    ('unpack_scalar', 439, 11, None,
+     (':439:12\n'
+      '    x, y = out[0]\n'
+      '           ^^^^^^\n'
+      'TranslationError: cannot unpack a u32 value: unpack a vector or the tuple a helper '
+      'returns')),
+    ('tuple_return_shapes', 416, 11, None,
+     (':416:12\n'
+      '    return v, v, v\n'
+      '           ^^^^^^^\n'
+      'TranslationError: shapes() returns 2 values (tuple[u32, u32]): this return gives 3 '
+      'values (every return must have the same shape)')),
+    ('tuple_and_value_returns', 422, 11, None,
+     (':422:12\n'
+      '    return v, v\n'
+      '           ^^^^\n'
+      'TranslationError: one_or_two() returns one value (u32): this return gives 2 values '
+      '(every return must have the same shape)')),
+    ('tuple_not_unpacked', 454, 8, None,
+     (':454:9\n'
+      '    t = two(out[0])\n'
+      '        ^^^^^^^^^^^\n'
+      'TranslationError: a tuple (tuple[u32, f32]) cannot be used as a value: unpack it '
+      'into variables (a, b = f(x))')),
+    ('tuple_indexed', 459, 13, None,
+     (':459:14\n'
+      '    out[0] = two(out[0])[0]\n'
+      '             ^^^^^^^^^^^^^^\n'
+      'TranslationError: a tuple (tuple[u32, f32]) cannot be indexed: unpack it into '
+      'variables (a, b = f(x))')),
+    ('tuple_field', 464, 13, None,
+     (':464:14\n'
+      '    out[0] = two(out[0])._0\n'
+      '             ^^^^^^^^^^^\n'
+      'TranslationError: a tuple (tuple[u32, f32]) has no attributes: unpack it into '
+      'variables (a, b = f(x))')),
 ]
 
 

@@ -278,7 +278,8 @@ def _vector_class(name: str, elem: str, n: int, kind: str) -> str:
            "",
            "    def __init__(self, *components: _Component) -> None: ...",
            f"    def __getitem__(self, i: int, /) -> {elem}: ...",
-           f"    def __setitem__(self, i: int, v: {elem}, /) -> None: ..."]
+           f"    def __setitem__(self, i: int, v: {elem}, /) -> None: ...",
+           f"    def __iter__(self) -> Iterator[{elem}]: ...  # x, y = v"]
     for cs in comps:
         out += [f"    {c}: {elem}" for c in cs]
     bvec = _vec("bool", n)
