@@ -462,3 +462,13 @@ def tuple_indexed(out: ps.Buffer[u32]):
 @ps.kernel
 def tuple_field(out: ps.Buffer[u32]):
     out[0] = two(out[0])._0
+
+
+def take_pair(p: tuple[u32, f32]) -> u32:
+    n, w = p
+    return n
+
+
+@ps.kernel
+def tuple_arg_count(out: ps.Buffer[u32]):
+    out[0] = take_pair((out[0], 1.0, 2.0))

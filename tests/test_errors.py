@@ -195,8 +195,8 @@ CASES = [
      ':221:9\n'
      '    t = (1, 2)\n'
      '        ^^^^^^\n'
-     'TranslationError: tuples are only supported in assignments (a, b = b, a): use a '
-     'vector or struct'),
+     'TranslationError: a tuple is only unpacked (a, b = x, y), returned by a helper or '
+     'passed to one (f((a, b))): use a vector or struct'),
     ('out_of_range', 226, 13, None,
      ':226:14\n'
      '    x: u32 = -1\n'
@@ -393,6 +393,12 @@ CASES = [
       '             ^^^^^^^^^^^\n'
       'TranslationError: a tuple (tuple[u32, f32]) has no attributes: unpack it into '
       'variables (a, b = f(x))')),
+    ('tuple_arg_count', 474, 23, None,
+     (':474:24\n'
+      '    out[0] = take_pair((out[0], 1.0, 2.0))\n'
+      '                       ^^^^^^^^^^^^^^^^^^\n'
+      "TranslationError: parameter 'p' of take_pair() is 2 values (tuple[u32, f32]): this "
+      'argument is 3 values (tuple[u32, f32, f32])')),
 ]
 
 

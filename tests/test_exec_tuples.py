@@ -1,7 +1,7 @@
 """Tuples on every device against numpy: helpers that return two to four values
 (scalars, vectors, a struct, a bool), unpacked by the caller into new and existing
 variables (in a loop too), early returns of the same shape, and unpacking of vectors,
-swizzles and ``ps.global_id()``."""
+swizzles and ``ps.global_id()``, and tuples passed to helpers (``f((a, b))``)."""
 
 from __future__ import annotations
 
@@ -78,6 +78,33 @@ def test_scalar_returns(dev: ps.Device, rng: np.random.Generator) -> None:
     parts = [(a >> s) & 255 for s in (0, 8, 16, 24)]
     want = (parts[0] + parts[1] * 3 + parts[2] * 5 + parts[3] * 7 + total * 11).astype(np.uint32)
     np.testing.assert_array_equal(bo.numpy(), want)
+
+
+def weigh(pair: tuple[u32, f32], scale: f32) -> f32:
+    n, w = pair
+    return f32(n) * w * scale
+
+
+def forward(pair: tuple[u32, f32]) -> tuple[u32, f32]:
+    return pair
+
+
+@ps.kernel(workgroup_size=WG)
+def tuple_args(a: ps.Buffer[u32], out: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    if i < len(a):
+        n, w = forward((a[i], 0.25))
+        out[i] = weigh((n + 1, w), 4.0) + weigh((3, 1.5), f32(i))
+
+
+def test_tuple_arguments(dev: ps.Device, rng: np.random.Generator) -> None:
+    n = 300 + int(rng.integers(0, WG))
+    a = rng.integers(0, 1000, n, dtype=np.uint32)
+    out = dev.zeros(n, np.float32)
+    tuple_args.launch(dev.array(a), out, threads=n, device=dev)
+    want = (a + 1).astype(np.float32) * np.float32(0.25) * np.float32(4.0) \
+        + np.float32(3 * 1.5) * np.arange(n, dtype=np.float32)
+    np.testing.assert_array_equal(out.numpy(), want.astype(np.float32))
 
 
 @ps.kernel(workgroup_size=WG)

@@ -50,7 +50,8 @@ NO_EXPR = {
     ast.List: "list literals are not supported in kernels: use ps.array(T, N)",
     ast.Dict: "dict literals are not supported in kernels: use a @ps.struct or ps.array(T, N)",
     ast.Set: "set literals are not supported in kernels: use ps.array(T, N)",
-    ast.Tuple: "tuples are only supported in assignments (a, b = b, a): use a vector or struct",
+    ast.Tuple: "a tuple is only unpacked (a, b = x, y), returned by a helper or passed to one "
+               "(f((a, b))): use a vector or struct",
     ast.JoinedStr: "f-strings are not supported in kernels: pass values to print() separately",
     ast.Await: "await is not supported in kernels: kernels and helpers are plain functions",
     ast.Yield: "yield is not supported in kernels: write results to a Buffer",

@@ -97,3 +97,46 @@ def unpack_part(ch: Any, node: ast.Subscript) -> ast.expr:
 def not_unpacked(ch: Any, node: ast.AST, t: T.Type) -> None:
     """A tuple used other than by unpacking: an error."""
     ch.error(node, f"a tuple ({describe(t)}) cannot be used as a value: {UNPACK_HINT}")
+
+
+def tuple_arg(ch: Any, node: ast.Tuple) -> ast.expr:
+    """``f((a, b))``: the tuple struct's constructor, its elements typed; the helper's
+    parameter type fixes their types (``coerce_arg``), else each element's own."""
+    for e in node.elts:
+        if isinstance(e, (ast.Tuple, ast.List, ast.Starred)):
+            ch.error(e, "a tuple argument holds values, not nested tuples or starred items")
+    elts = [ch.tx(e) for e in node.elts]
+    types = []
+    for e in elts:
+        t = e.ps_type
+        if isinstance(t, (CT, T.BufferType)) or t is None:
+            ch.error(e, "a tuple argument holds scalars, vectors and structs")
+        if isinstance(t, T.AbstractType):
+            t = T.i32 if t.kind == "int" else T.f32
+        types.append(t)
+    call = ast.copy_location(ast.Call(ast.Name("tuple", ast.Load()), [], []), node)
+    call.ps_tuple_elts = elts
+    _construct(call, tuple_type(types))
+    return call
+
+
+def _construct(call: ast.Call, st: T.StructType) -> None:
+    elts = call.ps_tuple_elts
+    call.keywords = [ast.keyword(arg=f"_{i}", value=e) for i, e in enumerate(elts)]
+    call.ps_fields = [(f"_{i}", e) for i, e in enumerate(elts)]
+    call.ps_call = ("struct", st)
+    call.ps_type = st
+
+
+def coerce_arg(ch: Any, arg: ast.expr, want: T.Type, what: str) -> None:
+    """A tuple argument (``tuple_arg``) passed for a parameter of type ``want``: each element
+    coerced to the parameter's element type."""
+    elts = getattr(arg, "ps_tuple_elts", None)
+    if elts is None:
+        return
+    wanted = tuple_elems(want)
+    if wanted is None or len(wanted) != len(elts):
+        ch.error(arg, f"{what} is {_shape(want)}: this argument is {_shape(arg.ps_type)}")
+    for i, (e, t) in enumerate(zip(elts, wanted)):
+        ch.coerce(e, t, f"value {i} of the tuple for {what}")
+    _construct(arg, want)

@@ -1,6 +1,7 @@
 """Tuples: helpers that ``return a, b`` (scalars, vectors, a struct; declared
 ``tuple[...]`` or inferred; early returns of the same shape), callers that unpack
-them into new and existing variables, and unpacking of vectors and swizzles."""
+them into new and existing variables, a tuple passed to a helper (``f((a, b))``), and
+unpacking of vectors and swizzles."""
 
 import pyshade as ps
 from pyshade import f32, i32, u32, uvec3, vec2, vec3
@@ -33,6 +34,11 @@ def polar(v: vec2) -> tuple[f32, f32, f32, u32]:
     return r, v.x / r, v.y / r, u32(r)
 
 
+def weigh(pair: tuple[u32, f32], scale: f32) -> f32:
+    n, w = pair
+    return f32(n) * w * scale
+
+
 @ps.kernel(workgroup_size=64)
 def unpack(data: ps.Buffer[u32], pts: ps.Buffer[vec3], out: ps.Buffer[f32]) -> None:
     i, _unused, _z = ps.global_id()
@@ -51,4 +57,6 @@ def unpack(data: ps.Buffer[u32], pts: ps.Buffer[vec3], out: ps.Buffer[f32]) -> N
     k0, k1, k2 = c3
     if up:
         out[i] = s.hi - s.lo + f32(order) + rad * c + sn + f32(ri) + x + y + w
+    else:
+        out[i] = weigh((q, 0.5), 2.0)
     data[i] = q * 1000 + r + k0 + k1 + k2

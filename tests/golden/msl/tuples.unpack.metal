@@ -69,6 +69,18 @@ static_assert(PS_OFFSETOF(ps_tuple_f32_f32_f32_u32, v_2) == 8, "offset of ps_tup
 static_assert(PS_OFFSETOF(ps_tuple_f32_f32_f32_u32, v_3) == 12, "offset of ps_tuple_f32_f32_f32_u32.v_3");
 #endif
 
+struct alignas(4) ps_tuple_u32_f32 {
+    uint v_0;
+    float v_1;
+    ps_tuple_u32_f32() = default;
+    ps_tuple_u32_f32(uint v_0, float v_1) : v_0(v_0), v_1(v_1) {}
+};
+static_assert(sizeof(ps_tuple_u32_f32) == 8, "size of ps_tuple_u32_f32");
+#ifdef PS_OFFSETOF
+static_assert(PS_OFFSETOF(ps_tuple_u32_f32, v_0) == 0, "offset of ps_tuple_u32_f32.v_0");
+static_assert(PS_OFFSETOF(ps_tuple_u32_f32, v_1) == 4, "offset of ps_tuple_u32_f32.v_1");
+#endif
+
 struct alignas(16) ps_Params {
     uint ps_len_data;
 };
@@ -90,25 +102,25 @@ uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:87
     return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:89
 }
 
-#line 15 "tuples.py"
-ps_tuple_u32_u32 divmod_u(uint a, uint b) {  // tuples.py:15
-    if (b == 0u) {  // tuples.py:16
-        return ps_tuple_u32_u32(0u, a);  // tuples.py:17
+#line 16 "tuples.py"
+ps_tuple_u32_u32 divmod_u(uint a, uint b) {  // tuples.py:16
+    if (b == 0u) {  // tuples.py:17
+        return ps_tuple_u32_u32(0u, a);  // tuples.py:18
     }
-#line 18 "tuples.py"
-    return ps_tuple_u32_u32(ps_floordiv_unsigned_u32(a, b), ps_mod_unsigned_u32(a, b));  // tuples.py:18
+#line 19 "tuples.py"
+    return ps_tuple_u32_u32(ps_floordiv_unsigned_u32(a, b), ps_mod_unsigned_u32(a, b));  // tuples.py:19
 }
 
-ps_tuple_vec2_f32_bool split(float3 p) {  // tuples.py:21
-    return ps_tuple_vec2_f32_bool(p.xy, p.z, uint(p.z > 0.0f));  // tuples.py:22
+ps_tuple_vec2_f32_bool split(float3 p) {  // tuples.py:22
+    return ps_tuple_vec2_f32_bool(p.xy, p.z, uint(p.z > 0.0f));  // tuples.py:23
 }
 
-ps_tuple_Span_i32 bounds(float x, float y) {  // tuples.py:25
-    if (x < y) {  // tuples.py:26
-        return ps_tuple_Span_i32(Span(x, y), -1);  // tuples.py:27
+ps_tuple_Span_i32 bounds(float x, float y) {  // tuples.py:26
+    if (x < y) {  // tuples.py:27
+        return ps_tuple_Span_i32(Span(x, y), -1);  // tuples.py:28
     }
-#line 28 "tuples.py"
-    return ps_tuple_Span_i32(Span(y, x), 1);  // tuples.py:28
+#line 29 "tuples.py"
+    return ps_tuple_Span_i32(Span(y, x), 1);  // tuples.py:29
 }
 
 #line 234 "prelude.py"
@@ -127,89 +139,100 @@ uint ps_float_to_int_f32_u32(float x, uint bottom, uint top) {  // prelude.py:24
     return select(v, 0u, ps_nan_bits_i32(as_type<int>(x)));  // prelude.py:253
 }
 
-#line 31 "tuples.py"
-ps_tuple_f32_f32_f32_u32 polar(float2 v) {  // tuples.py:31
-    float r = ps_length(v);  // tuples.py:32
-    return ps_tuple_f32_f32_f32_u32(r, v.x / r, v.y / r, ps_float_to_int_f32_u32(r, 0u, 4294967295u));  // tuples.py:33
+#line 32 "tuples.py"
+ps_tuple_f32_f32_f32_u32 polar(float2 v) {  // tuples.py:32
+    float r = ps_length(v);  // tuples.py:33
+    return ps_tuple_f32_f32_f32_u32(r, v.x / r, v.y / r, ps_float_to_int_f32_u32(r, 0u, 4294967295u));  // tuples.py:34
 }
 
-#line 37 "tuples.py"
-kernel void unpack(device uint* data [[buffer(0)]], const device float3* pts [[buffer(1)]], device float* out_ [[buffer(2)]], constant ps_Params& ps_params [[buffer(3)]], uint3 ps_global_id [[thread_position_in_grid]]) {  // tuples.py:37
-    uint3 ps_t1 = ps_global_id;  // tuples.py:38
+float weigh(ps_tuple_u32_f32 pair, float scale) {  // tuples.py:37
+    ps_tuple_u32_f32 ps_t1 = pair;  // tuples.py:38
 #line 38 "tuples.py"
-    uint i = ps_t1.x;  // tuples.py:38
+    uint n = ps_t1.v_0;  // tuples.py:38
 #line 38 "tuples.py"
-    uint unused = ps_t1.y;  // tuples.py:38
-#line 38 "tuples.py"
-    uint z = ps_t1.z;  // tuples.py:38
-    if (i >= ps_params.ps_len_data) {  // tuples.py:39
-        return;  // tuples.py:40
-    }
-#line 41 "tuples.py"
-    ps_tuple_u32_u32 ps_t2 = divmod_u(data[i], 7u);  // tuples.py:41
-#line 41 "tuples.py"
-    uint q = ps_t2.v_0;  // tuples.py:41
-#line 41 "tuples.py"
-    uint r = ps_t2.v_1;  // tuples.py:41
-    uint2 ps_t3 = ps_global_id.xy;  // tuples.py:42
-#line 42 "tuples.py"
-    uint gx = ps_t3.x;  // tuples.py:42
-#line 42 "tuples.py"
-    uint gy = ps_t3.y;  // tuples.py:42
-    ps_tuple_vec2_f32_bool ps_t4 = split(pts[i]);  // tuples.py:43
+    float w = ps_t1.v_1;  // tuples.py:38
+    return (float(n) * w) * scale;  // tuples.py:39
+}
+
 #line 43 "tuples.py"
-    float2 xy = ps_t4.v_0;  // tuples.py:43
-#line 43 "tuples.py"
-    float z_ = ps_t4.v_1;  // tuples.py:43
-#line 43 "tuples.py"
-    bool up = (ps_t4.v_2 != 0u);  // tuples.py:43
-    float2 ps_t5 = xy;  // tuples.py:44
+kernel void unpack(device uint* data [[buffer(0)]], const device float3* pts [[buffer(1)]], device float* out_ [[buffer(2)]], constant ps_Params& ps_params [[buffer(3)]], uint3 ps_global_id [[thread_position_in_grid]]) {  // tuples.py:43
+    uint3 ps_t1 = ps_global_id;  // tuples.py:44
 #line 44 "tuples.py"
-    float a = ps_t5.x;  // tuples.py:44
+    uint i = ps_t1.x;  // tuples.py:44
 #line 44 "tuples.py"
-    float b = ps_t5.y;  // tuples.py:44
-    ps_tuple_Span_i32 ps_t6 = bounds(a, b);  // tuples.py:45
-#line 45 "tuples.py"
-    Span s = ps_t6.v_0;  // tuples.py:45
-#line 45 "tuples.py"
-    int order = ps_t6.v_1;  // tuples.py:45
-    uint ps_t7 = q;  // tuples.py:46
-#line 46 "tuples.py"
-    q = r;  // tuples.py:46
-#line 46 "tuples.py"
-    r = ps_t7;  // tuples.py:46
-    ps_tuple_u32_u32 ps_t8 = divmod_u((q + gx) + gy, r + 1u);  // tuples.py:47
-#line 47 "tuples.py"
-    r = ps_t8.v_0;  // tuples.py:47
-#line 47 "tuples.py"
-    q = ps_t8.v_1;  // tuples.py:47
-    ps_tuple_f32_f32_f32_u32 ps_t9 = polar(float2(a, z_));  // tuples.py:48
-#line 48 "tuples.py"
-    float rad = ps_t9.v_0;  // tuples.py:48
-#line 48 "tuples.py"
-    float c = ps_t9.v_1;  // tuples.py:48
-#line 48 "tuples.py"
-    float sn = ps_t9.v_2;  // tuples.py:48
-#line 48 "tuples.py"
-    uint ri = ps_t9.v_3;  // tuples.py:48
-    float3 ps_t10 = pts[i].zyx;  // tuples.py:49
-#line 49 "tuples.py"
-    float x = ps_t10.x;  // tuples.py:49
-#line 49 "tuples.py"
-    float y = ps_t10.y;  // tuples.py:49
-#line 49 "tuples.py"
-    float w = ps_t10.z;  // tuples.py:49
-    uint3 c3 = ps_global_id;  // tuples.py:50
-    uint3 ps_t11 = c3;  // tuples.py:51
-#line 51 "tuples.py"
-    uint k0 = ps_t11.x;  // tuples.py:51
-#line 51 "tuples.py"
-    uint k1 = ps_t11.y;  // tuples.py:51
-#line 51 "tuples.py"
-    uint k2 = ps_t11.z;  // tuples.py:51
-    if (up) {  // tuples.py:52
-        out_[i] = (((((((s.hi - s.lo) + float(order)) + (rad * c)) + sn) + float(ri)) + x) + y) + w;  // tuples.py:53
+    uint unused = ps_t1.y;  // tuples.py:44
+#line 44 "tuples.py"
+    uint z = ps_t1.z;  // tuples.py:44
+    if (i >= ps_params.ps_len_data) {  // tuples.py:45
+        return;  // tuples.py:46
     }
+#line 47 "tuples.py"
+    ps_tuple_u32_u32 ps_t2 = divmod_u(data[i], 7u);  // tuples.py:47
+#line 47 "tuples.py"
+    uint q = ps_t2.v_0;  // tuples.py:47
+#line 47 "tuples.py"
+    uint r = ps_t2.v_1;  // tuples.py:47
+    uint2 ps_t3 = ps_global_id.xy;  // tuples.py:48
+#line 48 "tuples.py"
+    uint gx = ps_t3.x;  // tuples.py:48
+#line 48 "tuples.py"
+    uint gy = ps_t3.y;  // tuples.py:48
+    ps_tuple_vec2_f32_bool ps_t4 = split(pts[i]);  // tuples.py:49
+#line 49 "tuples.py"
+    float2 xy = ps_t4.v_0;  // tuples.py:49
+#line 49 "tuples.py"
+    float z_ = ps_t4.v_1;  // tuples.py:49
+#line 49 "tuples.py"
+    bool up = (ps_t4.v_2 != 0u);  // tuples.py:49
+    float2 ps_t5 = xy;  // tuples.py:50
+#line 50 "tuples.py"
+    float a = ps_t5.x;  // tuples.py:50
+#line 50 "tuples.py"
+    float b = ps_t5.y;  // tuples.py:50
+    ps_tuple_Span_i32 ps_t6 = bounds(a, b);  // tuples.py:51
+#line 51 "tuples.py"
+    Span s = ps_t6.v_0;  // tuples.py:51
+#line 51 "tuples.py"
+    int order = ps_t6.v_1;  // tuples.py:51
+    uint ps_t7 = q;  // tuples.py:52
+#line 52 "tuples.py"
+    q = r;  // tuples.py:52
+#line 52 "tuples.py"
+    r = ps_t7;  // tuples.py:52
+    ps_tuple_u32_u32 ps_t8 = divmod_u((q + gx) + gy, r + 1u);  // tuples.py:53
+#line 53 "tuples.py"
+    r = ps_t8.v_0;  // tuples.py:53
+#line 53 "tuples.py"
+    q = ps_t8.v_1;  // tuples.py:53
+    ps_tuple_f32_f32_f32_u32 ps_t9 = polar(float2(a, z_));  // tuples.py:54
 #line 54 "tuples.py"
-    data[i] = ((((q * 1000u) + r) + k0) + k1) + k2;  // tuples.py:54
+    float rad = ps_t9.v_0;  // tuples.py:54
+#line 54 "tuples.py"
+    float c = ps_t9.v_1;  // tuples.py:54
+#line 54 "tuples.py"
+    float sn = ps_t9.v_2;  // tuples.py:54
+#line 54 "tuples.py"
+    uint ri = ps_t9.v_3;  // tuples.py:54
+    float3 ps_t10 = pts[i].zyx;  // tuples.py:55
+#line 55 "tuples.py"
+    float x = ps_t10.x;  // tuples.py:55
+#line 55 "tuples.py"
+    float y = ps_t10.y;  // tuples.py:55
+#line 55 "tuples.py"
+    float w = ps_t10.z;  // tuples.py:55
+    uint3 c3 = ps_global_id;  // tuples.py:56
+    uint3 ps_t11 = c3;  // tuples.py:57
+#line 57 "tuples.py"
+    uint k0 = ps_t11.x;  // tuples.py:57
+#line 57 "tuples.py"
+    uint k1 = ps_t11.y;  // tuples.py:57
+#line 57 "tuples.py"
+    uint k2 = ps_t11.z;  // tuples.py:57
+    if (up) {  // tuples.py:58
+        out_[i] = (((((((s.hi - s.lo) + float(order)) + (rad * c)) + sn) + float(ri)) + x) + y) + w;  // tuples.py:59
+    } else {
+        out_[i] = weigh(ps_tuple_u32_f32(q, 0.5f), 2.0f);  // tuples.py:61
+    }
+#line 62 "tuples.py"
+    data[i] = ((((q * 1000u) + r) + k0) + k1) + k2;  // tuples.py:62
 }

@@ -12,66 +12,76 @@ ps_tuple_Span_i32 = make_struct_class('ps_tuple_Span_i32', ['_0', '_1'], {'_0': 
 
 ps_tuple_f32_f32_f32_u32 = make_struct_class('ps_tuple_f32_f32_f32_u32', ['_0', '_1', '_2', '_3'], {'_0': 0.0, '_1': 0.0, '_2': 0.0, '_3': 0})
 
+ps_tuple_u32_f32 = make_struct_class('ps_tuple_u32_f32', ['_0', '_1'], {'_0': 0, '_1': 0.0})
+
 def divmod_u(a, b):
-    if b == 0:  # tuples.py:16
-        return ps_tuple_u32_u32(_0=0, _1=a)  # tuples.py:17
-    return ps_tuple_u32_u32(_0=_u32(a // b), _1=a % b)  # tuples.py:18
+    if b == 0:  # tuples.py:17
+        return ps_tuple_u32_u32(_0=0, _1=a)  # tuples.py:18
+    return ps_tuple_u32_u32(_0=_u32(a // b), _1=a % b)  # tuples.py:19
 
 def split(p):
-    return ps_tuple_vec2_f32_bool(_0=p.xy, _1=p.z, _2=p.z > 0.0)  # tuples.py:22
+    return ps_tuple_vec2_f32_bool(_0=p.xy, _1=p.z, _2=p.z > 0.0)  # tuples.py:23
 
 def bounds(x, y):
-    if x < y:  # tuples.py:26
-        return ps_tuple_Span_i32(_0=Span(lo=x, hi=y), _1=-1)  # tuples.py:27
-    return ps_tuple_Span_i32(_0=Span(lo=y, hi=x), _1=1)  # tuples.py:28
+    if x < y:  # tuples.py:27
+        return ps_tuple_Span_i32(_0=Span(lo=x, hi=y), _1=-1)  # tuples.py:28
+    return ps_tuple_Span_i32(_0=Span(lo=y, hi=x), _1=1)  # tuples.py:29
 
 def polar(v):
-    r = _length(v, _f32)  # tuples.py:32
-    return ps_tuple_f32_f32_f32_u32(_0=r, _1=_f32(_fdiv(v.x, r)), _2=_f32(_fdiv(v.y, r)), _3=_ftoi(r, 0, 4294967295))  # tuples.py:33
+    r = _length(v, _f32)  # tuples.py:33
+    return ps_tuple_f32_f32_f32_u32(_0=r, _1=_f32(_fdiv(v.x, r)), _2=_f32(_fdiv(v.y, r)), _3=_ftoi(r, 0, 4294967295))  # tuples.py:34
+
+def weigh(pair, scale):
+    ps_t1 = _copy(pair)  # tuples.py:38
+    n = ps_t1._0  # tuples.py:38
+    w = ps_t1._1  # tuples.py:38
+    return _f32(_f32(_f32(n) * w) * scale)  # tuples.py:39
 
 def unpack(ps_global_id, data, pts, out_):
-    ps_t1 = ps_global_id  # tuples.py:38
-    i = ps_t1.x  # tuples.py:38
-    unused = ps_t1.y  # tuples.py:38
-    z = ps_t1.z  # tuples.py:38
-    if i >= len(data):  # tuples.py:39
-        return  # tuples.py:40
-    ps_t2 = divmod_u(data[i], 7)  # tuples.py:41
-    q = ps_t2._0  # tuples.py:41
-    r = ps_t2._1  # tuples.py:41
-    ps_t3 = ps_global_id.xy  # tuples.py:42
-    gx = ps_t3.x  # tuples.py:42
-    gy = ps_t3.y  # tuples.py:42
-    ps_t4 = split(pts[i])  # tuples.py:43
-    xy = ps_t4._0  # tuples.py:43
-    z_ = ps_t4._1  # tuples.py:43
-    up = ps_t4._2  # tuples.py:43
-    ps_t5 = xy  # tuples.py:44
-    a = ps_t5.x  # tuples.py:44
-    b = ps_t5.y  # tuples.py:44
-    ps_t6 = bounds(a, b)  # tuples.py:45
-    s = _copy(ps_t6._0)  # tuples.py:45
-    order = ps_t6._1  # tuples.py:45
-    ps_t7 = q  # tuples.py:46
-    q = r  # tuples.py:46
-    r = ps_t7  # tuples.py:46
-    ps_t8 = divmod_u(_u32(_u32(q + gx) + gy), _u32(r + 1))  # tuples.py:47
-    r = ps_t8._0  # tuples.py:47
-    q = ps_t8._1  # tuples.py:47
-    ps_t9 = polar(Vec((a, z_)))  # tuples.py:48
-    rad = ps_t9._0  # tuples.py:48
-    c = ps_t9._1  # tuples.py:48
-    sn = ps_t9._2  # tuples.py:48
-    ri = ps_t9._3  # tuples.py:48
-    ps_t10 = pts[i].zyx  # tuples.py:49
-    x = ps_t10.x  # tuples.py:49
-    y = ps_t10.y  # tuples.py:49
-    w = ps_t10.z  # tuples.py:49
-    c3 = ps_global_id  # tuples.py:50
-    ps_t11 = c3  # tuples.py:51
-    k0 = ps_t11.x  # tuples.py:51
-    k1 = ps_t11.y  # tuples.py:51
-    k2 = ps_t11.z  # tuples.py:51
-    if up:  # tuples.py:52
-        out_[i] = _f32(_f32(_f32(_f32(_f32(_f32(_f32(_f32(s.hi - s.lo) + _f32(order)) + _f32(rad * c)) + sn) + _f32(ri)) + x) + y) + w)  # tuples.py:53
-    data[i] = _u32(_u32(_u32(_u32(_u32(q * 1000) + r) + k0) + k1) + k2)  # tuples.py:54
+    ps_t1 = ps_global_id  # tuples.py:44
+    i = ps_t1.x  # tuples.py:44
+    unused = ps_t1.y  # tuples.py:44
+    z = ps_t1.z  # tuples.py:44
+    if i >= len(data):  # tuples.py:45
+        return  # tuples.py:46
+    ps_t2 = divmod_u(data[i], 7)  # tuples.py:47
+    q = ps_t2._0  # tuples.py:47
+    r = ps_t2._1  # tuples.py:47
+    ps_t3 = ps_global_id.xy  # tuples.py:48
+    gx = ps_t3.x  # tuples.py:48
+    gy = ps_t3.y  # tuples.py:48
+    ps_t4 = split(pts[i])  # tuples.py:49
+    xy = ps_t4._0  # tuples.py:49
+    z_ = ps_t4._1  # tuples.py:49
+    up = ps_t4._2  # tuples.py:49
+    ps_t5 = xy  # tuples.py:50
+    a = ps_t5.x  # tuples.py:50
+    b = ps_t5.y  # tuples.py:50
+    ps_t6 = bounds(a, b)  # tuples.py:51
+    s = _copy(ps_t6._0)  # tuples.py:51
+    order = ps_t6._1  # tuples.py:51
+    ps_t7 = q  # tuples.py:52
+    q = r  # tuples.py:52
+    r = ps_t7  # tuples.py:52
+    ps_t8 = divmod_u(_u32(_u32(q + gx) + gy), _u32(r + 1))  # tuples.py:53
+    r = ps_t8._0  # tuples.py:53
+    q = ps_t8._1  # tuples.py:53
+    ps_t9 = polar(Vec((a, z_)))  # tuples.py:54
+    rad = ps_t9._0  # tuples.py:54
+    c = ps_t9._1  # tuples.py:54
+    sn = ps_t9._2  # tuples.py:54
+    ri = ps_t9._3  # tuples.py:54
+    ps_t10 = pts[i].zyx  # tuples.py:55
+    x = ps_t10.x  # tuples.py:55
+    y = ps_t10.y  # tuples.py:55
+    w = ps_t10.z  # tuples.py:55
+    c3 = ps_global_id  # tuples.py:56
+    ps_t11 = c3  # tuples.py:57
+    k0 = ps_t11.x  # tuples.py:57
+    k1 = ps_t11.y  # tuples.py:57
+    k2 = ps_t11.z  # tuples.py:57
+    if up:  # tuples.py:58
+        out_[i] = _f32(_f32(_f32(_f32(_f32(_f32(_f32(_f32(s.hi - s.lo) + _f32(order)) + _f32(rad * c)) + sn) + _f32(ri)) + x) + y) + w)  # tuples.py:59
+    else:
+        out_[i] = weigh(ps_tuple_u32_f32(_0=q, _1=0.5), 2.0)  # tuples.py:61
+    data[i] = _u32(_u32(_u32(_u32(_u32(q * 1000) + r) + k0) + k1) + k2)  # tuples.py:62

@@ -27,6 +27,11 @@ struct ps_tuple_f32_f32_f32_u32 {
     v_3: u32,
 }
 
+struct ps_tuple_u32_f32 {
+    v_0: u32,
+    v_1: f32,
+}
+
 @group(0) @binding(0) var<storage, read_write> data: array<u32>;
 @group(0) @binding(1) var<storage, read> pts: array<vec3<f32>>;
 @group(0) @binding(2) var<storage, read_write> out_: array<f32>;
@@ -43,22 +48,22 @@ fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:87
     return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:89
 }
 
-fn divmod_u(a: u32, b: u32) -> ps_tuple_u32_u32 {  // tuples.py:15
-    if (b == 0u) {  // tuples.py:16
-        return ps_tuple_u32_u32(0u, a);  // tuples.py:17
+fn divmod_u(a: u32, b: u32) -> ps_tuple_u32_u32 {  // tuples.py:16
+    if (b == 0u) {  // tuples.py:17
+        return ps_tuple_u32_u32(0u, a);  // tuples.py:18
     }
-    return ps_tuple_u32_u32(ps_floordiv_unsigned_u32(a, b), ps_mod_unsigned_u32(a, b));  // tuples.py:18
+    return ps_tuple_u32_u32(ps_floordiv_unsigned_u32(a, b), ps_mod_unsigned_u32(a, b));  // tuples.py:19
 }
 
-fn split(p: vec3<f32>) -> ps_tuple_vec2_f32_bool {  // tuples.py:21
-    return ps_tuple_vec2_f32_bool(p.xy, p.z, select(0u, 1u, p.z > 0.0f));  // tuples.py:22
+fn split(p: vec3<f32>) -> ps_tuple_vec2_f32_bool {  // tuples.py:22
+    return ps_tuple_vec2_f32_bool(p.xy, p.z, select(0u, 1u, p.z > 0.0f));  // tuples.py:23
 }
 
-fn bounds(x: f32, y: f32) -> ps_tuple_Span_i32 {  // tuples.py:25
-    if (x < y) {  // tuples.py:26
-        return ps_tuple_Span_i32(Span(x, y), -1i);  // tuples.py:27
+fn bounds(x: f32, y: f32) -> ps_tuple_Span_i32 {  // tuples.py:26
+    if (x < y) {  // tuples.py:27
+        return ps_tuple_Span_i32(Span(x, y), -1i);  // tuples.py:28
     }
-    return ps_tuple_Span_i32(Span(y, x), 1i);  // tuples.py:28
+    return ps_tuple_Span_i32(Span(y, x), 1i);  // tuples.py:29
 }
 
 fn ps_nan_bits_i32(i: i32) -> bool {  // prelude.py:234
@@ -73,58 +78,67 @@ fn ps_float_to_int_f32_u32(x: f32, bottom: u32, top: u32) -> u32 {  // prelude.p
     return select(v, 0u, ps_nan_bits_i32(bitcast<i32>(x)));  // prelude.py:253
 }
 
-fn polar(v: vec2<f32>) -> ps_tuple_f32_f32_f32_u32 {  // tuples.py:31
-    let r: f32 = length(v);  // tuples.py:32
-    return ps_tuple_f32_f32_f32_u32(r, v.x / r, v.y / r, ps_float_to_int_f32_u32(r, 0u, 4294967295u));  // tuples.py:33
+fn polar(v: vec2<f32>) -> ps_tuple_f32_f32_f32_u32 {  // tuples.py:32
+    let r: f32 = length(v);  // tuples.py:33
+    return ps_tuple_f32_f32_f32_u32(r, v.x / r, v.y / r, ps_float_to_int_f32_u32(r, 0u, 4294967295u));  // tuples.py:34
+}
+
+fn weigh(pair: ps_tuple_u32_f32, scale: f32) -> f32 {  // tuples.py:37
+    let ps_t1: ps_tuple_u32_f32 = pair;  // tuples.py:38
+    let n: u32 = ps_t1.v_0;  // tuples.py:38
+    let w: f32 = ps_t1.v_1;  // tuples.py:38
+    return (f32(n) * w) * scale;  // tuples.py:39
 }
 
 @compute @workgroup_size(64, 1, 1)
-fn unpack(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // tuples.py:37
-    let ps_t1: vec3<u32> = ps_global_id;  // tuples.py:38
-    let i: u32 = ps_t1.x;  // tuples.py:38
-    let unused: u32 = ps_t1.y;  // tuples.py:38
-    let z: u32 = ps_t1.z;  // tuples.py:38
-    if (i >= ps_params.ps_len_data) {  // tuples.py:39
-        return;  // tuples.py:40
+fn unpack(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // tuples.py:43
+    let ps_t1: vec3<u32> = ps_global_id;  // tuples.py:44
+    let i: u32 = ps_t1.x;  // tuples.py:44
+    let unused: u32 = ps_t1.y;  // tuples.py:44
+    let z: u32 = ps_t1.z;  // tuples.py:44
+    if (i >= ps_params.ps_len_data) {  // tuples.py:45
+        return;  // tuples.py:46
     }
-    let ps_t2: ps_tuple_u32_u32 = divmod_u(data[i], 7u);  // tuples.py:41
-    var q: u32 = ps_t2.v_0;  // tuples.py:41
-    var r: u32 = ps_t2.v_1;  // tuples.py:41
-    let ps_t3: vec2<u32> = ps_global_id.xy;  // tuples.py:42
-    let gx: u32 = ps_t3.x;  // tuples.py:42
-    let gy: u32 = ps_t3.y;  // tuples.py:42
-    let ps_t4: ps_tuple_vec2_f32_bool = split(pts[i]);  // tuples.py:43
-    let xy: vec2<f32> = ps_t4.v_0;  // tuples.py:43
-    let z_: f32 = ps_t4.v_1;  // tuples.py:43
-    let up: bool = (ps_t4.v_2 != 0u);  // tuples.py:43
-    let ps_t5: vec2<f32> = xy;  // tuples.py:44
-    let a: f32 = ps_t5.x;  // tuples.py:44
-    let b: f32 = ps_t5.y;  // tuples.py:44
-    let ps_t6: ps_tuple_Span_i32 = bounds(a, b);  // tuples.py:45
-    let s: Span = ps_t6.v_0;  // tuples.py:45
-    let order: i32 = ps_t6.v_1;  // tuples.py:45
-    let ps_t7: u32 = q;  // tuples.py:46
-    q = r;  // tuples.py:46
-    r = ps_t7;  // tuples.py:46
-    let ps_t8: ps_tuple_u32_u32 = divmod_u((q + gx) + gy, r + 1u);  // tuples.py:47
-    r = ps_t8.v_0;  // tuples.py:47
-    q = ps_t8.v_1;  // tuples.py:47
-    let ps_t9: ps_tuple_f32_f32_f32_u32 = polar(vec2<f32>(a, z_));  // tuples.py:48
-    let rad: f32 = ps_t9.v_0;  // tuples.py:48
-    let c: f32 = ps_t9.v_1;  // tuples.py:48
-    let sn: f32 = ps_t9.v_2;  // tuples.py:48
-    let ri: u32 = ps_t9.v_3;  // tuples.py:48
-    let ps_t10: vec3<f32> = pts[i].zyx;  // tuples.py:49
-    let x: f32 = ps_t10.x;  // tuples.py:49
-    let y: f32 = ps_t10.y;  // tuples.py:49
-    let w: f32 = ps_t10.z;  // tuples.py:49
-    let c3: vec3<u32> = ps_global_id;  // tuples.py:50
-    let ps_t11: vec3<u32> = c3;  // tuples.py:51
-    let k0: u32 = ps_t11.x;  // tuples.py:51
-    let k1: u32 = ps_t11.y;  // tuples.py:51
-    let k2: u32 = ps_t11.z;  // tuples.py:51
-    if (up) {  // tuples.py:52
-        out_[i] = (((((((s.hi - s.lo) + f32(order)) + (rad * c)) + sn) + f32(ri)) + x) + y) + w;  // tuples.py:53
+    let ps_t2: ps_tuple_u32_u32 = divmod_u(data[i], 7u);  // tuples.py:47
+    var q: u32 = ps_t2.v_0;  // tuples.py:47
+    var r: u32 = ps_t2.v_1;  // tuples.py:47
+    let ps_t3: vec2<u32> = ps_global_id.xy;  // tuples.py:48
+    let gx: u32 = ps_t3.x;  // tuples.py:48
+    let gy: u32 = ps_t3.y;  // tuples.py:48
+    let ps_t4: ps_tuple_vec2_f32_bool = split(pts[i]);  // tuples.py:49
+    let xy: vec2<f32> = ps_t4.v_0;  // tuples.py:49
+    let z_: f32 = ps_t4.v_1;  // tuples.py:49
+    let up: bool = (ps_t4.v_2 != 0u);  // tuples.py:49
+    let ps_t5: vec2<f32> = xy;  // tuples.py:50
+    let a: f32 = ps_t5.x;  // tuples.py:50
+    let b: f32 = ps_t5.y;  // tuples.py:50
+    let ps_t6: ps_tuple_Span_i32 = bounds(a, b);  // tuples.py:51
+    let s: Span = ps_t6.v_0;  // tuples.py:51
+    let order: i32 = ps_t6.v_1;  // tuples.py:51
+    let ps_t7: u32 = q;  // tuples.py:52
+    q = r;  // tuples.py:52
+    r = ps_t7;  // tuples.py:52
+    let ps_t8: ps_tuple_u32_u32 = divmod_u((q + gx) + gy, r + 1u);  // tuples.py:53
+    r = ps_t8.v_0;  // tuples.py:53
+    q = ps_t8.v_1;  // tuples.py:53
+    let ps_t9: ps_tuple_f32_f32_f32_u32 = polar(vec2<f32>(a, z_));  // tuples.py:54
+    let rad: f32 = ps_t9.v_0;  // tuples.py:54
+    let c: f32 = ps_t9.v_1;  // tuples.py:54
+    let sn: f32 = ps_t9.v_2;  // tuples.py:54
+    let ri: u32 = ps_t9.v_3;  // tuples.py:54
+    let ps_t10: vec3<f32> = pts[i].zyx;  // tuples.py:55
+    let x: f32 = ps_t10.x;  // tuples.py:55
+    let y: f32 = ps_t10.y;  // tuples.py:55
+    let w: f32 = ps_t10.z;  // tuples.py:55
+    let c3: vec3<u32> = ps_global_id;  // tuples.py:56
+    let ps_t11: vec3<u32> = c3;  // tuples.py:57
+    let k0: u32 = ps_t11.x;  // tuples.py:57
+    let k1: u32 = ps_t11.y;  // tuples.py:57
+    let k2: u32 = ps_t11.z;  // tuples.py:57
+    if (up) {  // tuples.py:58
+        out_[i] = (((((((s.hi - s.lo) + f32(order)) + (rad * c)) + sn) + f32(ri)) + x) + y) + w;  // tuples.py:59
+    } else {
+        out_[i] = weigh(ps_tuple_u32_f32(q, 0.5f), 2.0f);  // tuples.py:61
     }
-    data[i] = ((((q * 1000u) + r) + k0) + k1) + k2;  // tuples.py:54
+    data[i] = ((((q * 1000u) + r) + k0) + k1) + k2;  // tuples.py:62
 }
