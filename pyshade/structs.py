@@ -116,3 +116,26 @@ def _to_numpy(self: Any) -> np.ndarray:
     out = np.zeros((), dtype=st.np_dtype)
     _value_to_record(st, self, out)
     return out
+
+
+_TUPLES: dict[tuple[Type, ...], StructType] = {}
+
+
+def tuple_type(elems: list[Type] | tuple[Type, ...]) -> StructType:
+    """The struct a tuple of ``elems`` lowers to: ``ps_tuple_u32_f32`` with fields ``_0, _1``
+    (one struct per element types, shared by every kernel)."""
+    key = tuple(elems)
+    st = _TUPLES.get(key)
+    if st is None:
+        name = "ps_tuple_" + "_".join(t.name for t in key)
+        cls = type(name, (), {"__annotations__": {f"_{i}": t for i, t in enumerate(key)},
+                              "__module__": __name__})
+        st = struct(cls).__pyshade_struct__
+        st.tuple_of = key
+        _TUPLES[key] = st
+    return st
+
+
+def tuple_elems(t: Any) -> tuple[Type, ...] | None:
+    """The element types of a tuple struct (``tuple_type``), else None."""
+    return getattr(t, "tuple_of", None) if isinstance(t, StructType) else None

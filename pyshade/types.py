@@ -491,6 +491,13 @@ def resolve_type(obj: Any, typevars: dict | None = None, where: str = "annotatio
     st = struct_type(obj)
     if st is not None:
         return st
+    if typing.get_origin(obj) is tuple:
+        args = typing.get_args(obj)
+        if not args or Ellipsis in args:
+            raise TypeResolutionError(f"a tuple annotation names each element type, as "
+                                      f"tuple[u32, f32] ({where})")
+        from .structs import tuple_type
+        return tuple_type([resolve_type(a, typevars, where) for a in args])
     if isinstance(obj, BufferAnnotation):
         return BufferType(resolve_type(obj.elem, typevars, where))
     if isinstance(obj, ArrayAnnotation):

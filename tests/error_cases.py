@@ -419,3 +419,72 @@ def any_of_bool(out: ps.Buffer[u32]):
 @ps.kernel
 def scalar_over_matrix(m: ps.Buffer[ps.mat2], s: f32):
     m[0] = s / m[0]
+
+
+# -- tuples: counts, shapes, a tuple used without unpacking ---------------------------------
+def two(v: u32) -> tuple[u32, f32]:
+    return v, f32(v)
+
+
+def shapes(v: u32):
+    if v > 3:
+        return v, v
+    return v, v, v
+
+
+def one_or_two(v: u32):
+    if v > 3:
+        return v
+    return v, v
+
+
+@ps.kernel
+def unpack_tuple_count(out: ps.Buffer[u32]):
+    a, b, c = two(out[0])
+    out[0] = a
+
+
+@ps.kernel
+def unpack_vector_count(out: ps.Buffer[u32]):
+    x, y = ps.global_id()
+    out[0] = x
+
+
+@ps.kernel
+def unpack_scalar(out: ps.Buffer[u32]):
+    x, y = out[0]
+
+
+@ps.kernel
+def tuple_return_shapes(out: ps.Buffer[u32]):
+    a, b = shapes(out[0])
+
+
+@ps.kernel
+def tuple_and_value_returns(out: ps.Buffer[u32]):
+    a, b = one_or_two(out[0])
+
+
+@ps.kernel
+def tuple_not_unpacked(out: ps.Buffer[u32]):
+    t = two(out[0])
+
+
+@ps.kernel
+def tuple_indexed(out: ps.Buffer[u32]):
+    out[0] = two(out[0])[0]
+
+
+@ps.kernel
+def tuple_field(out: ps.Buffer[u32]):
+    out[0] = two(out[0])._0
+
+
+def take_pair(p: tuple[u32, f32]) -> u32:
+    n, w = p
+    return n
+
+
+@ps.kernel
+def tuple_arg_count(out: ps.Buffer[u32]):
+    out[0] = take_pair((out[0], 1.0, 2.0))

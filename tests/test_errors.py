@@ -195,8 +195,8 @@ CASES = [
      ':221:9\n'
      '    t = (1, 2)\n'
      '        ^^^^^^\n'
-     'TranslationError: tuples are only supported in assignments (a, b = b, a): use a '
-     'vector or struct'),
+     'TranslationError: a tuple is only unpacked (a, b = x, y), returned by a helper or '
+     'passed to one (f((a, b))): use a vector or struct'),
     ('out_of_range', 226, 13, None,
      ':226:14\n'
      '    x: u32 = -1\n'
@@ -228,8 +228,8 @@ CASES = [
      ':275:12\n'
      '    return v, v\n'
      '           ^^^^\n'
-     'TranslationError: tuples are only supported in assignments (a, b = b, a): use a '
-     'vector or struct'),
+     'TranslationError: pair() returns one value (u32): this return gives 2 values '
+     '(every return must have the same shape)'),
     ('too_big', 285, 13, None,
      ':285:14\n'
      '    x: u32 = 4294967296\n'
@@ -364,6 +364,58 @@ CASES = [
      '    m[0] = s / m[0]\n'
      '           ^^^^^^^^\n'
      'TranslationError: / with a matrix needs matrix / scalar (each element divided)'),
+    ('unpack_tuple_count', 443, 14, None,
+     (':443:15\n'
+      '    a, b, c = two(out[0])\n'
+      '              ^^^^^^^^^^^\n'
+      'TranslationError: cannot unpack 2 values (tuple[u32, f32]) into 3 targets')),
+    ('unpack_vector_count', 449, 11, None,
+     (':449:12\n'
+      '    x, y = ps.global_id()\n'
+      '           ^^^^^^^^^^^^^^\n'
+      'TranslationError: cannot unpack a uvec3 (3 components) into 2 targets')),
+    ('unpack_scalar', 455, 11, None,
+     (':455:12\n'
+      '    x, y = out[0]\n'
+      '           ^^^^^^\n'
+      'TranslationError: cannot unpack a u32 value: unpack a vector or the tuple a helper '
+      'returns')),
+    ('tuple_return_shapes', 432, 11, None,
+     (':432:12\n'
+      '    return v, v, v\n'
+      '           ^^^^^^^\n'
+      'TranslationError: shapes() returns 2 values (tuple[u32, u32]): this return gives 3 '
+      'values (every return must have the same shape)')),
+    ('tuple_and_value_returns', 438, 11, None,
+     (':438:12\n'
+      '    return v, v\n'
+      '           ^^^^\n'
+      'TranslationError: one_or_two() returns one value (u32): this return gives 2 values '
+      '(every return must have the same shape)')),
+    ('tuple_not_unpacked', 470, 8, None,
+     (':470:9\n'
+      '    t = two(out[0])\n'
+      '        ^^^^^^^^^^^\n'
+      'TranslationError: a tuple (tuple[u32, f32]) cannot be used as a value: unpack it '
+      'into variables (a, b = f(x))')),
+    ('tuple_indexed', 475, 13, None,
+     (':475:14\n'
+      '    out[0] = two(out[0])[0]\n'
+      '             ^^^^^^^^^^^^^^\n'
+      'TranslationError: a tuple (tuple[u32, f32]) cannot be indexed: unpack it into '
+      'variables (a, b = f(x))')),
+    ('tuple_field', 480, 13, None,
+     (':480:14\n'
+      '    out[0] = two(out[0])._0\n'
+      '             ^^^^^^^^^^^\n'
+      'TranslationError: a tuple (tuple[u32, f32]) has no attributes: unpack it into '
+      'variables (a, b = f(x))')),
+    ('tuple_arg_count', 490, 23, None,
+     (':490:24\n'
+      '    out[0] = take_pair((out[0], 1.0, 2.0))\n'
+      '                       ^^^^^^^^^^^^^^^^^^\n'
+      "TranslationError: parameter 'p' of take_pair() is 2 values (tuple[u32, f32]): this "
+      'argument is 3 values (tuple[u32, f32, f32])')),
 ]
 
 

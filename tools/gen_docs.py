@@ -573,21 +573,21 @@ def k(out: ps.Buffer[vec3]):
     v.xy = vec2(1.0, 2.0)
     out[0] = v
 """, "wgsl"),
-    ("Statements", "Unpacking a vector", """
+    ("Statements", "Unpacking a vector into the wrong number of names", """
 @ps.kernel
 def k(out: ps.Buffer[f32], v: vec2):
-    x, y = v
-    out[0] = x + y
+    x, y, z = v
+    out[0] = x + y + z
 """, "wgsl"),
-    ("Statements", "Helpers that return tuples", """
+    ("Statements", "A returned tuple used without unpacking", """
 def pair(v: u32):
     return v, v + 1
 
 
 @ps.kernel
 def k(out: ps.Buffer[u32]):
-    a, b = pair(out[0])
-    out[1] = a + b
+    t = pair(out[0])
+    out[1] = pair(out[0])[0]
 """, "wgsl"),
     ("Statements", "match guards", """
 @ps.kernel

@@ -278,7 +278,8 @@ def _vector_class(name: str, elem: str, n: int, kind: str) -> str:
            "",
            "    def __init__(self, *components: _Component) -> None: ...",
            f"    def __getitem__(self, i: int, /) -> {elem}: ...",
-           f"    def __setitem__(self, i: int, v: {elem}, /) -> None: ..."]
+           f"    def __setitem__(self, i: int, v: {elem}, /) -> None: ...",
+           f"    def __iter__(self) -> Iterator[{elem}]: ...  # x, y = v"]
     for cs in comps:
         out += [f"    {c}: {elem}" for c in cs]
     bvec = _vec("bool", n)
@@ -306,8 +307,7 @@ def _vector_class(name: str, elem: str, n: int, kind: str) -> str:
         # Lets vectors meet typeshed's SupportsRichComparison (their comparisons return a
         # bvec), so min()/max() of vectors check; in a kernel, test .x or any/all lanes.
         out.append("    def __bool__(self) -> bool: ...")
-        # all(bv) and any(bv) take an iterable (in a kernel: only a bool vector).
-        out.append("    def __iter__(self) -> Iterator[bool]: ...")
+        # (all(bv) and any(bv) take an iterable: __iter__ above, as every vector has.)
     for cs in comps:
         for k in (2, 3, 4):
             for sw in itertools.product(cs, repeat=k):

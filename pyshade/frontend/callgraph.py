@@ -23,6 +23,7 @@ from .signature import annotations_of as _annotations
 from .signature import kernel_params  # noqa: F401 - the kernel object's
 from .source import FunctionSource, get_source, make_error
 from .specialize import Specializer
+from .tuples import coerce_arg
 from .typecheck import Checker, ProgramBuilder
 from .uniformity import check_barriers
 
@@ -174,6 +175,7 @@ class _Helpers:
                     t = T.resolve_type(annot, tv, where=f"parameter {pname!r} of {fn.__name__}")
                 except T.TypeResolutionError as e:
                     caller.error(a, str(e))
+            coerce_arg(caller, a, t, f"parameter {pname!r} of {fn.__name__}()")
             caller.coerce(a, t, f"parameter {pname!r} of {fn.__name__}()")
             ptypes.append((pname, t))
         ret_ann = ann.get("return", "missing")

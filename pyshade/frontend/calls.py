@@ -18,6 +18,7 @@ from .. import types as T
 from ..errors import TranslationError
 from .exprs import CT, IDS, NO_EXPR, decay, is_int
 from .source import get_source
+from .tuples import tuple_arg
 
 
 class CallMixin:
@@ -32,7 +33,9 @@ class CallMixin:
         # report, not what the call does with it.
         for a in [*node.args, *(kw.value for kw in node.keywords)]:
             for bad, msg in NO_EXPR.items():
-                if isinstance(a, bad) and bad is not ast.Starred:
+                if isinstance(a, bad) and bad is not ast.Starred and not (
+                        bad is ast.Tuple and isinstance(self.static_callee(node),
+                                                        pytypes.FunctionType)):
                     self.error(a, msg)
         if isinstance(node.func, ast.Attribute):
             # obj.method(...): type obj once; a struct's method is not one of its fields.
@@ -321,7 +324,8 @@ class CallMixin:
         except TranslationError as e:
             self.error(node, f"cannot translate the call to {ast.unparse(node.func)}: "
                              f"{e.message if hasattr(e, 'message') else e}")
-        typed_args = [a if hasattr(a, "ps_type") and bound and i == 0 else self.tx(a)
+        typed_args = [a if hasattr(a, "ps_type") and bound and i == 0 else
+                      tuple_arg(self, a) if isinstance(a, ast.Tuple) else self.tx(a)
                       for i, a in enumerate(args)]
         if bound:
             node.func.value = typed_args[0]

@@ -20,7 +20,9 @@ import numpy as np
 
 from .. import lang
 from .. import types as T
+from ..structs import tuple_elems
 from .arith import ArithMixin
+from .tuples import UNPACK_HINT, describe, unpack_part
 from .typeutil import CT, decay, elem_of, is_int  # noqa: F401 - re-exported
 
 ARITH = (ast.Add, ast.Sub, ast.Mult)
@@ -48,7 +50,8 @@ NO_EXPR = {
     ast.List: "list literals are not supported in kernels: use ps.array(T, N)",
     ast.Dict: "dict literals are not supported in kernels: use a @ps.struct or ps.array(T, N)",
     ast.Set: "set literals are not supported in kernels: use ps.array(T, N)",
-    ast.Tuple: "tuples are only supported in assignments (a, b = b, a): use a vector or struct",
+    ast.Tuple: "a tuple is only unpacked (a, b = x, y), returned by a helper or passed to one "
+               "(f((a, b))): use a vector or struct",
     ast.JoinedStr: "f-strings are not supported in kernels: pass values to print() separately",
     ast.Await: "await is not supported in kernels: kernels and helpers are plain functions",
     ast.Yield: "yield is not supported in kernels: write results to a Buffer",
@@ -286,6 +289,8 @@ class ExprMixin(ArithMixin):
                 return self.const(node, self.target, CT(str))
             return self.value_node(node, obj)
         if isinstance(vt, T.StructType):
+            if tuple_elems(vt) is not None and not getattr(node, "ps_unpack", False):
+                self.error(node.value, f"a tuple ({describe(vt)}) has no attributes: {UNPACK_HINT}")
             if node.attr in vt.field_types:
                 node.ps_type = vt.field_types[node.attr]
                 self.use_type(node.ps_type)
@@ -306,8 +311,12 @@ class ExprMixin(ArithMixin):
 
     def tx_Subscript(self, node: ast.Subscript) -> ast.expr:
         """Indexing a buffer, array or vector (an element) or a matrix (a column)."""
+        if getattr(node, "ps_unpack", False):
+            return unpack_part(self, node)
         node.value = self.tx(node.value)
         vt = node.value.ps_type
+        if tuple_elems(vt) is not None:
+            self.error(node, f"a tuple ({describe(vt)}) cannot be indexed: {UNPACK_HINT}")
         if isinstance(node.slice, (ast.Slice, ast.Tuple)):
             self.error(node.slice, "slices and multi-dimensional indexing are not supported")
         node.slice = self.index(node.slice)

@@ -98,11 +98,10 @@ class Lowering(ast.NodeTransformer):
         target = node.targets[0]
         if not isinstance(target, (ast.Tuple, ast.List)):
             return node
-        if not isinstance(node.value, (ast.Tuple, ast.List)):
-            raise self.src.error(node.value, "tuple unpacking needs a tuple on the right "
-                                             "(a, b = x, y); functions return one value")
         if any(isinstance(t, (ast.Tuple, ast.List, ast.Starred)) for t in target.elts):
             raise self.src.error(target, "nested or starred unpacking is not supported")
+        if not isinstance(node.value, (ast.Tuple, ast.List)):
+            return self.unpack(node, target.elts)
         if len(target.elts) != len(node.value.elts):
             raise self.src.error(node, f"cannot unpack {len(node.value.elts)} values into "
                                        f"{len(target.elts)} targets")
@@ -137,6 +136,23 @@ class Lowering(ast.NodeTransformer):
                 if not hasattr(n, "lineno"):
                     ast.copy_location(n, node)
         return pre + assigns
+
+    def unpack(self, node: ast.Assign, targets: list[ast.expr]) -> list[ast.stmt]:
+        """``a, b = value`` (a helper's tuple, a vector): ``tmp = value`` (checked by
+        ``tuples.check_unpack``), then ``a = tmp[0]``, ``b = tmp[1]`` (``tuples.unpack_part``)."""
+        name = self.temp(node)
+        tmp = ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], node.value), node)
+        tmp.ps_unpack = len(targets)
+        out: list[ast.stmt] = [tmp]
+        for i, t in enumerate(targets):
+            part = ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(i), ast.Load())
+            part.ps_unpack = True
+            out.append(ast.copy_location(ast.Assign([t], part), node))
+        for a in out:
+            for n in ast.walk(a):
+                if not hasattr(n, "lineno"):
+                    ast.copy_location(n, node)
+        return out
 
     # -- a[f(x)] += v ---------------------------------------------------------------
     def visit_AugAssign(self, node: ast.AugAssign) -> Any:

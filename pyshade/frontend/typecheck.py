@@ -18,6 +18,8 @@ from typing import Any
 
 from .. import lang
 from .. import types as T
+from ..structs import tuple_elems
+from . import tuples
 from .calls import CallMixin
 from .deep import copy_tree
 from .exprs import CT, ExprMixin, decay
@@ -250,6 +252,10 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
         node.value = self.tx(node.value)
         if isinstance(node.value.ps_type, CT) or node.value.ps_type is None:
             self.error(node.value, "this value cannot be assigned to a variable")
+        if getattr(node, "ps_unpack", 0):
+            tuples.check_unpack(self, node.value, node.ps_unpack)
+        elif tuple_elems(node.value.ps_type) is not None:
+            tuples.not_unpacked(self, node.value, node.value.ps_type)
         self.store(target, node.value)
 
     def st_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -267,6 +273,8 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
             self.note(name)
             return
         node.value = self.tx(node.value)
+        if tuple_elems(t) is not None or tuple_elems(node.value.ps_type) is not None:
+            tuples.not_unpacked(self, node.value, node.value.ps_type)
         self.store_name(node.target, node.value, t)   # coerces to t, naming the variable
 
     def st_AugAssign(self, node: ast.AugAssign) -> None:
@@ -413,10 +421,15 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
         else:
             if self.is_kernel:
                 self.error(node, "a kernel cannot return a value: write results to a Buffer")
+            if isinstance(node.value, ast.Tuple):
+                tuples.return_tuple(self, node)
+                self.assigned = _UNREACHABLE
+                return
             node.value = self.tx(node.value)
             if f.ret is None and not getattr(f, "ret_declared", False):
                 f.ret = self.default(node.value).ps_type
                 self.use_type(f.ret)
+            tuples.check_return(self, node)
             self.coerce(node.value, f.ret, "the return value")
         self.assigned = _UNREACHABLE
 
