@@ -373,9 +373,21 @@ def test_matrix_divided_by_and_times_a_scalar(dev: ps.Device, rng: np.random.Gen
     o2 = np.asarray(outs[0]).reshape(n, 2, 2, 2)
     o3 = np.asarray(outs[1]).reshape(n, 2, 3, 4)[..., :3]
     o4 = np.asarray(outs[2]).reshape(n, 2, 4, 4)
+    # Vulkan allows f32 division 2.5 ulp from the rounded quotient, and NVIDIA's driver
+    # uses it (measured on the H200, all three Vulkan routes: 1 ulp); other devices here
+    # divide exactly.
+    exact = "nvidia" not in dev.adapter.lower() or dev.name.startswith("cuda")
+
+    def same_quotient(got: np.ndarray, want: np.ndarray) -> None:
+        if exact:
+            np.testing.assert_array_equal(got, want)
+        else:
+            finite = np.isfinite(want)
+            np.testing.assert_array_equal(got[~finite], want[~finite])
+            np.testing.assert_allclose(got[finite], want[finite], rtol=3.6e-7, atol=0)
     with np.errstate(all="ignore"):
         for m, o in ((m2, o2), (m3, o3)):
-            np.testing.assert_array_equal(o[:, 0], m / s[:, None, None])
+            same_quotient(o[:, 0], m / s[:, None, None])
             np.testing.assert_array_equal(o[:, 1], s[:, None, None] * m)
-        np.testing.assert_array_equal(o4[:, 0], (m4 + m4) / (s + f32(1.0))[:, None, None])
+        same_quotient(o4[:, 0], (m4 + m4) / (s + f32(1.0))[:, None, None])
         np.testing.assert_array_equal(o4[:, 1], f32(2.0) * m4)
