@@ -403,3 +403,30 @@ def shared_float_atomic_xor(out: ps.Buffer[f32]):
 @ps.kernel
 def f64_atomic_add(acc: ps.Buffer[f64]):
     ps.atomic_add(acc, 0, 1.0)
+
+
+# -- constant tables -------------------------------------------------------------------
+RAGGED = ((1.0, 2.0), (3.0,))
+WORDS = ("a", "b")
+EMPTY = ()
+TABLE = (1.0, 2.0)
+
+
+@ps.kernel
+def ragged_table(out: ps.Buffer[f32]):
+    out[0] = RAGGED[0][0]
+
+
+@ps.kernel
+def table_of_strings(out: ps.Buffer[f32]):
+    out[0] = f32(len(WORDS))
+
+
+@ps.kernel
+def empty_table(out: ps.Buffer[f32]):
+    out[0] = EMPTY[0]
+
+
+@ps.kernel
+def assign_to_table(out: ps.Buffer[f32]):
+    TABLE[0] = out[0]

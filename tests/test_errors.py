@@ -347,6 +347,30 @@ CASES = [
      '                  ^^^\n'
      'TranslationError: atomics need a Buffer[u32], Buffer[i32], Buffer[f32] or a shared '
      'array of u32/i32/f32 as first argument'),
+    ('ragged_table', 417, 13, None,
+     ':417:14\n'
+     '    out[0] = RAGGED[0][0]\n'
+     '             ^^^^^^\n'
+     'TranslationError: RAGGED is a tuple whose rows have different lengths or shapes: a constant '
+     'table is a non-empty tuple or list of numbers, or of equal-length tuples of numbers'),
+    ('table_of_strings', 422, 21, None,
+     ':422:22\n'
+     '    out[0] = f32(len(WORDS))\n'
+     '                     ^^^^^\n'
+     'TranslationError: WORDS is a tuple holding str values: a constant '
+     'table is a non-empty tuple or list of numbers, or of equal-length tuples of numbers'),
+    ('empty_table', 427, 13, None,
+     ':427:14\n'
+     '    out[0] = EMPTY[0]\n'
+     '             ^^^^^\n'
+     'TranslationError: EMPTY is a tuple that is empty: a constant '
+     'table is a non-empty tuple or list of numbers, or of equal-length tuples of numbers'),
+    ('assign_to_table', 432, 4, None,
+     ':432:5\n'
+     '    TABLE[0] = out[0]\n'
+     '    ^^^^^^^^\n'
+     "TranslationError: 'TABLE' is a constant table (a module-level tuple or list): it "
+     'cannot be assigned in a kernel; copy it into a local array first'),
 ]
 
 

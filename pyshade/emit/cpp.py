@@ -32,7 +32,7 @@ from typing import Any
 
 from .. import types as T
 from ..frontend.program import FuncInfo
-from .clike import CLikeEmitter
+from .clike import CLikeEmitter, array_parts
 from .cpp_ops import CppOps
 
 
@@ -94,6 +94,12 @@ class CppEmitter(CppOps, CLikeEmitter):
         return t.size, t.align          # scalars, matrices, structs: the canonical alignment
 
     # -- values ---------------------------------------------------------------------------
+    def table_decl(self, name: str, t: T.ArrayType, values: tuple) -> None:
+        """A constant table as a C array, ``TABLE_CONST`` (``float W[3] = {...}``)."""
+        base, dims = array_parts(t)
+        self.line(self.TABLE_CONST.format(decl=f"{self.type_name(base)} {name}{dims}",
+                                          init=self.table_init(t, values)))
+
     def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
         """A scalar's zero literal, else ``T()`` (value-initialised: all zeros)."""
         if isinstance(t, T.ScalarType):

@@ -265,7 +265,9 @@ class ExprMixin(ArithMixin):
         if isinstance(obj, np.generic) and obj.dtype.kind in "biuf":
             t = T.type_of_dtype(obj.dtype)
             return self.const(node, obj.item(), t)
-        if isinstance(obj, (str, list, dict, tuple, set, np.ndarray)):
+        if isinstance(obj, (tuple, list)):
+            return self.table_node(node, obj)
+        if isinstance(obj, (str, dict, set, np.ndarray)):
             self.error(node, f"{ast.unparse(node)} is a {type(obj).__name__}: only numbers, "
                              "enums, types and functions can be used from outside a kernel")
         node.ps_type = CT(obj)

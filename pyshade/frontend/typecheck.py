@@ -27,6 +27,7 @@ from .prelude_calls import PreludeMixin
 from .program import FuncInfo, KernelInfo, SharedArray
 from .scoping import join_assigned, place_declarations
 from .source import make_error
+from .tables import TableMixin
 
 _NO_STMT = {
     ast.Try: "try/except is not supported in kernels (GPUs have no exceptions): check "
@@ -65,6 +66,7 @@ class ProgramBuilder:
         self.enums: list[T.EnumType] = []
         self.stack: list[tuple[Any, ast.AST]] = []
         self.kernel: KernelInfo | None = None
+        self.tables: dict[str, tuple] = {}      # constant tables: name -> (type, values)
 
     def use_type(self, t: Any) -> None:
         """Record the structs (fields' types first) and enums ``t`` needs declared."""
@@ -81,7 +83,7 @@ class ProgramBuilder:
                 self.enums.append(t)
 
 
-class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
+class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMixin):
     """Type-check one function (kernel or helper)."""
 
     def __init__(self, prog: ProgramBuilder, func: FuncInfo, consts: dict[str, Any]):
@@ -318,6 +320,10 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
         if not isinstance(root, ast.Name):
             self.error(target, "cannot assign through this expression")
         ref = getattr(root, "ps_ref", ("local", root.id))
+        if ref[0] == "table":
+            self.error(target, f"{root.id!r} is a constant table (a module-level tuple or "
+                               "list): it cannot be assigned in a kernel; copy it into a "
+                               "local array first")
         if ref[0] == "global":
             self.mark_written(ref[1])
             self.func.pure = False
