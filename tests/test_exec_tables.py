@@ -59,3 +59,45 @@ def test_cpu_index_past_the_end_raises() -> None:
     dst = cpu.zeros(4, np.float32)
     with pytest.raises(IndexError):
         past_end.launch(dst, 3, threads=4, device=cpu)
+
+
+OFFS = (-1, 0, 1)
+
+
+@ps.kernel(workgroup_size=WG)
+def loops(src: ps.Buffer[f32], dst: ps.Buffer[f32], idx: ps.Buffer[i32]) -> None:
+    i = ps.global_id().x
+    if i >= len(dst):
+        return
+    acc: f32 = 0.0
+    for w in W:
+        acc += w
+    for d in OFFS:
+        j = i32(i) + d
+        if j < 0:
+            continue
+        acc += src[j % i32(len(src))]
+    x = src[i]
+    for s in (x, x * 2.0, 3.0):     # evaluated before the loop: x = 0.0 changes none
+        x = 0.0
+        acc += s
+    first = -1
+    for v in (5, 7, 9, 11):
+        if (i32(i) + v) % 3 == 0:
+            first = v
+            break
+    dst[i] = acc
+    idx[i] = first
+
+
+def test_unrolled_loops(dev: ps.Device, rng: np.random.Generator) -> None:
+    n = 500 + int(rng.integers(0, WG))
+    x = (rng.integers(-64, 64, n) / 4).astype(np.float32)
+    dst, idx = dev.zeros(n, np.float32), dev.zeros(n, np.int32)
+    loops.launch(dev.array(x), dst, idx, threads=n, device=dev)
+    i = np.arange(n)
+    want = np.full(n, sum(W)) + x[(i + 1) % n] + x + np.where(i > 0, x[i - 1], 0) \
+        + 3 * x + 3.0
+    np.testing.assert_array_equal(dst.numpy(), want.astype(np.float32))
+    first = np.array([next(v for v in (5, 7, 9, 11) if (k + v) % 3 == 0) for k in i])
+    np.testing.assert_array_equal(idx.numpy(), first)

@@ -7,12 +7,12 @@ K = ((1, 2, 3), (4, 5, 6))
 BIG = (1, 2, 3000000000)
 
 def weight(i):
-    return W[i]  # tables.py:13
+    return W[i]  # tables.py:15
 
 def blur(ps_global_id, src, dst_, n):
-    i = ps_global_id.x  # tables.py:17
-    if i < n:  # tables.py:18
-        acc = 0.0  # tables.py:19
-        for j in range(len(W)):  # tables.py:20
-            acc = _f32(acc + _f32(weight(j) * src[_u32(i + j) % n]))  # tables.py:21
-        dst_[i] = _f32(_f32(acc + _f32(K[i % 2][i % 3])) + _f32(BIG[i % 3] % 7))  # tables.py:22
+    i = ps_global_id.x  # tables.py:19
+    if i < n:  # tables.py:20
+        acc = 0.0  # tables.py:21
+        for j in range(len(W)):  # tables.py:22
+            acc = _f32(acc + _f32(weight(j) * src[_u32(i + j) % n]))  # tables.py:23
+        dst_[i] = _f32(_f32(acc + _f32(K[i % 2][i % 3])) + _f32(BIG[i % 3] % 7))  # tables.py:24
