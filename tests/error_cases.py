@@ -430,3 +430,19 @@ def empty_table(out: ps.Buffer[f32]):
 @ps.kernel
 def assign_to_table(out: ps.Buffer[f32]):
     TABLE[0] = out[0]
+
+
+# -- list literals: local arrays ---------------------------------------------------------
+@ps.kernel
+def vector_of_list(out: ps.Buffer[f32]):
+    v = ps.vec3([1.0, 2.0, out[0]])
+
+
+@ps.kernel
+def empty_list(out: ps.Buffer[f32]):
+    w = []
+
+
+@ps.kernel
+def list_in_expression(out: ps.Buffer[f32]):
+    out[0] = [1.0, 2.0][0]

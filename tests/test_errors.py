@@ -19,11 +19,6 @@ FILE = E.__file__
 
 # (kernel, lineno, col_offset (0-based), target attribute, str(e) after the file name)
 CASES = [
-    ('list_literal', 31, 8, None,
-     ':31:9\n'
-     '    a = [1, 2, 3]\n'
-     '        ^^^^^^^^^\n'
-     'TranslationError: list literals are not supported in kernels: use ps.array(T, N)'),
     ('dict_literal', 36, 8, None,
      ':36:9\n'
      '    a = {1: 2}\n'
@@ -371,6 +366,24 @@ CASES = [
      '    ^^^^^^^^\n'
      "TranslationError: 'TABLE' is a constant table (a module-level tuple or list): it "
      'cannot be assigned in a kernel; copy it into a local array first'),
+    ('vector_of_list', 438, 16, None,
+     ':438:17\n'
+     '    v = ps.vec3([1.0, 2.0, out[0]])\n'
+     '                ^^^^^^^^^^^^^^^^^^\n'
+     'TranslationError: ps.vec3() takes the components themselves, not a list: write '
+     'ps.vec3(1.0, 2.0, out[0])'),
+    ('empty_list', 443, 8, None,
+     ':443:9\n'
+     '    w = []\n'
+     '        ^^\n'
+     'TranslationError: an empty list literal has no length or element type: use '
+     'ps.array(T, N)'),
+    ('list_in_expression', 448, 13, None,
+     ':448:14\n'
+     '    out[0] = [1.0, 2.0][0]\n'
+     '             ^^^^^^^^^^\n'
+     "TranslationError: a list literal is only supported as a variable's value (w = [a, b, c] "
+     'is a local array)'),
 ]
 
 
@@ -413,7 +426,7 @@ def test_decorating_is_lazy_and_errors_repeat() -> None:
         out[0] = [1, 2]
 
     for _ in range(2):                       # a failed translation is not cached as success
-        with pytest.raises(ps.TranslationError, match="list literals"):
+        with pytest.raises(ps.TranslationError, match="a list literal is only supported as a variable"):
             ps.translate(bad, "wgsl")
 
 

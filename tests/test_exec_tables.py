@@ -101,3 +101,64 @@ def test_unrolled_loops(dev: ps.Device, rng: np.random.Generator) -> None:
     np.testing.assert_array_equal(dst.numpy(), want.astype(np.float32))
     first = np.array([next(v for v in (5, 7, 9, 11) if (k + v) % 3 == 0) for k in i])
     np.testing.assert_array_equal(idx.numpy(), first)
+
+
+@ps.kernel(workgroup_size=WG)
+def list_arrays(src: ps.Buffer[f32], dst: ps.Buffer[f32], k: u32) -> None:
+    i = ps.global_id().x
+    if i >= len(dst):
+        return
+    x = src[i]
+    w = [0.25, x, 0.25 * x]
+    w[1] += 1.0
+    n = [1, 2, 3]
+    acc: f32 = 0.0
+    for j in range(len(w)):
+        acc += w[j] * f32(n[j])
+    dst[i] = acc + w[k % 3]
+
+
+@pytest.mark.parametrize("k", [0, 2])
+def test_list_literals(dev: ps.Device, rng: np.random.Generator, k: int) -> None:
+    n = 300 + int(rng.integers(0, WG))
+    x = (rng.integers(-64, 64, n) / 4).astype(np.float32)
+    dst = dev.zeros(n, np.float32)
+    list_arrays.launch(dev.array(x), dst, k, threads=n, device=dev)
+    w = [np.full(n, 0.25, np.float32), x + np.float32(1.0), np.float32(0.25) * x]
+    want = w[0] * 1 + w[1] * 2 + w[2] * 3 + w[k % 3]
+    np.testing.assert_array_equal(dst.numpy(), want.astype(np.float32))
+
+
+GAINS = [1.0, 2.0]
+SHIFTS = (10, 20)
+
+
+@ps.kernel(workgroup_size=WG)
+def gains(dst: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    if i < len(dst):
+        dst[i] = GAINS[i % 2] + f32(SHIFTS[i % 2])
+
+
+def test_changed_table_translates_again() -> None:
+    """A module table changed in place (a list) or rebound (a tuple) is read again at
+    the next launch; an equal new tuple keeps the translation."""
+    global SHIFTS
+    cpu = ps.device("cpu")
+    dst = cpu.zeros(4, np.float32)
+    gains.launch(dst, threads=4, device=cpu)
+    np.testing.assert_array_equal(dst.numpy(), [11, 22, 11, 22])
+    generation = gains.generation
+    SHIFTS = (10, 20)                   # equal by value: nothing to translate
+    gains.launch(dst, threads=4, device=cpu)
+    assert gains.generation == generation
+    GAINS[1] = 5.0                      # in place
+    try:
+        gains.launch(dst, threads=4, device=cpu)
+        np.testing.assert_array_equal(dst.numpy(), [11, 25, 11, 25])
+        SHIFTS = (30, 40)
+        gains.launch(dst, threads=4, device=cpu)
+        np.testing.assert_array_equal(dst.numpy(), [31, 45, 31, 45])
+        assert "30" in gains.source("wgsl")
+    finally:
+        GAINS[1], SHIFTS = 2.0, (10, 20)

@@ -45,7 +45,8 @@ NO_EXPR = {
     ast.DictComp: "dict comprehensions are not supported in kernels: use ps.array(T, N) and a "
                   "loop",
     ast.GeneratorExp: "generator expressions are not supported in kernels: use a loop",
-    ast.List: "list literals are not supported in kernels: use ps.array(T, N)",
+    ast.List: "a list literal is only supported as a variable's value (w = [a, b, c] is a "
+              "local array)",
     ast.Dict: "dict literals are not supported in kernels: use a @ps.struct or ps.array(T, N)",
     ast.Set: "set literals are not supported in kernels: use ps.array(T, N)",
     ast.Tuple: "tuples are only supported in assignments (a, b = b, a): use a vector or struct",

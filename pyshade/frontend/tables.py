@@ -8,6 +8,8 @@ import ast
 from typing import Any
 
 from .. import types as T
+from .deep import copy_tree
+from .typeutil import CT, decay
 
 
 def table_shape(obj: Any) -> tuple[list, list[int]] | str:
@@ -89,3 +91,42 @@ class TableMixin:
         node.ps_type = t
         node.ps_ref = ("table", name)
         return node
+
+    def expand_list(self, node: ast.Assign) -> list[ast.stmt]:
+        """``w = [a, b, c]``: a local array of 3 elements, as the declaration ``w`` (zeroed,
+        marked ``ps_list_type``) then ``w[0] = a``, ``w[1] = b``, ``w[2] = c``. The element
+        type is the first typed element's, else f32 where a literal is a float, else i32."""
+        target, lst = node.targets[0], node.value
+        if not lst.elts:
+            self.error(lst, "an empty list literal has no length or element type: use "
+                            "ps.array(T, N)")
+        types = []
+        prev, self.stmt = self.stmt, node
+        for e in lst.elts:
+            if isinstance(e, (ast.List, ast.Tuple, ast.Starred)):
+                self.error(e, "the elements of a list literal must be values (nested lists "
+                              "are not supported: use ps.array(ps.array(T, M), N))")
+            t = self.tx(copy_tree(e)).ps_type
+            if isinstance(t, CT) or t is None:
+                self.error(e, "this value cannot be an array element")
+            types.append(t)
+        self.stmt = prev
+        concrete = [t for t in types if not isinstance(t, T.AbstractType)]
+        if concrete:
+            elem = decay(concrete[0])
+        else:
+            elem = T.f32 if any(t.kind == "float" for t in types) else T.i32
+        at = T.ArrayType(elem, len(lst.elts))
+        decl = ast.copy_location(ast.Assign([target], ast.copy_location(
+            ast.Call(ast.Name("_ps_list", ast.Load()), [], []), lst)), node)
+        decl.value.ps_list_type = at
+        out: list[ast.stmt] = [decl]
+        for k, e in enumerate(lst.elts):
+            dst = ast.copy_location(ast.Subscript(ast.Name(target.id, ast.Store()),
+                                                  ast.Constant(k), ast.Store()), e)
+            out.append(ast.copy_location(ast.Assign([dst], e), e))
+        for s in out:
+            for n in ast.walk(s):
+                if not hasattr(n, "lineno"):
+                    ast.copy_location(n, e if n is not decl else node)
+        return out

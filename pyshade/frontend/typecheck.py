@@ -208,8 +208,15 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
     def body(self, stmts: list[ast.stmt]) -> None:
         """Check a statement list, tracking the block path."""
         self.block_path.append(id(stmts))
-        for s in stmts:
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            if isinstance(s, ast.Assign) and isinstance(s.value, ast.List) and \
+                    len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+                stmts[i:i + 1] = self.expand_list(s)     # a local array (tables.py)
+                s = stmts[i]
             self.statement(s)
+            i += 1
         self.block_path.pop()
 
     def statement(self, node: ast.stmt) -> None:
@@ -245,6 +252,14 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
     def st_Assign(self, node: ast.Assign) -> None:
         """``target = value``; ``ps.array``/``ps.shared_array`` go to ``local_array``."""
         target = node.targets[0]
+        at = getattr(node.value, "ps_list_type", None)
+        if at is not None:      # w = [a, b, c], expanded by ``expand_list``
+            node.value.ps_type = at
+            node.value.ps_call = ("array", at)
+            if target.id in self.func.locals:
+                self.error(node, f"{target.id!r} is already declared: arrays cannot be "
+                                 "reassigned")
+            return self.store_name(target, None, at)
         if isinstance(node.value, ast.Call):
             obj = self.static_callee(node.value)
             if obj in (T.array, T.shared_array):

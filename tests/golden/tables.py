@@ -1,6 +1,7 @@
 """Constant tables: module-level tuples and lists of numbers (1-D and 2-D, f32, i32
 and u32 elements) read at run-time indices in a kernel and a helper; len() of a table;
-loops over a table and over a tuple literal, unrolled (with continue and break)."""
+loops over a table and over a tuple literal, unrolled (with continue and break); list
+literals as local arrays."""
 
 import pyshade as ps
 from pyshade import Buffer, f32, i32, u32
@@ -48,3 +49,18 @@ def seq(src: ps.Buffer[f32], dst: ps.Buffer[f32], idx: ps.Buffer[i32]) -> None:
             break
     dst[i] = acc
     idx[i] = first
+
+
+@ps.kernel(workgroup_size=64)
+def lists(src: ps.Buffer[f32], dst: ps.Buffer[f32], k: u32) -> None:
+    i = ps.global_id().x
+    if i >= len(dst):
+        return
+    x = src[i]
+    w = [0.25, x, 0.25 * x]
+    w[1] += 1.0
+    n = [1, 2, 3]
+    acc: f32 = 0.0
+    for j in range(len(w)):
+        acc += w[j] * f32(n[j])
+    dst[i] = acc + w[k % 3]

@@ -11,9 +11,9 @@ const float[3] W = float[3](0.25, 0.5, 0.25);
 const int[2][3] K = int[2][3](int[3](1, 2, 3), int[3](4, 5, 6));
 const uint[3] BIG = uint[3](1u, 2u, 3000000000u);
 
-#line 14 "tables.py"
-float weight(uint i) {  // tables.py:14
-    return W[i];  // tables.py:15
+#line 15 "tables.py"
+float weight(uint i) {  // tables.py:15
+    return W[i];  // tables.py:16
 }
 
 #line 82 "prelude.py"
@@ -28,24 +28,24 @@ uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:87
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
-#line 18 "tables.py"
-void main() {  // tables.py:18
+#line 19 "tables.py"
+void main() {  // tables.py:19
     uvec3 ps_global_id = gl_GlobalInvocationID;
     uint n = ps_params.n;
-#line 19 "tables.py"
-    uint i = ps_global_id.x;  // tables.py:19
-    if (i < n) {  // tables.py:20
+#line 20 "tables.py"
+    uint i = ps_global_id.x;  // tables.py:20
+    if (i < n) {  // tables.py:21
         uint j = 0u;
-#line 21 "tables.py"
-        float acc = 0.0;  // tables.py:21
-        uint end_1 = 3u;  // tables.py:22
 #line 22 "tables.py"
-        for (uint j_1 = 0u; j_1 < end_1; j_1 += 1u) {  // tables.py:22
-#line 22 "tables.py"
-            j = j_1;  // tables.py:22
-            acc = acc + (weight(uint(j)) * src[ps_mod_unsigned_u32(i + uint(j), n)]);  // tables.py:23
+        float acc = 0.0;  // tables.py:22
+        uint end_1 = 3u;  // tables.py:23
+#line 23 "tables.py"
+        for (uint j_1 = 0u; j_1 < end_1; j_1 += 1u) {  // tables.py:23
+#line 23 "tables.py"
+            j = j_1;  // tables.py:23
+            acc = acc + (weight(uint(j)) * src[ps_mod_unsigned_u32(i + uint(j), n)]);  // tables.py:24
         }
-#line 24 "tables.py"
-        dst_[i] = (acc + float(K[ps_mod_unsigned_u32(i, 2u)][ps_mod_unsigned_u32(i, 3u)])) + float(ps_mod_unsigned_u32(BIG[ps_mod_unsigned_u32(i, 3u)], 7u));  // tables.py:24
+#line 25 "tables.py"
+        dst_[i] = (acc + float(K[ps_mod_unsigned_u32(i, 2u)][ps_mod_unsigned_u32(i, 3u)])) + float(ps_mod_unsigned_u32(BIG[ps_mod_unsigned_u32(i, 3u)], 7u));  // tables.py:25
     }
 }

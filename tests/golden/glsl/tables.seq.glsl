@@ -30,147 +30,147 @@ int ps_mod_signed_i32(int a, int b) {  // prelude.py:75
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
-#line 28 "tables.py"
-void main() {  // tables.py:28
+#line 29 "tables.py"
+void main() {  // tables.py:29
     uvec3 ps_global_id = gl_GlobalInvocationID;
     int ps_t1 = 0;
     int d = 0;
     int j = 0;
     int ps_t5 = 0;
     int v = 0;
-#line 29 "tables.py"
-    uint i = ps_global_id.x;  // tables.py:29
-    if (i >= ps_params.ps_len_dst) {  // tables.py:30
-        return;  // tables.py:31
+#line 30 "tables.py"
+    uint i = ps_global_id.x;  // tables.py:30
+    if (i >= ps_params.ps_len_dst) {  // tables.py:31
+        return;  // tables.py:32
     }
-#line 32 "tables.py"
-    float acc = 0.0;  // tables.py:32
-    float w = W[0u];  // tables.py:33
-    acc = acc + w;  // tables.py:34
 #line 33 "tables.py"
-    w = W[1u];  // tables.py:33
-    acc = acc + w;  // tables.py:34
-#line 33 "tables.py"
-    w = W[2u];  // tables.py:33
-    acc = acc + w;  // tables.py:34
-    for (int ps_t1_1 = 0; ps_t1_1 < 1; ps_t1_1 += 1) {  // tables.py:35
-#line 35 "tables.py"
-        ps_t1 = ps_t1_1;  // tables.py:35
-#line 35 "tables.py"
-        d = OFFS[0u];  // tables.py:35
-        j = int(i) + d;  // tables.py:36
-        if (j < 0) {  // tables.py:37
-            break;  // tables.py:38
+    float acc = 0.0;  // tables.py:33
+    float w = W[0u];  // tables.py:34
+    acc = acc + w;  // tables.py:35
+#line 34 "tables.py"
+    w = W[1u];  // tables.py:34
+    acc = acc + w;  // tables.py:35
+#line 34 "tables.py"
+    w = W[2u];  // tables.py:34
+    acc = acc + w;  // tables.py:35
+    for (int ps_t1_1 = 0; ps_t1_1 < 1; ps_t1_1 += 1) {  // tables.py:36
+#line 36 "tables.py"
+        ps_t1 = ps_t1_1;  // tables.py:36
+#line 36 "tables.py"
+        d = OFFS[0u];  // tables.py:36
+        j = int(i) + d;  // tables.py:37
+        if (j < 0) {  // tables.py:38
+            break;  // tables.py:39
         }
-#line 39 "tables.py"
-        acc = acc + src[ps_mod_signed_i32(j, int(ps_params.ps_len_src))];  // tables.py:39
-    }
-#line 35 "tables.py"
-    for (int ps_t1_2 = 0; ps_t1_2 < 1; ps_t1_2 += 1) {  // tables.py:35
-#line 35 "tables.py"
-        ps_t1 = ps_t1_2;  // tables.py:35
-#line 35 "tables.py"
-        d = OFFS[1u];  // tables.py:35
-        j = int(i) + d;  // tables.py:36
-        if (j < 0) {  // tables.py:37
-            break;  // tables.py:38
-        }
-#line 39 "tables.py"
-        acc = acc + src[ps_mod_signed_i32(j, int(ps_params.ps_len_src))];  // tables.py:39
-    }
-#line 35 "tables.py"
-    for (int ps_t1_3 = 0; ps_t1_3 < 1; ps_t1_3 += 1) {  // tables.py:35
-#line 35 "tables.py"
-        ps_t1 = ps_t1_3;  // tables.py:35
-#line 35 "tables.py"
-        d = OFFS[2u];  // tables.py:35
-        j = int(i) + d;  // tables.py:36
-        if (j < 0) {  // tables.py:37
-            break;  // tables.py:38
-        }
-#line 39 "tables.py"
-        acc = acc + src[ps_mod_signed_i32(j, int(ps_params.ps_len_src))];  // tables.py:39
-    }
 #line 40 "tables.py"
-    float x = src[i];  // tables.py:40
-    float ps_t2 = x;  // tables.py:41
+        acc = acc + src[ps_mod_signed_i32(j, int(ps_params.ps_len_src))];  // tables.py:40
+    }
+#line 36 "tables.py"
+    for (int ps_t1_2 = 0; ps_t1_2 < 1; ps_t1_2 += 1) {  // tables.py:36
+#line 36 "tables.py"
+        ps_t1 = ps_t1_2;  // tables.py:36
+#line 36 "tables.py"
+        d = OFFS[1u];  // tables.py:36
+        j = int(i) + d;  // tables.py:37
+        if (j < 0) {  // tables.py:38
+            break;  // tables.py:39
+        }
+#line 40 "tables.py"
+        acc = acc + src[ps_mod_signed_i32(j, int(ps_params.ps_len_src))];  // tables.py:40
+    }
+#line 36 "tables.py"
+    for (int ps_t1_3 = 0; ps_t1_3 < 1; ps_t1_3 += 1) {  // tables.py:36
+#line 36 "tables.py"
+        ps_t1 = ps_t1_3;  // tables.py:36
+#line 36 "tables.py"
+        d = OFFS[2u];  // tables.py:36
+        j = int(i) + d;  // tables.py:37
+        if (j < 0) {  // tables.py:38
+            break;  // tables.py:39
+        }
+#line 40 "tables.py"
+        acc = acc + src[ps_mod_signed_i32(j, int(ps_params.ps_len_src))];  // tables.py:40
+    }
 #line 41 "tables.py"
-    float ps_t3 = x * 2.0;  // tables.py:41
-#line 41 "tables.py"
-    float s = ps_t2;  // tables.py:41
-    x = 0.0;  // tables.py:42
-    acc = acc + s;  // tables.py:43
-#line 41 "tables.py"
-    s = ps_t3;  // tables.py:41
-    x = 0.0;  // tables.py:42
-    acc = acc + s;  // tables.py:43
+    float x = src[i];  // tables.py:41
+    float ps_t2 = x;  // tables.py:42
 #line 42 "tables.py"
-    x = 0.0;  // tables.py:42
-    acc = acc + 3.0;  // tables.py:43
-    int first = -1;  // tables.py:44
-    bool ps_t4 = false;  // tables.py:45
-#line 45 "tables.py"
-    for (int ps_t5_1 = 0; ps_t5_1 < 1; ps_t5_1 += 1) {  // tables.py:45
-#line 45 "tables.py"
-        ps_t5 = ps_t5_1;  // tables.py:45
-#line 45 "tables.py"
-        v = 5;  // tables.py:45
-        if (ps_mod_signed_i32(int(i) + v, 3) == 0) {  // tables.py:46
-            first = v;  // tables.py:47
-            ps_t4 = true;  // tables.py:48
-#line 48 "tables.py"
-            break;  // tables.py:48
-        }
-    }
-#line 45 "tables.py"
-    if (!ps_t4) {  // tables.py:45
-#line 45 "tables.py"
-        for (int ps_t5_2 = 0; ps_t5_2 < 1; ps_t5_2 += 1) {  // tables.py:45
-#line 45 "tables.py"
-            ps_t5 = ps_t5_2;  // tables.py:45
-#line 45 "tables.py"
-            v = 7;  // tables.py:45
-            if (ps_mod_signed_i32(int(i) + v, 3) == 0) {  // tables.py:46
-                first = v;  // tables.py:47
-                ps_t4 = true;  // tables.py:48
-#line 48 "tables.py"
-                break;  // tables.py:48
-            }
-        }
-    }
-#line 45 "tables.py"
-    if (!ps_t4) {  // tables.py:45
-#line 45 "tables.py"
-        for (int ps_t5_3 = 0; ps_t5_3 < 1; ps_t5_3 += 1) {  // tables.py:45
-#line 45 "tables.py"
-            ps_t5 = ps_t5_3;  // tables.py:45
-#line 45 "tables.py"
-            v = 9;  // tables.py:45
-            if (ps_mod_signed_i32(int(i) + v, 3) == 0) {  // tables.py:46
-                first = v;  // tables.py:47
-                ps_t4 = true;  // tables.py:48
-#line 48 "tables.py"
-                break;  // tables.py:48
-            }
-        }
-    }
-#line 45 "tables.py"
-    if (!ps_t4) {  // tables.py:45
-#line 45 "tables.py"
-        for (int ps_t5_4 = 0; ps_t5_4 < 1; ps_t5_4 += 1) {  // tables.py:45
-#line 45 "tables.py"
-            ps_t5 = ps_t5_4;  // tables.py:45
-#line 45 "tables.py"
-            v = 11;  // tables.py:45
-            if (ps_mod_signed_i32(int(i) + v, 3) == 0) {  // tables.py:46
-                first = v;  // tables.py:47
-                ps_t4 = true;  // tables.py:48
-#line 48 "tables.py"
-                break;  // tables.py:48
-            }
-        }
-    }
+    float ps_t3 = x * 2.0;  // tables.py:42
+#line 42 "tables.py"
+    float s = ps_t2;  // tables.py:42
+    x = 0.0;  // tables.py:43
+    acc = acc + s;  // tables.py:44
+#line 42 "tables.py"
+    s = ps_t3;  // tables.py:42
+    x = 0.0;  // tables.py:43
+    acc = acc + s;  // tables.py:44
+#line 43 "tables.py"
+    x = 0.0;  // tables.py:43
+    acc = acc + 3.0;  // tables.py:44
+    int first = -1;  // tables.py:45
+    bool ps_t4 = false;  // tables.py:46
+#line 46 "tables.py"
+    for (int ps_t5_1 = 0; ps_t5_1 < 1; ps_t5_1 += 1) {  // tables.py:46
+#line 46 "tables.py"
+        ps_t5 = ps_t5_1;  // tables.py:46
+#line 46 "tables.py"
+        v = 5;  // tables.py:46
+        if (ps_mod_signed_i32(int(i) + v, 3) == 0) {  // tables.py:47
+            first = v;  // tables.py:48
+            ps_t4 = true;  // tables.py:49
 #line 49 "tables.py"
-    dst_[i] = acc;  // tables.py:49
-    idx[i] = first;  // tables.py:50
+            break;  // tables.py:49
+        }
+    }
+#line 46 "tables.py"
+    if (!ps_t4) {  // tables.py:46
+#line 46 "tables.py"
+        for (int ps_t5_2 = 0; ps_t5_2 < 1; ps_t5_2 += 1) {  // tables.py:46
+#line 46 "tables.py"
+            ps_t5 = ps_t5_2;  // tables.py:46
+#line 46 "tables.py"
+            v = 7;  // tables.py:46
+            if (ps_mod_signed_i32(int(i) + v, 3) == 0) {  // tables.py:47
+                first = v;  // tables.py:48
+                ps_t4 = true;  // tables.py:49
+#line 49 "tables.py"
+                break;  // tables.py:49
+            }
+        }
+    }
+#line 46 "tables.py"
+    if (!ps_t4) {  // tables.py:46
+#line 46 "tables.py"
+        for (int ps_t5_3 = 0; ps_t5_3 < 1; ps_t5_3 += 1) {  // tables.py:46
+#line 46 "tables.py"
+            ps_t5 = ps_t5_3;  // tables.py:46
+#line 46 "tables.py"
+            v = 9;  // tables.py:46
+            if (ps_mod_signed_i32(int(i) + v, 3) == 0) {  // tables.py:47
+                first = v;  // tables.py:48
+                ps_t4 = true;  // tables.py:49
+#line 49 "tables.py"
+                break;  // tables.py:49
+            }
+        }
+    }
+#line 46 "tables.py"
+    if (!ps_t4) {  // tables.py:46
+#line 46 "tables.py"
+        for (int ps_t5_4 = 0; ps_t5_4 < 1; ps_t5_4 += 1) {  // tables.py:46
+#line 46 "tables.py"
+            ps_t5 = ps_t5_4;  // tables.py:46
+#line 46 "tables.py"
+            v = 11;  // tables.py:46
+            if (ps_mod_signed_i32(int(i) + v, 3) == 0) {  // tables.py:47
+                first = v;  // tables.py:48
+                ps_t4 = true;  // tables.py:49
+#line 49 "tables.py"
+                break;  // tables.py:49
+            }
+        }
+    }
+#line 50 "tables.py"
+    dst_[i] = acc;  // tables.py:50
+    idx[i] = first;  // tables.py:51
 }

@@ -15,9 +15,9 @@ constant float W[3] = {0.25f, 0.5f, 0.25f};
 constant int K[2][3] = {{1, 2, 3}, {4, 5, 6}};
 constant uint BIG[3] = {1u, 2u, 3000000000u};
 
-#line 14 "tables.py"
-float weight(uint i) {  // tables.py:14
-    return W[i];  // tables.py:15
+#line 15 "tables.py"
+float weight(uint i) {  // tables.py:15
+    return W[i];  // tables.py:16
 }
 
 #line 82 "prelude.py"
@@ -31,23 +31,23 @@ uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:87
     return a - (ps_floordiv_unsigned_u32(a, b) * b);  // prelude.py:89
 }
 
-#line 18 "tables.py"
-kernel void blur(const device float* src [[buffer(0)]], device float* dst_ [[buffer(1)]], constant ps_Params& ps_params [[buffer(2)]], uint3 ps_global_id [[thread_position_in_grid]]) {  // tables.py:18
-    uint n = ps_params.n;
 #line 19 "tables.py"
-    uint i = ps_global_id.x;  // tables.py:19
-    if (i < n) {  // tables.py:20
+kernel void blur(const device float* src [[buffer(0)]], device float* dst_ [[buffer(1)]], constant ps_Params& ps_params [[buffer(2)]], uint3 ps_global_id [[thread_position_in_grid]]) {  // tables.py:19
+    uint n = ps_params.n;
+#line 20 "tables.py"
+    uint i = ps_global_id.x;  // tables.py:20
+    if (i < n) {  // tables.py:21
         uint j = 0u;
-#line 21 "tables.py"
-        float acc = 0.0f;  // tables.py:21
-        uint end_1 = 3u;  // tables.py:22
 #line 22 "tables.py"
-        for (uint j_1 = 0u; j_1 < end_1; j_1 += 1u) {  // tables.py:22
-#line 22 "tables.py"
-            j = j_1;  // tables.py:22
-            acc = acc + (weight(j) * src[ps_mod_unsigned_u32(i + j, n)]);  // tables.py:23
+        float acc = 0.0f;  // tables.py:22
+        uint end_1 = 3u;  // tables.py:23
+#line 23 "tables.py"
+        for (uint j_1 = 0u; j_1 < end_1; j_1 += 1u) {  // tables.py:23
+#line 23 "tables.py"
+            j = j_1;  // tables.py:23
+            acc = acc + (weight(j) * src[ps_mod_unsigned_u32(i + j, n)]);  // tables.py:24
         }
-#line 24 "tables.py"
-        dst_[i] = (acc + float(K[ps_mod_unsigned_u32(i, 2u)][ps_mod_unsigned_u32(i, 3u)])) + float(ps_mod_unsigned_u32(BIG[ps_mod_unsigned_u32(i, 3u)], 7u));  // tables.py:24
+#line 25 "tables.py"
+        dst_[i] = (acc + float(K[ps_mod_unsigned_u32(i, 2u)][ps_mod_unsigned_u32(i, 3u)])) + float(ps_mod_unsigned_u32(BIG[ps_mod_unsigned_u32(i, 3u)], 7u));  // tables.py:25
     }
 }

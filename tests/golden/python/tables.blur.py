@@ -7,12 +7,12 @@ K = ((1, 2, 3), (4, 5, 6))
 BIG = (1, 2, 3000000000)
 
 def weight(i):
-    return W[i]  # tables.py:15
+    return W[i]  # tables.py:16
 
 def blur(ps_global_id, src, dst_, n):
-    i = ps_global_id.x  # tables.py:19
-    if i < n:  # tables.py:20
-        acc = 0.0  # tables.py:21
-        for j in range(len(W)):  # tables.py:22
-            acc = _f32(acc + _f32(weight(j) * src[_u32(i + j) % n]))  # tables.py:23
-        dst_[i] = _f32(_f32(acc + _f32(K[i % 2][i % 3])) + _f32(BIG[i % 3] % 7))  # tables.py:24
+    i = ps_global_id.x  # tables.py:20
+    if i < n:  # tables.py:21
+        acc = 0.0  # tables.py:22
+        for j in range(len(W)):  # tables.py:23
+            acc = _f32(acc + _f32(weight(j) * src[_u32(i + j) % n]))  # tables.py:24
+        dst_[i] = _f32(_f32(acc + _f32(K[i % 2][i % 3])) + _f32(BIG[i % 3] % 7))  # tables.py:25

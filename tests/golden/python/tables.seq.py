@@ -6,73 +6,73 @@ W = (0.25, 0.5, 0.25)
 OFFS = (-1, 0, 1)
 
 def seq(ps_global_id, src, dst_, idx):
-    i = ps_global_id.x  # tables.py:29
-    if i >= len(dst_):  # tables.py:30
-        return  # tables.py:31
-    acc = 0.0  # tables.py:32
-    w = W[0]  # tables.py:33
-    acc = _f32(acc + w)  # tables.py:34
-    w = W[1]  # tables.py:33
-    acc = _f32(acc + w)  # tables.py:34
-    w = W[2]  # tables.py:33
-    acc = _f32(acc + w)  # tables.py:34
-    for ps_t1 in range(1):  # tables.py:35
-        d = OFFS[0]  # tables.py:35
-        j = _i32(_i32(i) + d)  # tables.py:36
-        if j < 0:  # tables.py:37
-            break  # tables.py:38
-        acc = _f32(acc + src[_idx(j % _i32(len(src)))])  # tables.py:39
-    for ps_t1 in range(1):  # tables.py:35
-        d = OFFS[1]  # tables.py:35
-        j = _i32(_i32(i) + d)  # tables.py:36
-        if j < 0:  # tables.py:37
-            break  # tables.py:38
-        acc = _f32(acc + src[_idx(j % _i32(len(src)))])  # tables.py:39
-    for ps_t1 in range(1):  # tables.py:35
-        d = OFFS[2]  # tables.py:35
-        j = _i32(_i32(i) + d)  # tables.py:36
-        if j < 0:  # tables.py:37
-            break  # tables.py:38
-        acc = _f32(acc + src[_idx(j % _i32(len(src)))])  # tables.py:39
-    x = src[i]  # tables.py:40
-    ps_t2 = x  # tables.py:41
-    ps_t3 = _f32(x * 2.0)  # tables.py:41
-    s = ps_t2  # tables.py:41
-    x = 0.0  # tables.py:42
-    acc = _f32(acc + s)  # tables.py:43
-    s = ps_t3  # tables.py:41
-    x = 0.0  # tables.py:42
-    acc = _f32(acc + s)  # tables.py:43
-    x = 0.0  # tables.py:42
-    acc = _f32(acc + 3.0)  # tables.py:43
-    first = -1  # tables.py:44
-    ps_t4 = False  # tables.py:45
-    for ps_t5 in range(1):  # tables.py:45
-        v = 5  # tables.py:45
-        if (_i32(_i32(i) + v) % 3) == 0:  # tables.py:46
-            first = v  # tables.py:47
-            ps_t4 = True  # tables.py:48
-            break  # tables.py:48
-    if not ps_t4:  # tables.py:45
-        for ps_t5 in range(1):  # tables.py:45
-            v = 7  # tables.py:45
-            if (_i32(_i32(i) + v) % 3) == 0:  # tables.py:46
-                first = v  # tables.py:47
-                ps_t4 = True  # tables.py:48
-                break  # tables.py:48
-    if not ps_t4:  # tables.py:45
-        for ps_t5 in range(1):  # tables.py:45
-            v = 9  # tables.py:45
-            if (_i32(_i32(i) + v) % 3) == 0:  # tables.py:46
-                first = v  # tables.py:47
-                ps_t4 = True  # tables.py:48
-                break  # tables.py:48
-    if not ps_t4:  # tables.py:45
-        for ps_t5 in range(1):  # tables.py:45
-            v = 11  # tables.py:45
-            if (_i32(_i32(i) + v) % 3) == 0:  # tables.py:46
-                first = v  # tables.py:47
-                ps_t4 = True  # tables.py:48
-                break  # tables.py:48
-    dst_[i] = acc  # tables.py:49
-    idx[i] = first  # tables.py:50
+    i = ps_global_id.x  # tables.py:30
+    if i >= len(dst_):  # tables.py:31
+        return  # tables.py:32
+    acc = 0.0  # tables.py:33
+    w = W[0]  # tables.py:34
+    acc = _f32(acc + w)  # tables.py:35
+    w = W[1]  # tables.py:34
+    acc = _f32(acc + w)  # tables.py:35
+    w = W[2]  # tables.py:34
+    acc = _f32(acc + w)  # tables.py:35
+    for ps_t1 in range(1):  # tables.py:36
+        d = OFFS[0]  # tables.py:36
+        j = _i32(_i32(i) + d)  # tables.py:37
+        if j < 0:  # tables.py:38
+            break  # tables.py:39
+        acc = _f32(acc + src[_idx(j % _i32(len(src)))])  # tables.py:40
+    for ps_t1 in range(1):  # tables.py:36
+        d = OFFS[1]  # tables.py:36
+        j = _i32(_i32(i) + d)  # tables.py:37
+        if j < 0:  # tables.py:38
+            break  # tables.py:39
+        acc = _f32(acc + src[_idx(j % _i32(len(src)))])  # tables.py:40
+    for ps_t1 in range(1):  # tables.py:36
+        d = OFFS[2]  # tables.py:36
+        j = _i32(_i32(i) + d)  # tables.py:37
+        if j < 0:  # tables.py:38
+            break  # tables.py:39
+        acc = _f32(acc + src[_idx(j % _i32(len(src)))])  # tables.py:40
+    x = src[i]  # tables.py:41
+    ps_t2 = x  # tables.py:42
+    ps_t3 = _f32(x * 2.0)  # tables.py:42
+    s = ps_t2  # tables.py:42
+    x = 0.0  # tables.py:43
+    acc = _f32(acc + s)  # tables.py:44
+    s = ps_t3  # tables.py:42
+    x = 0.0  # tables.py:43
+    acc = _f32(acc + s)  # tables.py:44
+    x = 0.0  # tables.py:43
+    acc = _f32(acc + 3.0)  # tables.py:44
+    first = -1  # tables.py:45
+    ps_t4 = False  # tables.py:46
+    for ps_t5 in range(1):  # tables.py:46
+        v = 5  # tables.py:46
+        if (_i32(_i32(i) + v) % 3) == 0:  # tables.py:47
+            first = v  # tables.py:48
+            ps_t4 = True  # tables.py:49
+            break  # tables.py:49
+    if not ps_t4:  # tables.py:46
+        for ps_t5 in range(1):  # tables.py:46
+            v = 7  # tables.py:46
+            if (_i32(_i32(i) + v) % 3) == 0:  # tables.py:47
+                first = v  # tables.py:48
+                ps_t4 = True  # tables.py:49
+                break  # tables.py:49
+    if not ps_t4:  # tables.py:46
+        for ps_t5 in range(1):  # tables.py:46
+            v = 9  # tables.py:46
+            if (_i32(_i32(i) + v) % 3) == 0:  # tables.py:47
+                first = v  # tables.py:48
+                ps_t4 = True  # tables.py:49
+                break  # tables.py:49
+    if not ps_t4:  # tables.py:46
+        for ps_t5 in range(1):  # tables.py:46
+            v = 11  # tables.py:46
+            if (_i32(_i32(i) + v) % 3) == 0:  # tables.py:47
+                first = v  # tables.py:48
+                ps_t4 = True  # tables.py:49
+                break  # tables.py:49
+    dst_[i] = acc  # tables.py:50
+    idx[i] = first  # tables.py:51

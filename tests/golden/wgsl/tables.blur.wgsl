@@ -10,8 +10,8 @@ const W: array<f32, 3> = array<f32, 3>(0.25f, 0.5f, 0.25f);
 const K: array<array<i32, 3>, 2> = array<array<i32, 3>, 2>(array<i32, 3>(1i, 2i, 3i), array<i32, 3>(4i, 5i, 6i));
 const BIG: array<u32, 3> = array<u32, 3>(1u, 2u, 3000000000u);
 
-fn weight(i: u32) -> f32 {  // tables.py:14
-    return W[i];  // tables.py:15
+fn weight(i: u32) -> f32 {  // tables.py:15
+    return W[i];  // tables.py:16
 }
 
 fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:82
@@ -23,17 +23,17 @@ fn ps_mod_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:87
 }
 
 @compute @workgroup_size(64, 1, 1)
-fn blur(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // tables.py:18
+fn blur(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // tables.py:19
     let n: u32 = ps_params.n;
-    let i: u32 = ps_global_id.x;  // tables.py:19
-    if (i < n) {  // tables.py:20
+    let i: u32 = ps_global_id.x;  // tables.py:20
+    if (i < n) {  // tables.py:21
         var j: u32;
-        var acc: f32 = 0.0f;  // tables.py:21
-        let end_1: u32 = 3u;  // tables.py:22
-        for (var j_1: u32 = 0u; j_1 < end_1; j_1 += 1u) {  // tables.py:22
-            j = j_1;  // tables.py:22
-            acc = acc + (weight(u32(j)) * src[ps_mod_unsigned_u32(i + u32(j), n)]);  // tables.py:23
+        var acc: f32 = 0.0f;  // tables.py:22
+        let end_1: u32 = 3u;  // tables.py:23
+        for (var j_1: u32 = 0u; j_1 < end_1; j_1 += 1u) {  // tables.py:23
+            j = j_1;  // tables.py:23
+            acc = acc + (weight(u32(j)) * src[ps_mod_unsigned_u32(i + u32(j), n)]);  // tables.py:24
         }
-        dst_[i] = (acc + f32(K[ps_mod_unsigned_u32(i, 2u)][ps_mod_unsigned_u32(i, 3u)])) + f32(ps_mod_unsigned_u32(BIG[ps_mod_unsigned_u32(i, 3u)], 7u));  // tables.py:24
+        dst_[i] = (acc + f32(K[ps_mod_unsigned_u32(i, 2u)][ps_mod_unsigned_u32(i, 3u)])) + f32(ps_mod_unsigned_u32(BIG[ps_mod_unsigned_u32(i, 3u)], 7u));  // tables.py:25
     }
 }

@@ -25,105 +25,105 @@ fn ps_mod_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:75
 }
 
 @compute @workgroup_size(64, 1, 1)
-fn seq(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // tables.py:28
+fn seq(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // tables.py:29
     var ps_t1: i32;
     var d: i32;
     var j: i32;
     var ps_t5: i32;
     var v: i32;
-    let i: u32 = ps_global_id.x;  // tables.py:29
-    if (i >= ps_params.ps_len_dst) {  // tables.py:30
-        return;  // tables.py:31
+    let i: u32 = ps_global_id.x;  // tables.py:30
+    if (i >= ps_params.ps_len_dst) {  // tables.py:31
+        return;  // tables.py:32
     }
-    var acc: f32 = 0.0f;  // tables.py:32
-    var w: f32 = W[0u];  // tables.py:33
-    acc = acc + w;  // tables.py:34
-    w = W[1u];  // tables.py:33
-    acc = acc + w;  // tables.py:34
-    w = W[2u];  // tables.py:33
-    acc = acc + w;  // tables.py:34
-    for (var ps_t1_1: i32 = 0i; ps_t1_1 < 1i; ps_t1_1 += 1i) {  // tables.py:35
-        ps_t1 = ps_t1_1;  // tables.py:35
-        d = OFFS[0u];  // tables.py:35
-        j = i32(i) + d;  // tables.py:36
-        if (j < 0i) {  // tables.py:37
-            break;  // tables.py:38
+    var acc: f32 = 0.0f;  // tables.py:33
+    var w: f32 = W[0u];  // tables.py:34
+    acc = acc + w;  // tables.py:35
+    w = W[1u];  // tables.py:34
+    acc = acc + w;  // tables.py:35
+    w = W[2u];  // tables.py:34
+    acc = acc + w;  // tables.py:35
+    for (var ps_t1_1: i32 = 0i; ps_t1_1 < 1i; ps_t1_1 += 1i) {  // tables.py:36
+        ps_t1 = ps_t1_1;  // tables.py:36
+        d = OFFS[0u];  // tables.py:36
+        j = i32(i) + d;  // tables.py:37
+        if (j < 0i) {  // tables.py:38
+            break;  // tables.py:39
         }
-        acc = acc + src[ps_mod_signed_i32(j, i32(ps_params.ps_len_src))];  // tables.py:39
+        acc = acc + src[ps_mod_signed_i32(j, i32(ps_params.ps_len_src))];  // tables.py:40
     }
-    for (var ps_t1_2: i32 = 0i; ps_t1_2 < 1i; ps_t1_2 += 1i) {  // tables.py:35
-        ps_t1 = ps_t1_2;  // tables.py:35
-        d = OFFS[1u];  // tables.py:35
-        j = i32(i) + d;  // tables.py:36
-        if (j < 0i) {  // tables.py:37
-            break;  // tables.py:38
+    for (var ps_t1_2: i32 = 0i; ps_t1_2 < 1i; ps_t1_2 += 1i) {  // tables.py:36
+        ps_t1 = ps_t1_2;  // tables.py:36
+        d = OFFS[1u];  // tables.py:36
+        j = i32(i) + d;  // tables.py:37
+        if (j < 0i) {  // tables.py:38
+            break;  // tables.py:39
         }
-        acc = acc + src[ps_mod_signed_i32(j, i32(ps_params.ps_len_src))];  // tables.py:39
+        acc = acc + src[ps_mod_signed_i32(j, i32(ps_params.ps_len_src))];  // tables.py:40
     }
-    for (var ps_t1_3: i32 = 0i; ps_t1_3 < 1i; ps_t1_3 += 1i) {  // tables.py:35
-        ps_t1 = ps_t1_3;  // tables.py:35
-        d = OFFS[2u];  // tables.py:35
-        j = i32(i) + d;  // tables.py:36
-        if (j < 0i) {  // tables.py:37
-            break;  // tables.py:38
+    for (var ps_t1_3: i32 = 0i; ps_t1_3 < 1i; ps_t1_3 += 1i) {  // tables.py:36
+        ps_t1 = ps_t1_3;  // tables.py:36
+        d = OFFS[2u];  // tables.py:36
+        j = i32(i) + d;  // tables.py:37
+        if (j < 0i) {  // tables.py:38
+            break;  // tables.py:39
         }
-        acc = acc + src[ps_mod_signed_i32(j, i32(ps_params.ps_len_src))];  // tables.py:39
+        acc = acc + src[ps_mod_signed_i32(j, i32(ps_params.ps_len_src))];  // tables.py:40
     }
-    var x: f32 = src[i];  // tables.py:40
-    let ps_t2: f32 = x;  // tables.py:41
-    let ps_t3: f32 = x * 2.0f;  // tables.py:41
-    var s: f32 = ps_t2;  // tables.py:41
-    x = 0.0f;  // tables.py:42
-    acc = acc + s;  // tables.py:43
-    s = ps_t3;  // tables.py:41
-    x = 0.0f;  // tables.py:42
-    acc = acc + s;  // tables.py:43
-    x = 0.0f;  // tables.py:42
-    acc = acc + 3.0f;  // tables.py:43
-    var first: i32 = -1i;  // tables.py:44
-    var ps_t4: bool = false;  // tables.py:45
-    for (var ps_t5_1: i32 = 0i; ps_t5_1 < 1i; ps_t5_1 += 1i) {  // tables.py:45
-        ps_t5 = ps_t5_1;  // tables.py:45
-        v = 5i;  // tables.py:45
-        if (ps_mod_signed_i32(i32(i) + v, 3i) == 0i) {  // tables.py:46
-            first = v;  // tables.py:47
-            ps_t4 = true;  // tables.py:48
-            break;  // tables.py:48
+    var x: f32 = src[i];  // tables.py:41
+    let ps_t2: f32 = x;  // tables.py:42
+    let ps_t3: f32 = x * 2.0f;  // tables.py:42
+    var s: f32 = ps_t2;  // tables.py:42
+    x = 0.0f;  // tables.py:43
+    acc = acc + s;  // tables.py:44
+    s = ps_t3;  // tables.py:42
+    x = 0.0f;  // tables.py:43
+    acc = acc + s;  // tables.py:44
+    x = 0.0f;  // tables.py:43
+    acc = acc + 3.0f;  // tables.py:44
+    var first: i32 = -1i;  // tables.py:45
+    var ps_t4: bool = false;  // tables.py:46
+    for (var ps_t5_1: i32 = 0i; ps_t5_1 < 1i; ps_t5_1 += 1i) {  // tables.py:46
+        ps_t5 = ps_t5_1;  // tables.py:46
+        v = 5i;  // tables.py:46
+        if (ps_mod_signed_i32(i32(i) + v, 3i) == 0i) {  // tables.py:47
+            first = v;  // tables.py:48
+            ps_t4 = true;  // tables.py:49
+            break;  // tables.py:49
         }
     }
-    if (!ps_t4) {  // tables.py:45
-        for (var ps_t5_2: i32 = 0i; ps_t5_2 < 1i; ps_t5_2 += 1i) {  // tables.py:45
-            ps_t5 = ps_t5_2;  // tables.py:45
-            v = 7i;  // tables.py:45
-            if (ps_mod_signed_i32(i32(i) + v, 3i) == 0i) {  // tables.py:46
-                first = v;  // tables.py:47
-                ps_t4 = true;  // tables.py:48
-                break;  // tables.py:48
+    if (!ps_t4) {  // tables.py:46
+        for (var ps_t5_2: i32 = 0i; ps_t5_2 < 1i; ps_t5_2 += 1i) {  // tables.py:46
+            ps_t5 = ps_t5_2;  // tables.py:46
+            v = 7i;  // tables.py:46
+            if (ps_mod_signed_i32(i32(i) + v, 3i) == 0i) {  // tables.py:47
+                first = v;  // tables.py:48
+                ps_t4 = true;  // tables.py:49
+                break;  // tables.py:49
             }
         }
     }
-    if (!ps_t4) {  // tables.py:45
-        for (var ps_t5_3: i32 = 0i; ps_t5_3 < 1i; ps_t5_3 += 1i) {  // tables.py:45
-            ps_t5 = ps_t5_3;  // tables.py:45
-            v = 9i;  // tables.py:45
-            if (ps_mod_signed_i32(i32(i) + v, 3i) == 0i) {  // tables.py:46
-                first = v;  // tables.py:47
-                ps_t4 = true;  // tables.py:48
-                break;  // tables.py:48
+    if (!ps_t4) {  // tables.py:46
+        for (var ps_t5_3: i32 = 0i; ps_t5_3 < 1i; ps_t5_3 += 1i) {  // tables.py:46
+            ps_t5 = ps_t5_3;  // tables.py:46
+            v = 9i;  // tables.py:46
+            if (ps_mod_signed_i32(i32(i) + v, 3i) == 0i) {  // tables.py:47
+                first = v;  // tables.py:48
+                ps_t4 = true;  // tables.py:49
+                break;  // tables.py:49
             }
         }
     }
-    if (!ps_t4) {  // tables.py:45
-        for (var ps_t5_4: i32 = 0i; ps_t5_4 < 1i; ps_t5_4 += 1i) {  // tables.py:45
-            ps_t5 = ps_t5_4;  // tables.py:45
-            v = 11i;  // tables.py:45
-            if (ps_mod_signed_i32(i32(i) + v, 3i) == 0i) {  // tables.py:46
-                first = v;  // tables.py:47
-                ps_t4 = true;  // tables.py:48
-                break;  // tables.py:48
+    if (!ps_t4) {  // tables.py:46
+        for (var ps_t5_4: i32 = 0i; ps_t5_4 < 1i; ps_t5_4 += 1i) {  // tables.py:46
+            ps_t5 = ps_t5_4;  // tables.py:46
+            v = 11i;  // tables.py:46
+            if (ps_mod_signed_i32(i32(i) + v, 3i) == 0i) {  // tables.py:47
+                first = v;  // tables.py:48
+                ps_t4 = true;  // tables.py:49
+                break;  // tables.py:49
             }
         }
     }
-    dst_[i] = acc;  // tables.py:49
-    idx[i] = first;  // tables.py:50
+    dst_[i] = acc;  // tables.py:50
+    idx[i] = first;  // tables.py:51
 }
