@@ -162,3 +162,30 @@ def test_changed_table_translates_again() -> None:
         assert "30" in gains.source("wgsl")
     finally:
         GAINS[1], SHIFTS = 2.0, (10, 20)
+
+
+def total(a: ps.Array[f32, 3]) -> f32:
+    return a[0] + a[1] + a[2]
+
+
+@ps.kernel(workgroup_size=WG)
+def whole_tables(dst: ps.Buffer[f32], rows: ps.Buffer[i32]) -> None:
+    i = ps.global_id().x
+    if i >= len(dst):
+        return
+    w = W                   # a copy: a local array
+    w[0] = f32(i)
+    dst[i] = total(w) + total(W) + W[i % 3]
+    row = K[i % 2]          # a row of a 2-D table
+    rows[i] = row[0] + row[1] * 10 + row[2] * 100
+
+
+def test_whole_tables_and_rows(dev: ps.Device) -> None:
+    n = 70
+    dst, rows = dev.zeros(n, np.float32), dev.zeros(n, np.int32)
+    whole_tables.launch(dst, rows, threads=n, device=dev)
+    i = np.arange(n)
+    want = (i + 0.75) + 1.0 + np.array(W)[i % 3]
+    np.testing.assert_array_equal(dst.numpy(), want.astype(np.float32))
+    k = np.array(K)[i % 2]
+    np.testing.assert_array_equal(rows.numpy(), k[:, 0] + k[:, 1] * 10 + k[:, 2] * 100)

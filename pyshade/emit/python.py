@@ -57,11 +57,11 @@ class PythonEmitter(Emitter):
         self.line()
 
     def table_decl(self, name: str, t: T.ArrayType, values: tuple) -> None:
-        """A constant table: a module-level tuple (of tuples)."""
+        """A constant table: a module-level list (of lists), an array's form on the cpu
+        device (the frontend refuses stores into it)."""
         def lit(t: T.Type, v: object) -> str:
             if isinstance(t, T.ArrayType):
-                items = [lit(t.elem, x) for x in v]
-                return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+                return f"[{', '.join(lit(t.elem, x) for x in v)}]"
             return self.literal(v, t)
         self.line(f"{name} = {lit(t, values)}")
 

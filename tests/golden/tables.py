@@ -1,7 +1,7 @@
 """Constant tables: module-level tuples and lists of numbers (1-D and 2-D, f32, i32
 and u32 elements) read at run-time indices in a kernel and a helper; len() of a table;
 loops over a table and over a tuple literal, unrolled (with continue and break); list
-literals as local arrays."""
+literals as local arrays; a row of a 2-D table read whole (a copy)."""
 
 import pyshade as ps
 from pyshade import Buffer, f32, i32, u32
@@ -64,3 +64,12 @@ def lists(src: ps.Buffer[f32], dst: ps.Buffer[f32], k: u32) -> None:
     for j in range(len(w)):
         acc += w[j] * f32(n[j])
     dst[i] = acc + w[k % 3]
+
+
+@ps.kernel(workgroup_size=64)
+def rows(dst: ps.Buffer[i32]) -> None:
+    i = ps.global_id().x
+    if i >= len(dst):
+        return
+    row = K[i % 2]
+    dst[i] = row[0] + row[1] * 10 + row[2] * 100

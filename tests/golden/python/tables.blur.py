@@ -2,9 +2,9 @@
 # The _-prefixed helpers it calls are supplied by the cpu device.
 import math
 
-W = (0.25, 0.5, 0.25)
-K = ((1, 2, 3), (4, 5, 6))
-BIG = (1, 2, 3000000000)
+W = [0.25, 0.5, 0.25]
+K = [[1, 2, 3], [4, 5, 6]]
+BIG = [1, 2, 3000000000]
 
 def weight(i):
     return W[i]  # tables.py:16

@@ -2,8 +2,8 @@
 # The _-prefixed helpers it calls are supplied by the cpu device.
 import math
 
-W = (0.25, 0.5, 0.25)
-OFFS = (-1, 0, 1)
+W = [0.25, 0.5, 0.25]
+OFFS = [-1, 0, 1]
 
 def seq(ps_global_id, src, dst_, idx):
     i = ps_global_id.x  # tables.py:30
