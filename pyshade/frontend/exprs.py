@@ -270,7 +270,8 @@ class ExprMixin(ArithMixin):
             return self.table_node(node, obj)
         if isinstance(obj, (str, dict, set, np.ndarray)):
             self.error(node, f"{ast.unparse(node)} is a {type(obj).__name__}: only numbers, "
-                             "enums, types and functions can be used from outside a kernel")
+                             "constant tables (tuples or lists of numbers), enums, types and "
+                             "functions can be used from outside a kernel")
         node.ps_type = CT(obj)
         return node
 
