@@ -217,8 +217,9 @@ def load(kernel: Any, target: str, spec: Any, validate: Any) -> Any:
     if watched is None:
         stats["misses"] += 1
         return None
+    from .kernel import snapshot
     for container, name, value in watched:
-        kernel._watch[(id(container), name)] = (container, name, value)
+        kernel._watch[(id(container), name)] = (container, name, snapshot(value))
     kernel._watched = tuple(kernel._watch.values())
     stats["hits"] += 1
     return compiled

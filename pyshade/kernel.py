@@ -29,6 +29,17 @@ MAX_GROUPS_PER_DIM = 65535
 # Values compared by equality when a watched name is rebound (a new float object of the
 # same value needs no new translation); anything else by identity.
 _PLAIN = (int, float, bool, str, bytes, complex)
+_BY_VALUE = _PLAIN + (tuple, list)      # constant tables compare by value
+
+
+def snapshot(v: Any) -> Any:
+    """A watched value as ``refresh`` compares it later: a list (a constant table can be
+    one, changed in place) copied, nested lists and tuples included."""
+    if type(v) is list:
+        return [snapshot(x) for x in v]
+    if type(v) is tuple and any(type(x) in (list, tuple) for x in v):
+        return tuple(snapshot(x) for x in v)
+    return v
 _GONE = object()
 # Specialisations kept per kernel (programs, sources, compiled code), least recently
 # used dropped first: a Const parameter swept over many values must not grow memory.
@@ -165,7 +176,7 @@ class Kernel:
                 continue                # pyshade's own prelude and library kernels
             for k, entry in src.reads.items():
                 if not isinstance(entry[2], types.ModuleType):
-                    self._watch[k] = entry
+                    self._watch[k] = (entry[0], entry[1], snapshot(entry[2]))
         self._watched = tuple(self._watch.values())
 
     def refresh(self) -> bool:
@@ -177,7 +188,7 @@ class Kernel:
                 now = container.cell_contents if name is None else container[name]
             except (KeyError, ValueError):
                 now = _GONE
-            if now is not value and not (type(now) is type(value) and type(value) in _PLAIN
+            if now is not value and not (type(now) is type(value) and type(value) in _BY_VALUE
                                          and now == value):
                 self._forget()
                 return True

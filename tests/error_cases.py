@@ -488,3 +488,46 @@ def take_pair(p: tuple[u32, f32]) -> u32:
 @ps.kernel
 def tuple_arg_count(out: ps.Buffer[u32]):
     out[0] = take_pair((out[0], 1.0, 2.0))
+
+
+# -- constant tables -------------------------------------------------------------------
+RAGGED = ((1.0, 2.0), (3.0,))
+WORDS = ("a", "b")
+EMPTY = ()
+TABLE = (1.0, 2.0)
+
+
+@ps.kernel
+def ragged_table(out: ps.Buffer[f32]):
+    out[0] = RAGGED[0][0]
+
+
+@ps.kernel
+def table_of_strings(out: ps.Buffer[f32]):
+    out[0] = f32(len(WORDS))
+
+
+@ps.kernel
+def empty_table(out: ps.Buffer[f32]):
+    out[0] = EMPTY[0]
+
+
+@ps.kernel
+def assign_to_table(out: ps.Buffer[f32]):
+    TABLE[0] = out[0]
+
+
+# -- list literals: local arrays ---------------------------------------------------------
+@ps.kernel
+def vector_of_list(out: ps.Buffer[f32]):
+    v = ps.vec3([1.0, 2.0, out[0]])
+
+
+@ps.kernel
+def empty_list(out: ps.Buffer[f32]):
+    w = []
+
+
+@ps.kernel
+def list_in_expression(out: ps.Buffer[f32]):
+    out[0] = [1.0, 2.0][0]

@@ -437,11 +437,6 @@ class Particle:
 # (section, title, code, target). ``code`` is module-level code that defines a kernel
 # named ``k``; the page shows it below the common imports above.
 REFUSED: list[tuple[str, str, str, str]] = [
-    ("Syntax", "List literals", """
-@ps.kernel
-def k(out: ps.Buffer[f32]):
-    a = [1.0, 2.0, 3.0]
-""", "wgsl"),
     ("Syntax", "Comprehensions", """
 @ps.kernel
 def k(out: ps.Buffer[u32]):
@@ -548,11 +543,11 @@ def k(out: ps.Buffer[u32]):
     else:
         out[0] = u32(1)
 """, "wgsl"),
-    ("Statements", "Loops over anything but range()", """
+    ("Statements", "Loops over anything but range(), a table or a tuple", """
 @ps.kernel
 def k(out: ps.Buffer[u32]):
     s = u32(0)
-    for d in (1, 2, 3):
+    for d in out:
         s += d
     out[0] = s
 """, "wgsl"),

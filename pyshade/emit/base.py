@@ -113,7 +113,7 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
     def ref(self, node: ast.AST) -> str:
         """Target name of the variable a Name node refers to: a global or a local."""
         kind, name = getattr(node, "ps_ref", ("local", node.id))
-        if kind == "global":
+        if kind in ("global", "table"):
             return self.global_name(name)
         return self.local(name)
 
@@ -149,6 +149,10 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
         for s in self.prog.structs:
             self.struct_decl(s)
         self.resources()
+        for name, (t, values) in self.prog.tables.items():
+            self.table_decl(self.global_name(name), t, values)
+        if self.prog.tables:
+            self.line()
         body_start = len(self.out)
         for f in self.prog.funcs:
             self.function(f)
@@ -178,6 +182,8 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
             self.globals.name(b.name)
         for s in self.k.shared:
             self.globals.name(s)
+        for s in self.prog.tables:
+            self.globals.name(s)
         for f in self.prog.funcs:
             self.globals.name(f.emit_name)
         self.globals.name(self.k.name)
@@ -192,6 +198,11 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
 
     def struct_decl(self, s: T.StructType) -> None:
         """Hook: declare struct ``s`` (default: nothing)."""
+
+    def table_decl(self, name: str, t: T.ArrayType, values: tuple) -> None:
+        """Hook: declare the constant table ``name`` of type ``t`` holding ``values``
+        (nested tuples of numbers)."""
+        raise NotImplementedError
 
     def resources(self) -> None:
         """Hook: declare the kernel's buffers, parameter block and shared arrays (default: nothing)."""

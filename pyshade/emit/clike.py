@@ -62,6 +62,8 @@ class CLikeEmitter(AtomicBits, Emitter):
     HALF_LITERAL: str | None = None     # an f16 literal from its value as an f32 literal
     BOOL_TO_U32 = "uint({})"        # a bool as the u32 that stores it (1 or 0)
     ENUM_CONST = "const {type} {name} = {value};"
+    TABLE_CONST = "const {decl} = {init};"      # a constant table at program scope
+    TABLE_CONSTRUCTED = False       # True: its initializer is T(a, b, c); False: {a, b, c}
     # -- the kernel's prologue (``declare_ids``): id -> (type, value) of an id variable --
     ID_VALUES: dict[str, tuple[str, str]] = {}
     RAW_IDS: dict[str, str] = {}    # id -> the built-in that ``unfold_ids`` starts from
@@ -231,6 +233,19 @@ class CLikeEmitter(AtomicBits, Emitter):
                                              name=self.global_name(f"{e.name}_{m}"),
                                              value=self.literal(v, e.base)))
         self.line()
+
+    def table_decl(self, name: str, t: T.ArrayType, values: tuple) -> None:
+        """A constant table: ``TABLE_CONST`` of its declarator and ``table_init``."""
+        self.line(self.TABLE_CONST.format(decl=self.declarator(t, name),
+                                          init=self.table_init(t, values)))
+
+    def table_init(self, t: T.Type, values: Any) -> str:
+        """A table's initializer: ``{a, b, c}`` (``TABLE_CONSTRUCTED``: ``T(a, b, c)``),
+        nested for rows."""
+        if isinstance(t, T.ArrayType):
+            items = ", ".join(self.table_init(t.elem, v) for v in values)
+            return f"{self.type_name(t)}({items})" if self.TABLE_CONSTRUCTED else f"{{{items}}}"
+        return self.literal(values, t)
 
     def declarator(self, t: T.Type, name: str, node: ast.AST | None = None,
                    storage: bool = False) -> str:

@@ -32,7 +32,7 @@ from typing import Any
 
 from .. import types as T
 from ..frontend.program import FuncInfo
-from .clike import CLikeEmitter
+from .clike import CLikeEmitter, array_parts
 from .cpp_ops import CppOps
 
 
@@ -94,6 +94,12 @@ class CppEmitter(CppOps, CLikeEmitter):
         return t.size, t.align          # scalars, matrices, structs: the canonical alignment
 
     # -- values ---------------------------------------------------------------------------
+    def table_decl(self, name: str, t: T.ArrayType, values: tuple) -> None:
+        """A constant table as a C array, ``TABLE_CONST`` (``float W[3] = {...}``)."""
+        base, dims = array_parts(t)
+        self.line(self.TABLE_CONST.format(decl=f"{self.type_name(base)} {name}{dims}",
+                                          init=self.table_init(t, values)))
+
     def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
         """A scalar's zero literal, else ``T()`` (value-initialised: all zeros)."""
         if isinstance(t, T.ScalarType):
@@ -209,8 +215,36 @@ class CppEmitter(CppOps, CLikeEmitter):
                                      target.value.ps_type)
         return super().place(target)
 
+    def table_chain(self, node: ast.expr) -> str | None:
+        """``K[i][j]`` as C indexing where ``node`` is a constant table or an element or
+        row of one; None for anything else."""
+        if isinstance(node, ast.Name) and getattr(node, "ps_ref", ("",))[0] == "table":
+            return self.ref(node)
+        if isinstance(node, ast.Subscript):
+            base = self.table_chain(node.value)
+            if base is not None:
+                return f"{base}[{self.expr(node.slice)}]"
+        return None
+
+    def table_value(self, s: str, t: T.Type) -> str:
+        """A table (a C array) or one of its rows, ``s``, as a value of the array type
+        that locals and parameters have: ``T{s[0], s[1], s[2]}``; an element is ``s``."""
+        if not isinstance(t, T.ArrayType):
+            return s
+        items = ", ".join(self.table_value(f"{s}[{k}]", t.elem) for k in range(t.n))
+        return f"{self.type_name(t)}{{{items}}}"
+
+    def ex_Name(self, node: ast.Name) -> str:
+        """A variable; a constant table read whole, as a value (``table_value``)."""
+        s = self.table_chain(node)
+        return super().ex_Name(node) if s is None else self.table_value(s, node.ps_type)
+
     def ex_Subscript(self, node: ast.Subscript) -> str:
-        """``a[i]``; a vector component through ``vector_index``."""
+        """``a[i]``; a vector component through ``vector_index``; an element or row of a
+        constant table through ``table_chain``."""
+        s = self.table_chain(node)
+        if s is not None:
+            return self.table_value(s, node.ps_type)
         if isinstance(node.value.ps_type, T.VectorType):
             return self.vector_index(self.sub(node.value), node.slice, node.value.ps_type)
         return super().ex_Subscript(node)

@@ -87,6 +87,7 @@ class CudaEmitter(CudaOps, CppEmitter):
     FDI = "__device__ __forceinline__"
     # __syncthreads() waits for the block and makes its shared and global stores visible.
     BARRIER = ("__syncthreads()",)
+    TABLE_CONST = "static __device__ const {decl} = {init};"
     DEVICE = "__device__ "          # the qualifier of a struct constructor
 
     # -- types ----------------------------------------------------------------------------

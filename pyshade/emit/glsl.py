@@ -73,6 +73,7 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
     spellings = SPELLINGS
     explicit_lengths = True
     line_directives = True
+    TABLE_CONSTRUCTED = True        # a table's initializer is float[3](...)
     # barrier(): stores to shared and storage memory made before it are visible after it.
     BARRIER = ("memoryBarrierShared()", "memoryBarrierBuffer()", "barrier()")
     # The scalar names are clike's; arrays are T[N], as C writes them.

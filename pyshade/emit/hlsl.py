@@ -91,6 +91,7 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
     SPECIAL_FLOAT = {"f32": "asfloat({f32:#010x}u)", "f16": "float16_t(asfloat({f32:#010x}u))",
                      "f64": "asdouble({lo:#010x}u, {hi:#010x}u)"}
     ENUM_CONST = "static const {type} {name} = {value};"
+    TABLE_CONST = "static const {decl} = {init};"
     BROADCAST = "({type})({value})"     # float3(s) wants three components
     # f32 Interlocked* need Shader Model 6.6 (and no SPIR-V for most): f32 atomic elements
     # are uint, accessed through their bits (``AtomicBits``).

@@ -58,6 +58,7 @@ class MslEmitter(CppEmitter):
     ARRAY = "array<{elem}, {n}>"
     BARRIER = M.BARRIER
     ENUM_CONST = "constant constexpr {type} {name} = {value};"   # program scope: constant
+    TABLE_CONST = "constant {decl} = {init};"
     BLOCK_PARAM = "constant {}&"
     ATOMIC_LOAD = "atomic_load_explicit(&{place}, memory_order_relaxed)"
     ATOMIC_STORE = "atomic_store_explicit(&{place}, {value}, memory_order_relaxed)"

@@ -56,6 +56,15 @@ class PythonEmitter(Emitter):
             self.line(f"{self.global_name(f'{e.name}_{m}')} = {v}")
         self.line()
 
+    def table_decl(self, name: str, t: T.ArrayType, values: tuple) -> None:
+        """A constant table: a module-level list (of lists), an array's form on the cpu
+        device (the frontend refuses stores into it)."""
+        def lit(t: T.Type, v: object) -> str:
+            if isinstance(t, T.ArrayType):
+                return f"[{', '.join(lit(t.elem, x) for x in v)}]"
+            return self.literal(v, t)
+        self.line(f"{name} = {lit(t, values)}")
+
     def struct_decl(self, s: T.StructType) -> None:
         """A struct class from ``make_struct_class`` with the fields' zero values as defaults."""
         name = self.global_name(s.name)
@@ -108,6 +117,8 @@ class PythonEmitter(Emitter):
     def ref(self, node: ast.AST) -> str:
         """As ``Emitter.ref``, but in a helper a global is the parameter that carries it."""
         kind, name = getattr(node, "ps_ref", ("local", node.id))
+        if kind == "table":
+            return self.global_name(name)
         if kind == "global":
             if not self.func.is_kernel:
                 return self.local(self.rev_buffers[name])

@@ -56,9 +56,14 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
     BOOL_TO_U32 = "select(0u, 1u, {})"
     SELECT = "select({if_false}, {if_true}, {cond})"
     ENUM_CONST = "const {name}: {type} = {value};"
+    TABLE_CONSTRUCTED = True        # a table's initializer is array<f32, 3>(...)
     FLOAT_BITS = ("bitcast<u32>({})", "bitcast<f32>({})")    # WGSL has no f32 atomics
 
     # -- declarations --------------------------------------------------------------------
+    def table_decl(self, name: str, t: T.ArrayType, values: tuple) -> None:
+        """``const W: array<f32, 3> = array<f32, 3>(...);``."""
+        self.line(f"const {name}: {self.type_name(t)} = {self.table_init(t, values)};")
+
     def struct_decl(self, s: T.StructType) -> None:
         """A ``struct`` of the fields' storage types (bool fields as u32)."""
         self.line(f"struct {self.global_name(s.name)} {{")

@@ -87,7 +87,8 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
         check_barriers(kinfo)
     _name_helpers(builder.order)
     prog = Program(kernel=kinfo, funcs=builder.order, structs=builder.structs,
-                   enums=builder.enums, target=target, consts=dict(consts))
+                   enums=builder.enums, target=target, consts=dict(consts),
+                   tables=builder.tables)
     decay_enums(prog)
     return prog
 

@@ -31,6 +31,11 @@ class CallMixin:
                 self.error(kw, "**kwargs is not supported in kernels")
         # Unsupported syntax in an argument (sum(x for ...), print(f"...")) is the error to
         # report, not what the call does with it.
+        lists = [a for a in node.args if isinstance(a, ast.List)]
+        if lists and isinstance(self.static_callee(node), (T.VectorType, T.MatrixType)):
+            fn = ast.unparse(node.func)
+            self.error(lists[0], f"{fn}() takes the components themselves, not a list: write "
+                                 f"{fn}({', '.join(ast.unparse(e) for e in lists[0].elts)})")
         for a in [*node.args, *(kw.value for kw in node.keywords)]:
             for bad, msg in NO_EXPR.items():
                 if isinstance(a, bad) and bad is not ast.Starred and not (

@@ -47,7 +47,8 @@ NO_EXPR = {
     ast.DictComp: "dict comprehensions are not supported in kernels: use ps.array(T, N) and a "
                   "loop",
     ast.GeneratorExp: "generator expressions are not supported in kernels: use a loop",
-    ast.List: "list literals are not supported in kernels: use ps.array(T, N)",
+    ast.List: "a list literal is only supported as a variable's value (w = [a, b, c] is a "
+              "local array)",
     ast.Dict: "dict literals are not supported in kernels: use a @ps.struct or ps.array(T, N)",
     ast.Set: "set literals are not supported in kernels: use ps.array(T, N)",
     ast.Tuple: "a tuple is only unpacked (a, b = x, y), returned by a helper or passed to one "
@@ -268,9 +269,12 @@ class ExprMixin(ArithMixin):
         if isinstance(obj, np.generic) and obj.dtype.kind in "biuf":
             t = T.type_of_dtype(obj.dtype)
             return self.const(node, obj.item(), t)
-        if isinstance(obj, (str, list, dict, tuple, set, np.ndarray)):
+        if isinstance(obj, (tuple, list)):
+            return self.table_node(node, obj)
+        if isinstance(obj, (str, dict, set, np.ndarray)):
             self.error(node, f"{ast.unparse(node)} is a {type(obj).__name__}: only numbers, "
-                             "enums, types and functions can be used from outside a kernel")
+                             "constant tables (tuples or lists of numbers), enums, types and "
+                             "functions can be used from outside a kernel")
         node.ps_type = CT(obj)
         return node
 

@@ -60,7 +60,8 @@ class LoopMixin:
             self.error(node.target, "the loop variable must be a plain name")
         it = node.iter
         if not (isinstance(it, ast.Call) and self.static_callee(it) is range):
-            self.error(it, "kernels can only loop over range(...) (or ps.unroll(range(N)))")
+            self.error(it, "kernels can only loop over range(...), ps.unroll(range(N)), a "
+                           "constant table or a tuple literal (for d in (a, b, c))")
         if not 1 <= len(it.args) <= 3 or it.keywords:
             self.error(it, "range() takes 1 to 3 arguments")
         args = [self.tx(a) for a in it.args]

@@ -5,6 +5,7 @@ Each pass is an ``ast.NodeTransformer``:
 - tuple assignments and swaps become assignments through temporaries (only
   where an element needs one), multiple targets ``a = b = v`` become two;
 - ``for i in ps.unroll(range(N))`` is unrolled (unless it breaks/continues);
+- ``for x in TABLE:`` and ``for x in (a, b, c):`` are unrolled (``unroll_seq.py``);
 - an index holding a call in the target of an augmented assignment
   (``hist[bin_of(x)] += 1``) is computed once into a temporary, as Python
   evaluates it once (the emitters write the target twice: ``a[i] = a[i] + 1``).
@@ -22,6 +23,7 @@ from .. import lang
 from .deep import copy_tree
 from .source import FunctionSource
 from .specialize import local_names
+from .unroll_seq import sequence_of, unroll_sequence
 
 TEMP_PREFIX = "_ps_t"
 
@@ -181,6 +183,13 @@ class Lowering(ast.NodeTransformer):
         continues."""
         self.generic_visit(node)
         it = node.iter
+        if isinstance(node.target, ast.Name) and not node.orelse:
+            elts = sequence_of(node, self.src.lookup, local_names(self.src.tree))
+            if elts is not None:
+                jumps = {type(n) for s in node.body for n in _walk_loop(s)
+                         if isinstance(n, (ast.Break, ast.Continue))}
+                return unroll_sequence(node, elts, lambda: self.temp(node),
+                                       lambda n, v, s: _Substitute(n, v).visit(s), jumps)
         if not (isinstance(it, ast.Call) and self._is_unroll(it.func)):
             return node
         if len(it.args) != 1 or not isinstance(it.args[0], ast.Call):

@@ -81,6 +81,7 @@ class Program:
     target: str
     helpers_needed: set[str] = field(default_factory=set)
     consts: dict[str, Any] = field(default_factory=dict)
+    tables: dict[str, tuple] = field(default_factory=dict)   # name -> (ArrayType, values)
 
     def lengths_used(self) -> list[str]:
         """The buffers whose ``len()`` the program reads, in binding order."""

@@ -29,6 +29,7 @@ from .prelude_calls import PreludeMixin
 from .program import FuncInfo, KernelInfo, SharedArray
 from .scoping import join_assigned, place_declarations
 from .source import make_error
+from .tables import TableMixin
 
 _NO_STMT = {
     ast.Try: "try/except is not supported in kernels (GPUs have no exceptions): check "
@@ -67,6 +68,7 @@ class ProgramBuilder:
         self.enums: list[T.EnumType] = []
         self.stack: list[tuple[Any, ast.AST]] = []
         self.kernel: KernelInfo | None = None
+        self.tables: dict[str, tuple] = {}      # constant tables: name -> (type, values)
 
     def use_type(self, t: Any) -> None:
         """Record the structs (fields' types first) and enums ``t`` needs declared."""
@@ -83,7 +85,7 @@ class ProgramBuilder:
                 self.enums.append(t)
 
 
-class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
+class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMixin):
     """Type-check one function (kernel or helper)."""
 
     def __init__(self, prog: ProgramBuilder, func: FuncInfo, consts: dict[str, Any]):
@@ -208,8 +210,15 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
     def body(self, stmts: list[ast.stmt]) -> None:
         """Check a statement list, tracking the block path."""
         self.block_path.append(id(stmts))
-        for s in stmts:
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            if isinstance(s, ast.Assign) and isinstance(s.value, ast.List) and \
+                    len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+                stmts[i:i + 1] = self.expand_list(s)     # a local array (tables.py)
+                s = stmts[i]
             self.statement(s)
+            i += 1
         self.block_path.pop()
 
     def statement(self, node: ast.stmt) -> None:
@@ -245,6 +254,14 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
     def st_Assign(self, node: ast.Assign) -> None:
         """``target = value``; ``ps.array``/``ps.shared_array`` go to ``local_array``."""
         target = node.targets[0]
+        at = getattr(node.value, "ps_list_type", None)
+        if at is not None:      # w = [a, b, c], expanded by ``expand_list``
+            node.value.ps_type = at
+            node.value.ps_call = ("array", at)
+            if target.id in self.func.locals:
+                self.error(node, f"{target.id!r} is already declared: arrays cannot be "
+                                 "reassigned")
+            return self.store_name(target, None, at)
         if isinstance(node.value, ast.Call):
             obj = self.static_callee(node.value)
             if obj in (T.array, T.shared_array):
@@ -326,6 +343,10 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin):
         if not isinstance(root, ast.Name):
             self.error(target, "cannot assign through this expression")
         ref = getattr(root, "ps_ref", ("local", root.id))
+        if ref[0] == "table":
+            self.error(target, f"{root.id!r} is a constant table (a module-level tuple or "
+                               "list): it cannot be assigned in a kernel; copy it into a "
+                               "local array first")
         if ref[0] == "global":
             self.mark_written(ref[1])
             self.func.pure = False
