@@ -20,6 +20,7 @@ import numpy as np
 from .. import types as T
 from ..errors import TranslationError
 from ..frontend.program import FuncInfo
+from ..frontend.requirements import declared_types
 from ..prelude_math import PRELUDE
 from .atomic_bits import AtomicBits
 from .base import CMP_SYMBOLS, Emitter, IdNames
@@ -102,14 +103,10 @@ class CLikeEmitter(AtomicBits, Emitter):
         return self.func.tree if self.func else self.k.tree
 
     def all_types(self) -> list:
-        """Every type the program mentions: buffers, parameters, locals, struct fields and
-        the type of every expression (to decide which extensions the header enables)."""
-        ts = [b.type.elem for b in self.k.buffers] + [t for _, t in self.k.values]
-        for f in self.prog.funcs + [self.k]:
-            ts += list(f.locals.values())
-        for s in self.prog.structs:
-            ts += [t for _, t in s.fields]
-        return ts
+        """Every type the program declares: buffer elements, parameters, locals and struct
+        fields (``frontend.requirements.declared_types``, which the device requirements
+        scan too)."""
+        return declared_types(self.prog)
 
     # -- hooks with C-like defaults -----------------------------------------------------
     def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:

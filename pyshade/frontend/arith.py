@@ -9,7 +9,7 @@ import ast
 from typing import Any
 
 from .. import types as T
-from .typeutil import decay, elem_of, is_int
+from .typeutil import call_at, decay, elem_of, is_int
 
 
 class ArithMixin:
@@ -53,10 +53,7 @@ class ArithMixin:
     # -- Python's numeric promotion ---------------------------------------------------------
     def int_to_float(self, e: ast.expr, ft: T.ScalarType) -> ast.expr:
         """``e`` (an integer scalar) converted to float type ``ft``, as ``ft(e)`` would be."""
-        call = ast.copy_location(ast.Call(ast.Name(ft.name, ast.Load()), [e], []), e)
-        call.end_lineno = getattr(e, "end_lineno", None)
-        call.end_col_offset = getattr(e, "end_col_offset", None)
-        return self.cast_call(call, ft)
+        return self.cast_call(call_at(ft.name, [e], e), ft)
 
     def promote(self, node: ast.AST, a: str, b: str, true_div: bool = False) -> None:
         """Python's rule for mixed operands: an integer scalar next to a float (a float

@@ -19,6 +19,7 @@ from ..errors import TranslationError
 from .exprs import CT, IDS, NO_EXPR, decay, is_int
 from .source import get_source
 from .tuples import tuple_arg
+from .typeutil import call_at
 
 
 class CallMixin:
@@ -110,16 +111,11 @@ class CallMixin:
         """``ps.tid()``: ``i32(global_id().x)``, built from typed nodes (no name lookups:
         the kernel's module need not import ``global_id``)."""
         self.arity(node, 0)
-
-        def at(n: ast.AST) -> Any:
-            n = ast.copy_location(n, node)
-            n.end_lineno, n.end_col_offset = node.end_lineno, node.end_col_offset
-            return n
-        gid = at(ast.Call(at(ast.Name("global_id", ast.Load())), [], []))
+        gid = call_at("global_id", [], node)
         gid.func.ps_type = CT(lang.global_id)
         gid = self.builtin_call(gid, lang.BY_NAME["global_id"])
-        x = self.tx(at(ast.Attribute(gid, "x", ast.Load())))
-        return self.cast_call(at(ast.Call(at(ast.Name("i32", ast.Load())), [x], [])), T.i32)
+        x = self.tx(ast.copy_location(ast.Attribute(gid, "x", ast.Load()), node))
+        return self.cast_call(call_at("i32", [x], node), T.i32)
 
     def bound_typevar(self, node: ast.AST, var: typing.TypeVar) -> T.Type:
         """The type TypeVar ``var`` is bound to in this function (an error where it is not)."""

@@ -33,7 +33,7 @@ _PY_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
 _CMP_OPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
             ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 # struct format and largest finite value of each float type: a constant that rounds
-# past it is an error (DESIGN principle 5), not an infinity.
+# past it is an error (nothing silently wrong), not an infinity.
 _FLOAT_LIMITS = {"f16": ("<e", "65504.0"), "f32": ("<f", "3.4028235e+38"),
                  "f64": ("<d", "1.7976931348623157e+308")}
 OP_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",

@@ -20,6 +20,7 @@ from typing import Any
 from .. import prelude, prelude_math, targets
 from .. import types as T
 from .source import get_source
+from .typeutil import call_at
 
 _DIV = {ast.FloorDiv: "floordiv", ast.Mod: "mod"}
 
@@ -190,9 +191,7 @@ class PreludeMixin:
         t = node.ps_type
         vec = isinstance(t, T.VectorType)
         to = T.vector_of(e, t.n) if vec else e
-        c = ast.copy_location(ast.Call(ast.Name(to.name, ast.Load()), [node], []), node)
-        c.end_lineno = getattr(node, "end_lineno", None)
-        c.end_col_offset = getattr(node, "end_col_offset", None)
+        c = call_at(to.name, [node], node)
         c.ps_call = ("construct", to) if vec else ("cast", to)
         c.ps_type = to
         return c

@@ -1,6 +1,6 @@
 """Constant tables: a module-level (or closure) tuple or list of numbers, or of
 equal-length tuples of numbers, read in a kernel is a constant array of every target
-(DESIGN.md section 5)."""
+(docs/language.md, "Constant tables")."""
 
 from __future__ import annotations
 

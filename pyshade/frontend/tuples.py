@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import types as T
 from ..structs import tuple_elems, tuple_type
-from .typeutil import CT
+from .typeutil import CT, call_at
 
 UNPACK_HINT = "unpack it into variables (a, b = f(x))"
 
@@ -44,7 +44,7 @@ def return_tuple(ch: Any, node: ast.Return) -> None:
     for i, (e, t) in enumerate(zip(elts, want)):
         ch.coerce(e, t, f"value {i} of the returned tuple")
     st = f.ret
-    call = ast.copy_location(ast.Call(ast.Name(st.name, ast.Load()), [], []), node.value)
+    call = call_at(st.name, [], node.value)
     call.keywords = [ast.keyword(arg=f"_{i}", value=e) for i, e in enumerate(elts)]
     call.ps_fields = [(f"_{i}", e) for i, e in enumerate(elts)]
     call.ps_call = ("struct", st)
@@ -114,7 +114,7 @@ def tuple_arg(ch: Any, node: ast.Tuple) -> ast.expr:
         if isinstance(t, T.AbstractType):
             t = T.i32 if t.kind == "int" else T.f32
         types.append(t)
-    call = ast.copy_location(ast.Call(ast.Name("tuple", ast.Load()), [], []), node)
+    call = call_at("tuple", [], node)
     call.ps_tuple_elts = elts
     _construct(call, tuple_type(types))
     return call

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from .. import types as T
@@ -28,3 +29,10 @@ def decay(t: Any) -> Any:
 def elem_of(t: Any) -> Any:
     """Scalar element type of a scalar, vector or matrix type."""
     return t.elem if isinstance(t, (T.VectorType, T.MatrixType)) else decay(t)
+
+
+def call_at(name: str, args: list, like: ast.AST) -> ast.Call:
+    """A new call ``name(*args)`` that the type checker writes, spanning ``like`` (its
+    start and end: ``ast.copy_location`` copies both), for carets and line comments."""
+    return ast.copy_location(ast.Call(ast.copy_location(ast.Name(name, ast.Load()), like),
+                                      list(args), []), like)
