@@ -300,7 +300,8 @@ class WgpuDevice(Recording, Device):
                 names = ", ".join(f"wgpu:{i} ({adapter_label(a)})" for i, a in enumerate(found))
                 raise BackendUnavailable(f"there is no WebGPU adapter {index}: found {names}")
             adapter = found[index]
-        # "wgpu" is "wgpu:0" (the bare backend name is adapter 0), so the name round-trips through ps.device().
+        # "wgpu" is "wgpu:0" (the bare backend name is adapter 0), so the name
+        # round-trips through ps.device().
         self.name = "wgpu" if index == 0 else f"wgpu:{index}"
         self.wgpu_adapter = adapter
         self.adapter = adapter_label(adapter)
