@@ -118,16 +118,17 @@ class ParamLayout:
     size: int
     kind: str               # "uniform" or "storage"; "push" where the emitter chooses it
     types: list             # (name, type): the value parameters, then the hidden lengths
-    lengths: dict           # buffer name -> name of its hidden u32 length member
+    lengths: dict           # (buffer name, axis) -> name of its hidden u32 length member
     groups: str | None = None   # name of the hidden uvec3 of group counts, if any
 
 
 def param_layout(values: list[tuple[str, T.Type]],
-                 lengths: Sequence[str] = (),
+                 lengths: Sequence[tuple[str, int]] = (),
                  groups: bool = False) -> ParamLayout:
     """Lay out kernel value parameters by WGSL's uniform rules (std140-like), followed by
-    a hidden u32 element count for each buffer in ``lengths`` (targets whose own
-    buffer length counts binding padding get ``len(buf)`` from there) and, with
+    a hidden u32 size for each (buffer, axis) in ``lengths`` (targets whose own buffer
+    length counts binding padding get ``len(buf)`` from there; an N-D buffer's sizes
+    index it) and, with
     ``groups``, a hidden uvec3 of the launch's group counts (HLSL has no built-in for
     them: the device writes them there at each dispatch)."""
     taken = {n for n, _ in values}
@@ -137,7 +138,7 @@ def param_layout(values: list[tuple[str, T.Type]],
             name += "_"
         taken.add(name)
         return name
-    hidden = {b: hidden_name(f"_ps_len_{b}") for b in lengths}
+    hidden = {(b, k): hidden_name(f"_ps_len_{b}" + (f"_{k}" if k else "")) for b, k in lengths}
     values = list(values) + [(hidden[b], T.u32) for b in lengths]
     groups_name = None
     if groups:
@@ -172,6 +173,7 @@ class BufferSlot:
     writable: bool       # the kernel stores to it (or uses atomics)
     atomic: bool = False
     elem: Any = None     # the pyshade type of one element (None: only the dtype is known)
+    ndim: int = 1        # Buffer[T, 2]: the array has this many dimensions (before T's own)
 
 
 @dataclass(frozen=True)
@@ -182,7 +184,9 @@ class ParamBlock:
     size: int                        # bytes, multiple of 16
     kind: str = "uniform"            # "uniform", "storage" (read-only storage) or "push"
     fields: tuple = ()               # ((name, offset, pyshade type), ...)
-    lengths: tuple = ()              # ((buffer index, offset of its u32 element count), ...)
+    # ((buffer index, offset of a u32 size, axis), ...): the element count (axis 0) or the
+    # size of another axis of an N-D buffer.
+    lengths: tuple = ()
     # Offset of three u32 group counts the device writes at each dispatch (the HLSL
     # emitter's num_groups: HLSL has no built-in for them), or -1.
     groups: int = -1
@@ -203,7 +207,8 @@ def layout_of(prog: Any, workgroup_size: tuple[int, int, int], folded: bool) -> 
     ``param_block`` is set): its buffers in binding order, then the parameter block."""
     k = prog.kernel
     slots = tuple(BufferSlot(b.name, i, b.type.elem.np_dtype, b.written or b.atomic,
-                             b.atomic, b.type.elem) for i, b in enumerate(k.buffers))
+                             b.atomic, b.type.elem, b.type.ndim)
+                  for i, b in enumerate(k.buffers))
     pb = None
     pl = prog.param_block
     if pl.types:
@@ -212,7 +217,7 @@ def layout_of(prog: Any, workgroup_size: tuple[int, int, int], folded: bool) -> 
         pb = ParamBlock(len(slots), pl.size, pl.kind,
                         tuple((n, off, t) for (n, off, _, _), (_, t) in
                               zip(pl.placed, pl.types)),
-                        tuple((index[b], offsets[m]) for b, m in pl.lengths.items()),
+                        tuple((index[b], offsets[m], k) for (b, k), m in pl.lengths.items()),
                         offsets[pl.groups] if pl.groups else -1)
     return Layout(slots, pb, workgroup_size, folded)
 

@@ -256,17 +256,20 @@ class ArrayType(Type):
 
 
 class BufferType(Type):
-    """``ps.Buffer[T]``: a kernel parameter bound to a device array of T."""
+    """``ps.Buffer[T]`` (``ps.Buffer[T, 2]``, ``ps.Buffer[T, 3]``): a kernel parameter bound
+    to a C-contiguous device array of T with ``ndim`` dimensions."""
 
-    def __init__(self, elem: Type):
+    def __init__(self, elem: Type, ndim: int = 1):
         self.elem = elem
-        self.name = f"Buffer[{elem.name}]"
+        self.ndim = ndim
+        self.name = f"Buffer[{elem.name}]" if ndim == 1 else f"Buffer[{elem.name}, {ndim}]"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, BufferType) and self.elem == other.elem
+        return isinstance(other, BufferType) and (self.elem, self.ndim) == \
+            (other.elem, other.ndim)
 
     def __hash__(self) -> int:
-        return hash(("buffer", self.elem))
+        return hash(("buffer", self.elem, self.ndim))
 
 
 class EnumType(Type):
@@ -309,7 +312,8 @@ def decayed(t: Any) -> Any:
     if isinstance(t, (ArrayType, BufferType)):
         elem = decayed(t.elem)
         if elem is not t.elem:
-            return ArrayType(elem, t.n, t.shared) if isinstance(t, ArrayType) else BufferType(elem)
+            return ArrayType(elem, t.n, t.shared) if isinstance(t, ArrayType) else \
+                BufferType(elem, t.ndim)
     return t
 
 
@@ -366,20 +370,28 @@ def _round_up(align: int, n: int) -> int:
 # Annotation markers: Buffer[T], Const[T], array(T, N)
 
 class Buffer:
-    """``ps.Buffer[T]`` in a kernel signature: a device array of T."""
+    """``ps.Buffer[T]`` in a kernel signature: a device array of T; ``ps.Buffer[T, 2]``
+    (or 3) a C-contiguous 2-D (3-D) one, indexed ``a[i, j]``."""
 
     def __class_getitem__(cls, item: Any) -> "BufferAnnotation":
+        if isinstance(item, tuple):
+            if len(item) != 2 or isinstance(item[1], bool) or item[1] not in (1, 2, 3):
+                raise TypeError("ps.Buffer takes an element type and optionally a number of "
+                                "dimensions (1, 2 or 3): ps.Buffer[f32], ps.Buffer[f32, 2]")
+            return BufferAnnotation(item[0], item[1])
         return BufferAnnotation(item)
 
 
 class BufferAnnotation:
-    """The object ``Buffer[T]`` evaluates to (T may be a TypeVar)."""
+    """The object ``Buffer[T]`` (``Buffer[T, N]``) evaluates to (T may be a TypeVar)."""
 
-    def __init__(self, elem: Any):
+    def __init__(self, elem: Any, ndim: int = 1):
         self.elem = elem
+        self.ndim = ndim
 
     def __repr__(self) -> str:
-        return f"Buffer[{getattr(self.elem, '__name__', self.elem)}]"
+        name = getattr(self.elem, '__name__', self.elem)
+        return f"Buffer[{name}]" if self.ndim == 1 else f"Buffer[{name}, {self.ndim}]"
 
 
 class Const:
@@ -399,8 +411,9 @@ class ConstAnnotation:
         return f"Const[{getattr(self.kind, '__name__', self.kind)}]"
 
 
-def array(elem: Any, n: int) -> Any:
-    """A zero-initialised local array of ``n`` elements (kernels only).
+def array(elem: Any, n: int | tuple[int, ...]) -> Any:
+    """A zero-initialised local array of ``n`` elements (kernels only); a shape tuple
+    ``(rows, cols)`` (or three sizes) makes a 2-D (3-D) array, indexed ``a[i, j]``.
 
     Outside a kernel, ``ps.array(T, N)`` in an annotation or struct field
     describes the array type.
@@ -408,8 +421,9 @@ def array(elem: Any, n: int) -> Any:
     return ArrayAnnotation(elem, n)
 
 
-def shared_array(elem: Any, n: int) -> Any:
-    """Workgroup-shared memory of ``n`` elements (kernels only, top level)."""
+def shared_array(elem: Any, n: int | tuple[int, ...]) -> Any:
+    """Workgroup-shared memory of ``n`` elements (kernels only, top level); a shape tuple
+    ``(16, 16)`` makes a 2-D tile, indexed ``tile[y, x]``."""
     return ArrayAnnotation(elem, n, shared=True)
 
 
@@ -499,9 +513,12 @@ def resolve_type(obj: Any, typevars: dict | None = None, where: str = "annotatio
         from .structs import tuple_type
         return tuple_type([resolve_type(a, typevars, where) for a in args])
     if isinstance(obj, BufferAnnotation):
-        return BufferType(resolve_type(obj.elem, typevars, where))
+        return BufferType(resolve_type(obj.elem, typevars, where), obj.ndim)
     if isinstance(obj, ArrayAnnotation):
-        return ArrayType(resolve_type(obj.elem, typevars, where), int(obj.n), obj.shared)
+        t = resolve_type(obj.elem, typevars, where)
+        for n in reversed(obj.n if isinstance(obj.n, tuple) else (obj.n,)):   # (rows, cols)
+            t = ArrayType(t, int(n), obj.shared)
+        return t
     if isinstance(obj, type) and dataclasses.is_dataclass(obj):
         raise TypeResolutionError(f"{obj.__name__} is a dataclass but not a @ps.struct ({where})")
     raise TypeResolutionError(f"{obj!r} is not a pyshade type ({where})")

@@ -555,7 +555,8 @@ class CLikeEmitter(AtomicBits, Emitter):
                 # The element count the launch path stores: the target's own length
                 # would count the padding of small buffers (a binding is at least 16 bytes).
                 extras["len"] = self.param_member(
-                    self.prog.param_block.lengths[node.args[0].ps_ref[1]])
+                    self.prog.param_block.lengths[(node.args[0].ps_ref[1],
+                                                   getattr(node, "ps_axis", 0))])
         if b.name in ("bitcast", "prelude.bits", "prelude.from_bits", "prelude.convert",
                       "popcount", "count_leading_zeros"):
             extras["T"] = self.type_name(node.ps_type, node)

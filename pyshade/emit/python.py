@@ -241,7 +241,12 @@ class PythonEmitter(Emitter):
         return s
 
     def ex_Subscript(self, node: ast.Subscript) -> str:
-        """``a[i]`` with the index through ``index``."""
+        """``a[i]`` with the index through ``index``; ``a[i, j]`` of an N-D buffer through
+        ``_ixn``, which checks each axis."""
+        if getattr(node, "ps_nd", False):
+            a = self.sub(node.value)
+            idx = ", ".join(self.expr(e) for e in node.slice.elts)
+            return f"{a}[_ixn({a}.shape, {idx})]"
         return f"{self.sub(node.value)}[{self.index(node.slice)}]"
 
     def index(self, node: ast.expr) -> str:
@@ -463,6 +468,9 @@ class PythonEmitter(Emitter):
         args = [self.value(a) for a in node.args]
         if b.name.startswith("atomic_") or b.name == "len":   # the array itself, not a copy
             args[0] = self.expr(node.args[0])
+        at = node.args[0].ps_type if node.args else None
+        if b.name == "len" and isinstance(at, T.BufferType) and at.ndim > 1:
+            return f"{args[0]}.shape[{getattr(node, 'ps_axis', 0)}]"
         types = [a.ps_type for a in node.args]
         if spell.startswith("{map}(") or spell.startswith("{pred}("):
             fn = spell[spell.index("(") + 1:-1]

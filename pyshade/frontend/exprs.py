@@ -21,6 +21,7 @@ import numpy as np
 from .. import lang
 from .. import types as T
 from ..structs import tuple_elems
+from . import ndindex
 from .arith import ArithMixin
 from .tuples import UNPACK_HINT, describe, unpack_part
 from .typeutil import CT, decay, elem_of, is_int  # noqa: F401 - re-exported
@@ -311,18 +312,28 @@ class ExprMixin(ArithMixin):
         if isinstance(vt, T.EnumType) and node.attr == "value":
             node.ps_type = vt.base
             return node
+        if isinstance(vt, T.BufferType) and node.attr == "shape":
+            ndindex.bare_shape(self, node)
         self.error(node, f"a {vt} value has no attribute {node.attr!r}")
 
     def tx_Subscript(self, node: ast.Subscript) -> ast.expr:
         """Indexing a buffer, array or vector (an element) or a matrix (a column)."""
         if getattr(node, "ps_unpack", False):
             return unpack_part(self, node)
+        shape = ndindex.shape_access(self, node)
+        if shape is not None:
+            return shape
+        if isinstance(node.slice, ast.Tuple):
+            return ndindex.tuple_index(self, node)
         node.value = self.tx(node.value)
         vt = node.value.ps_type
         if tuple_elems(vt) is not None:
             self.error(node, f"a tuple ({describe(vt)}) cannot be indexed: {UNPACK_HINT}")
-        if isinstance(node.slice, (ast.Slice, ast.Tuple)):
-            self.error(node.slice, "slices and multi-dimensional indexing are not supported")
+        if isinstance(vt, T.BufferType) and vt.ndim > 1:
+            self.error(node.slice, f"{ast.unparse(node.value)} is a {vt.ndim}-D buffer: "
+                                   f"index it with {vt.ndim} indices, as a[i, j]")
+        if isinstance(node.slice, ast.Slice):
+            self.error(node.slice, "slices are not supported")
         node.slice = self.index(node.slice)
         if isinstance(vt, (T.BufferType, T.ArrayType)):
             node.ps_type = vt.elem

@@ -83,8 +83,9 @@ class Program:
     consts: dict[str, Any] = field(default_factory=dict)
     tables: dict[str, tuple] = field(default_factory=dict)   # name -> (ArrayType, values)
 
-    def lengths_used(self) -> list[str]:
-        """The buffers whose ``len()`` the program reads, in binding order."""
+    def lengths_used(self) -> list[tuple[str, int]]:
+        """The (buffer, axis) pairs whose size the program reads (``len()``, ``.shape[k]``
+        and N-D indexing), in binding order."""
         used = set()
         for f in [self.kernel] + self.funcs:
             for node in ast.walk(f.tree):
@@ -93,8 +94,9 @@ class Program:
                         isinstance(node.args[0].ps_type, T.BufferType):
                     ref = getattr(node.args[0], "ps_ref", None)
                     if ref and ref[0] == "global":
-                        used.add(ref[1])
-        return [b.name for b in self.kernel.buffers if b.name in used]
+                        used.add((ref[1], getattr(node, "ps_axis", 0)))
+        return [(b.name, k) for b in self.kernel.buffers for k in range(b.type.ndim)
+                if (b.name, k) in used]
 
     def uses_id(self, which: str) -> bool:
         """True when the kernel or a helper it calls reads the invocation id ``which``."""

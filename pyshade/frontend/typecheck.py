@@ -378,7 +378,13 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
         if len(call.args) != 2 or call.keywords:
             self.error(call, "ps.array(T, N) takes a type and a constant length")
         et = self.eval_type(call.args[0])
-        at = T.ArrayType(et, self.array_length(call.args[1], shared), shared)
+        dims = call.args[1].elts if isinstance(call.args[1], ast.Tuple) else [call.args[1]]
+        if not dims or len(dims) > 3:
+            self.error(call.args[1], "an array shape has 1 to 3 sizes, as (16, 16)")
+        sizes = [self.array_length(d, shared) for d in dims]
+        at = et
+        for n in reversed(sizes):       # (rows, cols): an array of rows
+            at = T.ArrayType(at, n, shared)
         call.ps_type = at
         call.ps_call = ("array", at)
         if shared:

@@ -128,13 +128,16 @@ def check_array_type(v: Any, slot: BufferSlot, kname: str) -> None:
         raise LaunchError(f"{kname}(): parameter '{slot.name}' is a Buffer and got "
                           f"{_desc(v)}, which is not a device array or numpy array")
     sub = slot.dtype.subdtype
+    nd = slot.ndim
     if v.dtype == slot.dtype and (sub is not None or v.dtype.fields is None
                                   or _same_fields(v.dtype, slot.dtype)):
-        if len(v.shape) > 1 and sub is None:
-            raise LaunchError(f"{kname}(): parameter '{slot.name}' needs a 1-D array, got "
-                              f"shape {tuple(v.shape)} (pass arr.reshape(-1))")
+        if len(v.shape) != nd and sub is None:
+            fix = " (pass arr.reshape(-1))" if nd == 1 else ""
+            raise LaunchError(f"{kname}(): parameter '{slot.name}' needs a {nd}-D array, got "
+                              f"shape {tuple(v.shape)}{fix}")
         return
-    if sub is not None and v.dtype == sub[0] and tuple(v.shape[1:]) == sub[1]:
+    if sub is not None and v.dtype == sub[0] and tuple(v.shape[nd:]) == sub[1] and \
+            len(v.shape) == nd + len(sub[1]):
         if sub[1] == (3,):
             raise LaunchError(f"{kname}(): parameter '{slot.name}' is a buffer of 3-component "
                               "vectors, whose elements are 16 bytes apart on a GPU: use a "
@@ -219,8 +222,8 @@ class Binder:
             for name, off, t in pb.fields:
                 if name in index:
                     pk.value(f"args[{index[name]}]", t, off, name)
-            for bi, off in pb.lengths:
-                pk.length(bi, off)
+            for bi, off, axis in pb.lengths:
+                pk.length(bi, off, axis)
             packer = pk.build()
         return compiled, handle, packer
 

@@ -64,10 +64,11 @@ class _PackerBuilder:
         self.fmt.append((off, f"{size}s"))
         self.vals.append(var)
 
-    def length(self, index: int, off: int) -> None:
-        """Pack ``len(args[index])`` (a buffer's element count) at ``off``."""
+    def length(self, index: int, off: int, axis: int = 0) -> None:
+        """Pack the size of axis ``axis`` of buffer ``index`` at ``off`` (axis 0: its
+        element count, ``len``)."""
         self.fmt.append((off, "I"))
-        self.vals.append(f"bufs[{index}].shape[0]")
+        self.vals.append(f"bufs[{index}].shape[{axis}]")
 
     def _fast_scalar(self, var: str, t: T.Type, w: str) -> str:
         slow = f"{var} = _scalar_bits({self.name(t)}, {var}, {w})"

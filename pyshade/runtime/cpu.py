@@ -123,7 +123,11 @@ class CpuDevice(Device):
         for arr, b in zip(buffers, layout.buffers):
             if not isinstance(arr, CpuArray):
                 raise LaunchError(f"buffer {b.name!r} is not a cpu array")
-            lists.append(conv.to_py_list(b.elem, arr.data))
+            lst = conv.to_py_list(b.elem, arr.data)
+            if b.ndim > 1:
+                lst = S.Shaped(lst)
+                lst.shape = arr.data.shape[:b.ndim]
+            lists.append(lst)
         values = {}
         if params is not None and layout.params is not None:
             for name, off, t in layout.params.fields:

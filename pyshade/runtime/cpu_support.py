@@ -30,9 +30,28 @@ from .cpu_vectors import *  # noqa: F403
 from .cpu_vectors import __all__ as _vector_names
 
 _own = [
-    "Struct", "_atomic", "_atomic_cas", "_copy", "make_struct_class",
+    "Shaped", "Struct", "_atomic", "_atomic_cas", "_copy", "_ixn", "make_struct_class",
 ]
 __all__ = [*_scalar_names, *_math_names, *_vector_names, *_own]
+
+
+# ------------------------------------------------------------------ N-D buffers
+
+class Shaped(list):
+    """The elements of a ``Buffer[T, 2]`` (or 3) in C order, with the array's ``shape``."""
+
+    __slots__ = ("shape",)
+
+
+def _ixn(shape, *idx):
+    """The flat index of ``a[i, j]`` (``a[i, j, k]``), each index checked against the
+    size of its own axis, as numpy checks them (a GPU has no bounds)."""
+    flat = 0
+    for axis, (size, i) in enumerate(zip(shape, idx)):
+        if not 0 <= i < size:
+            raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
+        flat = flat * size + i
+    return flat
 
 
 # ------------------------------------------------------------------ structs
