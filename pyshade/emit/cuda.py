@@ -51,6 +51,7 @@ from typing import Any
 from .. import types as T
 from ..frontend.program import FuncInfo
 from . import cuda_tables as C
+from .clike import array_parts
 from .cpp import CppEmitter, is_vec3
 from .cuda_ops import CudaOps
 from .spellings.cuda import SPELLINGS
@@ -168,8 +169,9 @@ class CudaEmitter(CudaOps, CppEmitter):
         parameters)."""
         self.param_struct()
         for name, sh in self.k.shared.items():
-            elem = self.type_name(sh.type.elem, storage=True)
-            self.line(f"__shared__ {elem} {self.global_name(name)}[{sh.type.n}];")
+            et, dims = array_parts(sh.type)         # a 2-D tile is a C array of rows
+            elem = self.type_name(et, storage=True)
+            self.line(f"__shared__ {elem} {self.global_name(name)}{dims};")
         self.line()
 
     # -- functions ------------------------------------------------------------------------

@@ -40,7 +40,7 @@ import ast
 from .. import types as T
 from ..frontend.program import FuncInfo
 from . import msl_tables as M
-from .clike import elem_type
+from .clike import array_parts, elem_type
 from .cpp import CppEmitter, is_vec3
 from .features import scalars_in
 from .spellings.msl import SPELLINGS
@@ -119,9 +119,14 @@ class MslEmitter(CppEmitter):
     def buffer_param(self, name: str, binding: int | None = None) -> str:
         """``[const] device T* name [[buffer(i)]]``; a threadgroup array as a pointer."""
         if name in self.k.shared:
+            # A pointer to the first element (of a 2-D tile: to its first row).
             sh = self.k.shared[name]
-            return f"threadgroup {self.elem_storage(sh.type.elem, sh.atomic)}* " \
-                   f"{self.global_name(name)}"
+            et, dims = array_parts(sh.type)
+            inner = dims[dims.index("]") + 1:]
+            elem = self.elem_storage(et, sh.atomic)
+            if inner:
+                return f"threadgroup {elem} (*{self.global_name(name)}){inner}"
+            return f"threadgroup {elem}* {self.global_name(name)}"
         b = next(b for b in self.k.buffers if b.name == name)
         const = "" if b.written or b.atomic else "const "
         attr = f" [[buffer({binding})]]" if binding is not None else ""
@@ -173,8 +178,9 @@ class MslEmitter(CppEmitter):
         function), then the prologue of every target (``CLikeEmitter``)."""
         if f.is_kernel:
             for name, sh in self.k.shared.items():
-                elem = self.elem_storage(sh.type.elem, sh.atomic)
-                self.line(f"threadgroup {elem} {self.global_name(name)}[{sh.type.n}];")
+                et, dims = array_parts(sh.type)
+                elem = self.elem_storage(et, sh.atomic)
+                self.line(f"threadgroup {elem} {self.global_name(name)}{dims};")
         super().function_prologue(f)
 
     # -- operators: MSL's own ---------------------------------------------------------------
