@@ -531,3 +531,30 @@ def empty_list(out: ps.Buffer[f32]):
 @ps.kernel
 def list_in_expression(out: ps.Buffer[f32]):
     out[0] = [1.0, 2.0][0]
+
+
+# -- multi-dimensional data --------------------------------------------------------------
+@ps.kernel
+def nd_one_index(a: ps.Buffer[f32, 2]):
+    a[0] = 1.0
+
+
+@ps.kernel
+def nd_bad_axis(a: ps.Buffer[f32, 2]):
+    a[0, 0] = f32(a.shape[2])
+
+
+@ps.kernel
+def nd_bare_shape(a: ps.Buffer[f32, 2]):
+    a[0, 0] = f32(a.shape)
+
+
+@ps.kernel
+def nd_too_many(a: ps.Buffer[f32]):
+    t = ps.array(f32, (2, 2))
+    a[0] = t[0, 1, 1]
+
+
+@ps.kernel
+def nd_on_1d(a: ps.Buffer[f32]):
+    a[0, 1] = 1.0

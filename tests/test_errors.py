@@ -453,6 +453,33 @@ CASES = [
      '             ^^^^^^^^^^\n'
      "TranslationError: a list literal is only supported as a variable's value (w = [a, b, c] "
      'is a local array)'),
+    ('nd_one_index', 539, 6, None,
+     ':539:7\n'
+     '    a[0] = 1.0\n'
+     '      ^\n'
+     'TranslationError: a is a 2-D buffer: index it with 2 indices, as a[i, j]'),
+    ('nd_bad_axis', 544, 26, None,
+     ':544:27\n'
+     '    a[0, 0] = f32(a.shape[2])\n'
+     '                          ^\n'
+     'TranslationError: a is a 2-D buffer: its axes are 0 to 1, not 2'),
+    ('nd_bare_shape', 549, 18, None,
+     ':549:19\n'
+     '    a[0, 0] = f32(a.shape)\n'
+     '                  ^^^^^^^\n'
+     'TranslationError: a.shape is read one axis at a time: a.shape[0], a.shape[1]'),
+    ('nd_too_many', 555, 13, None,
+     ':555:14\n'
+     '    a[0] = t[0, 1, 1]\n'
+     '             ^^^^^^^\n'
+     'TranslationError: t is a 2-D array (array(array(f32, 2), 2)): it takes 2 indices, '
+     'not 3'),
+    ('nd_on_1d', 560, 6, None,
+     ':560:7\n'
+     '    a[0, 1] = 1.0\n'
+     '      ^^^^\n'
+     'TranslationError: a is a Buffer[f32], which takes one index: index a '
+     'ps.Buffer[T, 2] (or 3), or a ps.array(T, (rows, cols)), with several'),
 ]
 
 

@@ -720,10 +720,10 @@ def k(out):
 def k(*bufs):
     pass
 """, "wgsl"),
-    ("Parameters", "Two-dimensional buffers", """
+    ("Parameters", "A 2-D buffer indexed with one index", """
 @ps.kernel
 def k(out: ps.Buffer[f32, 2]):
-    out[0, 0] = 1.0
+    out[0] = 1.0
 """, "wgsl"),
     ("Calls", "Unknown names", """
 @ps.kernel

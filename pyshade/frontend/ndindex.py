@@ -77,9 +77,9 @@ def tuple_index(tc: Any, node: ast.Subscript) -> ast.expr:
         out.ctx = node.ctx
         return out
     if not isinstance(vt, T.BufferType) or vt.ndim == 1:
-        tc.error(node.slice, f"{ast.unparse(node.value)} is a {vt}, indexed with one index: "
-                             "multi-dimensional indexing needs a ps.Buffer[T, 2] (or 3) or "
-                             "a 2-D array")
+        tc.error(node.slice, f"{ast.unparse(node.value)} is a {vt}, which takes one index: "
+                             "index a ps.Buffer[T, 2] (or 3), or a ps.array(T, (rows, cols)), "
+                             "with several")
     if len(idx) != vt.ndim:
         tc.error(node.slice, f"{ast.unparse(node.value)} is a {vt.ndim}-D buffer: it takes "
                              f"{vt.ndim} indices, not {len(idx)}")
