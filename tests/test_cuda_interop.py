@@ -96,3 +96,28 @@ def test_cupy_and_torch_arrays_as_kernel_arguments() -> None:
     assert (cupy.asnumpy(y) == np.arange(1000, dtype=np.float32) * 2 + 1).all()
     with pytest.raises(ps.LaunchError, match="parameter 'x'.*not C-contiguous"):
         axpy.launch(2.0, x[::2], y[:500], threads=500, device=dev)
+
+
+@ps.kernel(workgroup_size=(16, 16, 1))
+def scale2d(a: ps.Buffer[f32, 2], s: f32):
+    i = ps.global_id().y
+    j = ps.global_id().x
+    if i < a.shape[0] and j < a.shape[1]:
+        a[i, j] = a[i, j] * s + f32(i * 1000 + j)
+
+
+def test_2d_cupy_array_and_torch_tensor_in_place() -> None:
+    """A C-contiguous 2-D CuPy array (and torch tensor) binds a Buffer[f32, 2] in place."""
+    dev = _cuda()
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng()
+    host = rng.standard_normal((37, 53)).astype(np.float32)
+    ii, jj = np.meshgrid(np.arange(37), np.arange(53), indexing="ij")
+    want = host * np.float32(2.0) + (ii * 1000 + jj).astype(np.float32)
+    c = cupy.asarray(host)
+    scale2d.launch(c, np.float32(2.0), groups=(4, 3, 1), device=dev)
+    np.testing.assert_array_equal(cupy.asnumpy(c), want)
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(host, device="cuda")
+    scale2d.launch(t, np.float32(2.0), groups=(4, 3, 1), device=dev)
+    np.testing.assert_array_equal(t.cpu().numpy(), want)
