@@ -88,3 +88,41 @@ def test_int_vec3_buffers(dev: ps.Device, rng: np.random.Generator, n: int) -> N
     rows = np.arange(n)
     want_u[rows, idx % 3] += rows.astype(np.uint32)
     np.testing.assert_array_equal(host_uv, want_u)
+
+
+def test_atomics_on_vec3_buffers_are_refused() -> None:
+    @ps.kernel
+    def bump(pts: ps.Buffer[vec3]):
+        ps.atomic_add(pts, 0, 1.0)
+
+    with pytest.raises(ps.TranslationError, match="atomics need a Buffer"):
+        ps.translate(bump, "wgsl")
+
+
+def test_an_index_with_side_effects_is_refused_where_it_would_repeat() -> None:
+    @ps.kernel
+    def counted(pts: ps.Buffer[vec3], n: ps.Buffer[u32], out: ps.Buffer[f32]):
+        out[0] = ps.length(pts[ps.atomic_add(n, 0, 1)])
+
+    for target in ("wgsl", "glsl", "hlsl", "msl", "cuda"):
+        with pytest.raises(ps.TranslationError, match="assign it to a variable first"):
+            ps.translate(counted, target)
+    assert "length" in ps.translate(counted, "python")
+
+
+@ps.struct
+class Body:
+    pos: vec3
+    mass: f32
+
+
+def test_structs_of_vec3_keep_their_layout() -> None:
+    @ps.kernel
+    def masses(bodies: ps.Buffer[Body], pts: ps.Buffer[vec3], out: ps.Buffer[f32]):
+        i = ps.global_id().x
+        if i < len(out):
+            out[i] = bodies[i].mass + pts[i].x
+
+    assert Body.dtype.itemsize == 16
+    wgsl = ps.translate(masses, "wgsl")
+    assert "bodies: array<Body>;" in wgsl and "pts: array<f32>;" in wgsl
