@@ -109,6 +109,14 @@ def test_an_index_with_side_effects_is_refused_where_it_would_repeat() -> None:
             ps.translate(counted, target)
     assert "length" in ps.translate(counted, "python")
 
+    @ps.kernel
+    def once(pts: ps.Buffer[vec3], n: ps.Buffer[u32]):
+        pts[ps.atomic_add(n, 0, 1)].y = pts[ps.atomic_add(n, 1, 1)].x
+        pts[ps.atomic_add(n, 2, 1)] = vec3(1.0)
+
+    for target in ("wgsl", "glsl", "hlsl", "msl", "cuda"):
+        assert ps.translate(once, target).count("atomic") >= 3
+
 
 @ps.struct
 class Body:

@@ -13,8 +13,9 @@ scalar accesses at ``3 * i + k``, the same text on every target:
 - ``buf[i] = v`` stores the three components of ``v`` (``v`` and ``i`` go to
   temporaries first unless they are a name or a literal: each is evaluated once).
 
-The index is u32 arithmetic (an i32 index converted): a read repeats the index's text,
-so an index with side effects (a helper that writes, an atomic) is refused there.
+The index is u32 arithmetic (an i32 index converted): a read of a whole element or a
+swizzle repeats the index's text, so an index with side effects (a helper that writes,
+an atomic) is refused there.
 Atomics on such buffers are refused by the type checker (their elements are no scalars).
 Arrays of 3-vectors and struct fields keep the canonical layout.
 """
@@ -22,6 +23,7 @@ Arrays of 3-vectors and struct fields keep the canonical layout.
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from .. import types as T
 
@@ -31,10 +33,10 @@ COMPONENTS = "xyzw"
 class PackedVec3:
     """Packed 3-vector buffers; the class using it is a ``CLikeEmitter``."""
 
-    def buffer_elem(self, b: object) -> T.Type:
+    def buffer_elem(self, b: Any) -> T.Type:
         """The element type buffer ``b`` (a ``frontend.program`` buffer) is declared with:
         the scalar of a packed 3-vector buffer, else its element type."""
-        t = b.type.elem  # type: ignore[attr-defined]
+        t = b.type.elem
         return t.elem if T.packed_vec3(t) else t
 
     # -- recognising the accesses ---------------------------------------------------------
@@ -56,28 +58,30 @@ class PackedVec3:
         return None
 
     # -- texts ----------------------------------------------------------------------------
-    def packed_index(self, elem: ast.Subscript, index: str | None = None) -> int | str:
+    def packed_index(self, elem: ast.Subscript, index: str | None = None,
+                     repeated: bool = True) -> int | str:
         """Where ``buf[i]``'s first scalar is: ``3 * i`` as a number for a literal ``i``,
         else as u32 text (``index``: the text of ``i`` already in a temporary). Where the
-        index's text is repeated, an index with side effects is refused."""
+        index's text is ``repeated``, an index with side effects is refused."""
         i = elem.slice
         if index is None:
-            if self.has_side_effects(i):  # type: ignore[attr-defined]
-                raise self.error(i, "an index into a Buffer of 3-component vectors is "  # type: ignore[attr-defined]
+            if repeated and self.has_side_effects(i):
+                raise self.error(i, "an index into a Buffer of 3-component vectors is "
                                     "evaluated once per component here: assign it to a "
                                     "variable first")
             if isinstance(i, ast.Constant):
                 return 3 * int(i.value)
-        s = index if index is not None else self.sub(i)  # type: ignore[attr-defined]
+        s = index if index is not None else self.sub(i)
         if T.decayed(i.ps_type) != T.u32:
-            s = self.cast(s, T.u32)  # type: ignore[attr-defined]
-        return f"{self.literal(3, T.u32)} * {s}"  # type: ignore[attr-defined]
+            s = self.cast(s, T.u32)
+        return f"{self.literal(3, T.u32)} * {s}"
 
     def packed_scalar(self, elem: ast.Subscript, k: ast.expr | int,
-                      index: str | None = None) -> str:
-        """The scalar of component ``k`` (a number or an index node) of ``buf[i]``."""
-        base = self.packed_index(elem, index)
-        lit = lambda n: self.literal(n, T.u32)  # type: ignore[attr-defined]  # noqa: E731
+                      index: str | None = None, repeated: bool = True) -> str:
+        """The scalar of component ``k`` (a number or an index node) of ``buf[i]``
+        (``repeated``: one of several scalars read with the same index text)."""
+        base = self.packed_index(elem, index, repeated)
+        lit = lambda n: self.literal(n, T.u32)  # noqa: E731
         if isinstance(k, ast.Constant):
             k = int(k.value)
         if isinstance(k, int):
@@ -86,25 +90,25 @@ class PackedVec3:
             else:
                 at = f"{base} + {lit(k)}" if k else base
         else:
-            ks = self.sub(k)  # type: ignore[attr-defined]
+            ks = self.sub(k)
             if T.decayed(k.ps_type) != T.u32:
-                ks = self.cast(ks, T.u32)  # type: ignore[attr-defined]
+                ks = self.cast(ks, T.u32)
             at = f"{lit(base) if isinstance(base, int) else base} + {ks}"
-        return f"{self.sub(elem.value)}[{at}]"  # type: ignore[attr-defined]
+        return f"{self.sub(elem.value)}[{at}]"
 
     # -- reads ----------------------------------------------------------------------------
     def expr(self, node: ast.expr) -> str:
         """``Emitter.expr``; an element, component or swizzle of a packed buffer from its
         scalars."""
-        if id(node) not in self.emitted:  # type: ignore[attr-defined]
+        if id(node) not in self.emitted:
             if self.packed_element(node):
-                return self.vector_text(node.ps_type,  # type: ignore[attr-defined]
+                return self.vector_text(node.ps_type,
                                         [self.packed_scalar(node, k) for k in range(3)])
             k = self.packed_component(node)
             if k is not None:
-                return self.packed_scalar(node.value, k)  # type: ignore[attr-defined]
+                return self.packed_scalar(node.value, k, repeated=False)
             if isinstance(node, ast.Attribute) and self.packed_element(node.value):
-                return self.vector_text(node.ps_type,  # type: ignore[attr-defined]
+                return self.vector_text(node.ps_type,
                                         [self.packed_scalar(node.value, _component(c))
                                          for c in node.attr])
         return super().expr(node)  # type: ignore[misc]
@@ -115,24 +119,24 @@ class PackedVec3:
         of a packed buffer (True), else nothing (False)."""
         k = self.packed_component(target)
         if k is not None:
-            v = self.value(value)  # type: ignore[attr-defined]
-            self.line(f"{self.packed_scalar(target.value, k)} = {v};", node)  # type: ignore
+            v = self.value(value)
+            self.line(f"{self.packed_scalar(target.value, k, repeated=False)} = {v};", node)
             return True
         if not self.packed_element(target):
             return False
         assert isinstance(target, ast.Subscript)
-        v = self.value(value)  # type: ignore[attr-defined]
+        v = self.value(value)
         if not isinstance(value, ast.Name):         # Python evaluates the value first
-            tmp = self.names.fresh("v")  # type: ignore[attr-defined]
-            self.declare_temp(tmp, target.ps_type, v, node)  # type: ignore[attr-defined]
+            tmp = self.names.fresh("v")
+            self.declare_temp(tmp, target.ps_type, v, node)
             v = tmp
         i = target.slice
         index = None
         if not isinstance(i, (ast.Name, ast.Constant)):
-            index = self.names.fresh("i")  # type: ignore[attr-defined]
-            self.declare_temp(index, T.decayed(i.ps_type), self.value(i), node)  # type: ignore
+            index = self.names.fresh("i")
+            self.declare_temp(index, T.decayed(i.ps_type), self.value(i), node)
         for c in range(3):
-            self.line(f"{self.packed_scalar(target, c, index)} = "  # type: ignore
+            self.line(f"{self.packed_scalar(target, c, index)} = "
                       f"{v}.{COMPONENTS[c]};", node)
         return True
 
