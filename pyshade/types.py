@@ -177,6 +177,13 @@ uvec2, uvec3, uvec4 = (VECTORS[("u32", n)] for n in (2, 3, 4))
 bvec2, bvec3, bvec4 = (VECTORS[("bool", n)] for n in (2, 3, 4))
 
 
+def packed_vec3(t: Any) -> bool:
+    """True for ``vec3``, ``ivec3`` and ``uvec3``: a ``Buffer`` of them holds numpy's packed
+    ``(n, 3)`` layout (elements 12 bytes apart) on every target, not the 16-byte slots of
+    the canonical layout (which arrays and struct fields of them keep)."""
+    return isinstance(t, VectorType) and t.n == 3 and t.elem.kind != "bool"
+
+
 def vector_of(elem: ScalarType, n: int) -> VectorType:
     """The vector type of ``n`` elements of ``elem`` (raises KeyError if none)."""
     return VECTORS[(elem.name, n)]

@@ -210,6 +210,28 @@ def test_arrays_round_trip_odd_and_empty(dev, rng) -> None:
     np.testing.assert_array_equal(dev.array(rec).numpy(), rec)
 
 
+@ps.kernel(workgroup_size=64)
+def packed_vec3(a: ps.Buffer[ps.vec3], iv: ps.Buffer[ps.ivec3], out: ps.Buffer[ps.vec3],
+                s: f32):
+    i = ps.global_id().x
+    if i < len(a):
+        out[i] = a[i].zxy * s
+        out[i].y += f32(iv[i][2])
+        iv[i] += ps.ivec3(1, 2, 3)
+
+
+def test_vec3_buffers_are_numpys_packed_layout(dev, rng) -> None:
+    for n in (0, 1, 77):
+        a = (rng.integers(-100, 100, (n, 3)) / 4).astype(np.float32)
+        iv = rng.integers(-100, 100, (n, 3)).astype(np.int32)
+        d_iv, out = dev.array(iv), dev.zeros((n, 3), np.float32)
+        packed_vec3.launch(a, d_iv, out, 0.5, threads=n, device=dev)
+        want = a[:, [2, 0, 1]] * np.float32(0.5)
+        want[:, 1] += iv[:, 2]
+        np.testing.assert_array_equal(out.numpy(), want)
+        np.testing.assert_array_equal(d_iv.numpy(), iv + np.array([1, 2, 3], np.int32))
+
+
 def test_plain_kernel_with_a_scalar(dev, rng) -> None:
     for n in (1, 63, 64, 1000):
         a = rng.standard_normal(n).astype(np.float32)

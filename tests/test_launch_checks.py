@@ -259,6 +259,28 @@ def test_buffer_arguments(dev: ps.Device) -> None:
     assert (host == np.arange(8)).all()
 
 
+@ps.kernel
+def vec3_sum(pts: ps.Buffer[ps.vec3], out: ps.Buffer[f32]):
+    i = ps.global_id().x
+    if i < len(out):
+        out[i] = pts[i].x + pts[i].y + pts[i].z
+
+
+def test_vec3_buffer_arguments(dev: ps.Device) -> None:
+    out = dev.zeros(4, np.float32)
+    m = _msg(vec3_sum, np.zeros((4, 4), np.float32), out, threads=4, device=dev)
+    assert m == ("vec3_sum(): parameter 'pts' needs float32 with shape (n, 3), got float32 "
+                 "with shape (4, 4)")
+    m = _msg(vec3_sum, dev.zeros((4, 3), np.int32), out, threads=4, device=dev)
+    assert m == ("vec3_sum(): parameter 'pts' needs float32 with shape (n, 3), got int32 "
+                 "with shape (4, 3)")
+    m = _msg(vec3_sum, dev.zeros(12, np.float32), out, threads=4, device=dev)
+    assert m == ("vec3_sum(): parameter 'pts' needs float32 with shape (n, 3), got float32 "
+                 "with shape (12,)")
+    vec3_sum.launch(np.arange(12, dtype=np.float32).reshape(4, 3), out, threads=4, device=dev)
+    assert out.numpy().tolist() == [3.0, 12.0, 21.0, 30.0]
+
+
 def test_struct_buffer_dtype_must_match(dev: ps.Device) -> None:
     @ps.kernel
     def gains(ps_: ps.Buffer[Params], out: ps.Buffer[f32]):

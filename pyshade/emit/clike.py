@@ -4,8 +4,9 @@ Written once here, from each target's tables (class attributes, C's spellings by
 default): type names, literals, enum constants, declarations, the kernel's prologue
 (its ids and the copy of its parameters out of the parameter block), atomic element
 accesses (f32 ones through the bits of a u32 element where the target has no f32
-atomics: ``FLOAT_BITS``), ``select``; and the places, values, statements and calls
-every brace target writes alike.
+atomics: ``FLOAT_BITS``), ``select``; buffers of 3-vectors as numpy's packed ``(n, 3)``
+(``packed.py``); and the places, values, statements and calls every brace target writes
+alike.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..frontend.requirements import declared_types
 from ..prelude_math import PRELUDE
 from .atomic_bits import AtomicBits
 from .base import CMP_SYMBOLS, Emitter, IdNames
+from .packed import PackedVec3
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "*", ast.Div: "/",
           ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
@@ -31,7 +33,7 @@ BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "*", ast.Div: 
 ID_NAMES = ("global_id", "local_id", "group_id", "num_groups", "local_index")
 
 
-class CLikeEmitter(AtomicBits, Emitter):
+class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
     """Blocks in braces, statements ending in ``;``, ``&&``/``||``/``!``.
 
     Subclasses give the spellings as tables (the class attributes in capitals: types,
@@ -423,7 +425,9 @@ class CLikeEmitter(AtomicBits, Emitter):
     # -- statements and expressions shared by the brace targets --------------------------
     def assign(self, target: ast.expr, value: ast.expr, node: ast.AST) -> None:
         """An assignment; an atomic element through ``atomic_store``, a bool struct field
-        stored as u32."""
+        stored as u32; an element of a packed 3-vector buffer through ``packed_store``."""
+        if self.packed_store(target, value, node):
+            return
         v = self.value(value)
         if isinstance(target, ast.Attribute) and target.value.ps_type is not None and \
                 isinstance(target.value.ps_type, T.StructType) and target.ps_type == T.bool_:

@@ -37,7 +37,8 @@ from .cpp_ops import CppOps
 
 
 def is_vec3(t: Any) -> bool:
-    """True for a 3-component vector (a 16-byte slot in arrays and buffers)."""
+    """True for a 3-component vector (a 16-byte slot in arrays, struct fields and
+    ``Buffer[bvec3]``; other 3-vector buffers are packed: ``packed.py``)."""
     return isinstance(t, T.VectorType) and t.n == 3
 
 

@@ -10,7 +10,9 @@ Kernel signature (what ``runtime/cuda.py`` launches; ``Layout`` describes it)::
   reserved word).
 - One pointer per ``Buffer[T]`` parameter, in binding order (``Layout.buffers``),
   ``const`` when the kernel never writes it (``BufferSlot.writable`` false). The
-  element type has the canonical layout: ``Buffer[vec3]`` points at 16-byte slots.
+  element type has the canonical layout, except that ``Buffer[vec3]`` (``ivec3``,
+  ``uvec3``) is numpy's packed ``(n, 3)``: a ``float*`` (``int*``, ``uint*``) of 3n
+  scalars (``packed.py``).
 - Then, only when ``Layout.params`` is not None, the parameter block as ONE struct
   passed by value: ``ParamBlock.size`` bytes, packed exactly as for every other
   target (each field at its ``ParamBlock.fields`` offset, bools as u32); the hidden
@@ -139,7 +141,8 @@ class CudaEmitter(CudaOps, CppEmitter):
         for line in C.OFFSETOF:
             self.line(line)
         slots = sorted({self.type_name(t.elem, storage=True) for t in used
-                        if isinstance(t, (T.ArrayType, T.BufferType)) and is_vec3(t.elem)}
+                        if isinstance(t, (T.ArrayType, T.BufferType)) and is_vec3(t.elem)
+                        and not (isinstance(t, T.BufferType) and T.packed_vec3(t.elem))}
                        | ({"float3"} if T.mat3 in used else set()))
         arrays = any(isinstance(t, T.ArrayType) and not t.shared for t in used)
         slot = self.global_name("_ps_slot")
@@ -179,7 +182,7 @@ class CudaEmitter(CudaOps, CppEmitter):
         """``[const] T* __restrict__ name`` of a buffer (const when never written)."""
         b = next(b for b in self.k.buffers if b.name == name)
         const = "" if b.written or b.atomic else "const "
-        return f"{const}{self.slot_name(b.type.elem)}* __restrict__ {self.global_name(name)}"
+        return f"{const}{self.slot_name(self.buffer_elem(b))}* __restrict__ {self.global_name(name)}"
 
     def function_header(self, f: FuncInfo) -> None:
         """The kernel is ``extern "C" __global__`` with the buffers and the parameter
@@ -246,6 +249,7 @@ class CudaEmitter(CudaOps, CppEmitter):
 
 
 def _in_slot(node: ast.expr) -> bool:
-    """True for an element of a buffer of 3-vectors (each in a 16-byte slot)."""
+    """True for an element of a buffer of bool 3-vectors (each in a 16-byte slot; other
+    3-vector buffers are packed: ``packed.py``)."""
     return isinstance(node, ast.Subscript) and isinstance(node.value.ps_type, T.BufferType) \
-        and is_vec3(node.value.ps_type.elem)
+        and is_vec3(node.value.ps_type.elem) and not T.packed_vec3(node.value.ps_type.elem)

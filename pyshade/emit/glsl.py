@@ -160,7 +160,7 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
         """The storage blocks, the parameter block and the shared arrays."""
         k = self.k
         for i, b in enumerate(k.buffers):
-            elem = self.type_name(self.storage_elem(b.type.elem, b.atomic), storage=True)
+            elem = self.type_name(self.storage_elem(self.buffer_elem(b), b.atomic), storage=True)
             qual = "" if b.written or b.atomic else "readonly "
             if k.uses_barrier and (b.written or b.atomic):
                 qual = "coherent "

@@ -196,7 +196,7 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
         regs, preg = registers([b.written or b.atomic for b in k.buffers],
                                pb.kind if pb.types else None)
         for i, b in enumerate(k.buffers):
-            elem = self.type_name(self.storage_elem(b.type.elem, b.atomic), storage=True)
+            elem = self.type_name(self.storage_elem(self.buffer_elem(b), b.atomic), storage=True)
             kind = "RWStructuredBuffer" if b.written or b.atomic else "StructuredBuffer"
             if k.uses_barrier and (b.written or b.atomic):
                 kind = "globallycoherent " + kind

@@ -12,7 +12,8 @@ Binding convention (what a Metal runtime binds; ``Layout`` describes it)::
   the kernel never writes it. A buffer used atomically points at ``atomic_uint`` or
   ``atomic_int`` (``atomic_uint`` for f32 elements, used through their bits). The
   element type has the canonical layout (``float3`` is 16 bytes in MSL, as a vec3 slot
-  of the canonical layout).
+  of the canonical layout), except that ``Buffer[vec3]`` (``ivec3``, ``uvec3``) is
+  numpy's packed ``(n, 3)``: ``device float*`` of 3n scalars (``packed.py``).
 - Then, only when ``Layout.params`` is not None, the parameter block at buffer index
   N = the number of buffers (``setBytes`` of ``ParamBlock.size`` bytes): each field at
   its ``ParamBlock.fields`` offset, bools as uint, the hidden element count of each
@@ -130,7 +131,7 @@ class MslEmitter(CppEmitter):
         b = next(b for b in self.k.buffers if b.name == name)
         const = "" if b.written or b.atomic else "const "
         attr = f" [[buffer({binding})]]" if binding is not None else ""
-        return f"{const}device {self.elem_storage(b.type.elem, b.atomic)}* " \
+        return f"{const}device {self.elem_storage(self.buffer_elem(b), b.atomic)}* " \
                f"{self.global_name(name)}{attr}"
 
     def elem_storage(self, t: T.Type, atomic: bool) -> str:

@@ -83,7 +83,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             self.out.insert(1, "enable f16;")
             self.line_map.insert(1, None)
         for i, b in enumerate(k.buffers):
-            elem = self.type_name(self.storage_elem(b.type.elem, b.atomic), storage=True)
+            elem = self.type_name(self.storage_elem(self.buffer_elem(b), b.atomic), storage=True)
             if b.atomic:
                 elem = f"atomic<{elem}>"
             access = "read_write" if b.written else "read"

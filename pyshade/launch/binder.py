@@ -118,7 +118,8 @@ def is_foreign_array(v: Any) -> bool:
 def check_array_type(v: Any, slot: BufferSlot, kname: str) -> None:
     """An array fits a slot when its dtype is the element's, or, for vector and
     matrix elements (numpy keeps no sub-array dtype), when it is the component
-    dtype with the element's shape as trailing dimensions: (n, 4) for vec4."""
+    dtype with the element's shape as trailing dimensions: (n, 4) for vec4, (n, 3)
+    for vec3 (packed, as numpy lays it out, on every target)."""
     if not isinstance(v, (DeviceArray, np.ndarray)):
         if hasattr(v, "__cuda_array_interface__") or hasattr(v, "__dlpack__"):
             raise LaunchError(f"{kname}(): parameter '{slot.name}' got a "
@@ -138,12 +139,13 @@ def check_array_type(v: Any, slot: BufferSlot, kname: str) -> None:
         return
     if sub is not None and v.dtype == sub[0] and tuple(v.shape[nd:]) == sub[1] and \
             len(v.shape) == nd + len(sub[1]):
-        if sub[1] == (3,):
-            raise LaunchError(f"{kname}(): parameter '{slot.name}' is a buffer of 3-component "
-                              "vectors, whose elements are 16 bytes apart on a GPU: use a "
-                              "4-component vector buffer, or a @ps.struct with a vec3 field")
+        if sub[1] == (3,) and slot.elem is not None and not T.packed_vec3(slot.elem):
+            raise LaunchError(f"{kname}(): parameter '{slot.name}' is a buffer of bool "
+                              "3-component vectors, whose elements are 16 bytes apart on a "
+                              "GPU: use a 4-component vector buffer")
         return
-    want = (f"{sub[0]} with shape (n, {', '.join(map(str, sub[1]))})" if sub
+    lead = "n" if nd == 1 else ", ".join(f"n{k}" for k in range(nd))
+    want = (f"{sub[0]} with shape ({lead}, {', '.join(map(str, sub[1]))})" if sub
             else f"dtype {slot.dtype}")
     raise LaunchError(f"{kname}(): parameter '{slot.name}' needs {want}, got {v.dtype} with "
                       f"shape {tuple(v.shape)}")

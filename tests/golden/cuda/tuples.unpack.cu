@@ -3,8 +3,6 @@ typedef unsigned int uint;
 #if __CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ >= 1305
 #define PS_OFFSETOF(T, m) __builtin_offsetof(T, m)
 #endif
-template <class T> struct ps_slot { T v; };
-template <> struct alignas(16) ps_slot<float3> { float3 v; };
 
 struct alignas(4) ps_tuple_u32_u32 {
     uint v_0;
@@ -98,8 +96,6 @@ __device__ __forceinline__ float ps_length(float2 a0) { return sqrt(a0.x * a0.x 
 
 __device__ __forceinline__ uint2 ps_xy(uint3 v) { return {v.x, v.y}; }
 
-__device__ __forceinline__ float3 ps_zyx(float3 v) { return {v.z, v.y, v.x}; }
-
 #line 82 "prelude.py"
 __device__ __forceinline__ uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:82
 #line 84 "prelude.py"
@@ -164,7 +160,7 @@ __device__ float weigh(ps_tuple_u32_f32 pair, float scale) {  // tuples.py:37
 }
 
 #line 43 "tuples.py"
-extern "C" __global__ void __launch_bounds__(64) unpack(uint* __restrict__ data, const ps_slot<float3>* __restrict__ pts, float* __restrict__ out_, const ps_Params ps_params) {  // tuples.py:43
+extern "C" __global__ void __launch_bounds__(64) unpack(uint* __restrict__ data, const float* __restrict__ pts, float* __restrict__ out_, const ps_Params ps_params) {  // tuples.py:43
     uint3 ps_global_id = make_uint3(blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y, blockIdx.z * blockDim.z + threadIdx.z);
 #line 44 "tuples.py"
     uint3 ps_t1 = ps_global_id;  // tuples.py:44
@@ -188,7 +184,7 @@ extern "C" __global__ void __launch_bounds__(64) unpack(uint* __restrict__ data,
     uint gx = ps_t3.x;  // tuples.py:48
 #line 48 "tuples.py"
     uint gy = ps_t3.y;  // tuples.py:48
-    ps_tuple_vec2_f32_bool ps_t4 = split(pts[i].v);  // tuples.py:49
+    ps_tuple_vec2_f32_bool ps_t4 = split(make_float3(pts[3u * i], pts[3u * i + 1u], pts[3u * i + 2u]));  // tuples.py:49
 #line 49 "tuples.py"
     float2 xy = ps_t4.v_0;  // tuples.py:49
 #line 49 "tuples.py"
@@ -224,7 +220,7 @@ extern "C" __global__ void __launch_bounds__(64) unpack(uint* __restrict__ data,
     float sn = ps_t9.v_2;  // tuples.py:54
 #line 54 "tuples.py"
     uint ri = ps_t9.v_3;  // tuples.py:54
-    float3 ps_t10 = ps_zyx(pts[i].v);  // tuples.py:55
+    float3 ps_t10 = make_float3(pts[3u * i + 2u], pts[3u * i + 1u], pts[3u * i]);  // tuples.py:55
 #line 55 "tuples.py"
     float x = ps_t10.x;  // tuples.py:55
 #line 55 "tuples.py"

@@ -35,7 +35,7 @@ struct ps_tuple_u32_f32 {
 };
 
 layout(std430, set = 0, binding = 0) buffer ps_data_block { uint data[]; };
-layout(std430, set = 0, binding = 1) readonly buffer ps_pts_block { vec3 pts[]; };
+layout(std430, set = 0, binding = 1) readonly buffer ps_pts_block { float pts[]; };
 layout(std430, set = 0, binding = 2) buffer ps_out_block { float out_[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_data;
@@ -129,7 +129,7 @@ void main() {  // tuples.py:43
     uint gx = ps_t3.x;  // tuples.py:48
 #line 48 "tuples.py"
     uint gy = ps_t3.y;  // tuples.py:48
-    ps_tuple_vec2_f32_bool ps_t4 = split(pts[i]);  // tuples.py:49
+    ps_tuple_vec2_f32_bool ps_t4 = split(vec3(pts[3u * i], pts[3u * i + 1u], pts[3u * i + 2u]));  // tuples.py:49
 #line 49 "tuples.py"
     vec2 xy = ps_t4.v_0;  // tuples.py:49
 #line 49 "tuples.py"
@@ -165,7 +165,7 @@ void main() {  // tuples.py:43
     float sn = ps_t9.v_2;  // tuples.py:54
 #line 54 "tuples.py"
     uint ri = ps_t9.v_3;  // tuples.py:54
-    vec3 ps_t10 = pts[i].zyx;  // tuples.py:55
+    vec3 ps_t10 = vec3(pts[3u * i + 2u], pts[3u * i + 1u], pts[3u * i]);  // tuples.py:55
 #line 55 "tuples.py"
     float x = ps_t10.x;  // tuples.py:55
 #line 55 "tuples.py"

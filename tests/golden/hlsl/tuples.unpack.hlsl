@@ -33,7 +33,7 @@ struct ps_tuple_u32_f32 {
 };
 
 [[vk::binding(0, 0)]] RWStructuredBuffer<uint> data : register(u0);
-[[vk::binding(1, 0)]] StructuredBuffer<float3> pts : register(t0);
+[[vk::binding(1, 0)]] StructuredBuffer<float> pts : register(t0);
 [[vk::binding(2, 0)]] RWStructuredBuffer<float> out_ : register(u1);
 struct ps_Params {
     uint ps_len_data;
@@ -171,7 +171,7 @@ void unpack(uint3 ps_global_id : SV_DispatchThreadID) {  // tuples.py:43
     uint gx = ps_t3.x;  // tuples.py:48
 #line 48 "tuples.py"
     uint gy = ps_t3.y;  // tuples.py:48
-    ps_tuple_vec2_f32_bool ps_t4 = split(pts[i]);  // tuples.py:49
+    ps_tuple_vec2_f32_bool ps_t4 = split(float3(pts[3u * i], pts[3u * i + 1u], pts[3u * i + 2u]));  // tuples.py:49
 #line 49 "tuples.py"
     float2 xy = ps_t4.v_0;  // tuples.py:49
 #line 49 "tuples.py"
@@ -207,7 +207,7 @@ void unpack(uint3 ps_global_id : SV_DispatchThreadID) {  // tuples.py:43
     float sn = ps_t9.v_2;  // tuples.py:54
 #line 54 "tuples.py"
     uint ri = ps_t9.v_3;  // tuples.py:54
-    float3 ps_t10 = pts[i].zyx;  // tuples.py:55
+    float3 ps_t10 = float3(pts[3u * i + 2u], pts[3u * i + 1u], pts[3u * i]);  // tuples.py:55
 #line 55 "tuples.py"
     float x = ps_t10.x;  // tuples.py:55
 #line 55 "tuples.py"

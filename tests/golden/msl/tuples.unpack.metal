@@ -155,7 +155,7 @@ float weigh(ps_tuple_u32_f32 pair, float scale) {  // tuples.py:37
 }
 
 #line 43 "tuples.py"
-kernel void unpack(device uint* data [[buffer(0)]], const device float3* pts [[buffer(1)]], device float* out_ [[buffer(2)]], constant ps_Params& ps_params [[buffer(3)]], uint3 ps_global_id [[thread_position_in_grid]]) {  // tuples.py:43
+kernel void unpack(device uint* data [[buffer(0)]], const device float* pts [[buffer(1)]], device float* out_ [[buffer(2)]], constant ps_Params& ps_params [[buffer(3)]], uint3 ps_global_id [[thread_position_in_grid]]) {  // tuples.py:43
     uint3 ps_t1 = ps_global_id;  // tuples.py:44
 #line 44 "tuples.py"
     uint i = ps_t1.x;  // tuples.py:44
@@ -177,7 +177,7 @@ kernel void unpack(device uint* data [[buffer(0)]], const device float3* pts [[b
     uint gx = ps_t3.x;  // tuples.py:48
 #line 48 "tuples.py"
     uint gy = ps_t3.y;  // tuples.py:48
-    ps_tuple_vec2_f32_bool ps_t4 = split(pts[i]);  // tuples.py:49
+    ps_tuple_vec2_f32_bool ps_t4 = split(float3(pts[3u * i], pts[3u * i + 1u], pts[3u * i + 2u]));  // tuples.py:49
 #line 49 "tuples.py"
     float2 xy = ps_t4.v_0;  // tuples.py:49
 #line 49 "tuples.py"
@@ -213,7 +213,7 @@ kernel void unpack(device uint* data [[buffer(0)]], const device float3* pts [[b
     float sn = ps_t9.v_2;  // tuples.py:54
 #line 54 "tuples.py"
     uint ri = ps_t9.v_3;  // tuples.py:54
-    float3 ps_t10 = pts[i].zyx;  // tuples.py:55
+    float3 ps_t10 = float3(pts[3u * i + 2u], pts[3u * i + 1u], pts[3u * i]);  // tuples.py:55
 #line 55 "tuples.py"
     float x = ps_t10.x;  // tuples.py:55
 #line 55 "tuples.py"

@@ -33,7 +33,7 @@ struct ps_tuple_u32_f32 {
 }
 
 @group(0) @binding(0) var<storage, read_write> data: array<u32>;
-@group(0) @binding(1) var<storage, read> pts: array<vec3<f32>>;
+@group(0) @binding(1) var<storage, read> pts: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out_: array<f32>;
 struct ps_Params {
     ps_len_data: u32,
@@ -105,7 +105,7 @@ fn unpack(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // tuples.p
     let ps_t3: vec2<u32> = ps_global_id.xy;  // tuples.py:48
     let gx: u32 = ps_t3.x;  // tuples.py:48
     let gy: u32 = ps_t3.y;  // tuples.py:48
-    let ps_t4: ps_tuple_vec2_f32_bool = split(pts[i]);  // tuples.py:49
+    let ps_t4: ps_tuple_vec2_f32_bool = split(vec3<f32>(pts[3u * i], pts[3u * i + 1u], pts[3u * i + 2u]));  // tuples.py:49
     let xy: vec2<f32> = ps_t4.v_0;  // tuples.py:49
     let z_: f32 = ps_t4.v_1;  // tuples.py:49
     let up: bool = (ps_t4.v_2 != 0u);  // tuples.py:49
@@ -126,7 +126,7 @@ fn unpack(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // tuples.p
     let c: f32 = ps_t9.v_1;  // tuples.py:54
     let sn: f32 = ps_t9.v_2;  // tuples.py:54
     let ri: u32 = ps_t9.v_3;  // tuples.py:54
-    let ps_t10: vec3<f32> = pts[i].zyx;  // tuples.py:55
+    let ps_t10: vec3<f32> = vec3<f32>(pts[3u * i + 2u], pts[3u * i + 1u], pts[3u * i]);  // tuples.py:55
     let x: f32 = ps_t10.x;  // tuples.py:55
     let y: f32 = ps_t10.y;  // tuples.py:55
     let w: f32 = ps_t10.z;  // tuples.py:55
