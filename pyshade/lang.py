@@ -470,6 +470,9 @@ _bits = _register("prelude.bits", None, _t_bits,
                   "The bits of an f32 (vector) as i32 (same shape).")
 _from_bits = _register("prelude.from_bits", None, _t_from_bits,
                        "The f32 (vector) whose bits are the i32 (same shape): bits' inverse.")
+_native_pow = _register("prelude.pow", None, _t_float_map(2),
+                        "The target's own pow(x, y), for x >= 0 (prelude_math.ps_math_pow "
+                        "gives C's values for the rest).")
 _convert = _register("prelude.convert", None, _t_convert,
                      "convert(T, x): the target's own conversion of an in-range value "
                      "(a float already truncatable, an integer that fits).")

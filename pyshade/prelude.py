@@ -65,11 +65,11 @@ def ps_trunc_div(a: T, b: T) -> T:
 
 
 def ps_floordiv_signed(a: T, b: T) -> T:
-    """Python's ``a // b`` of signed integers: the quotient rounded toward -inf."""
+    """Python's ``a // b`` of signed integers, rounded toward -inf; ``x // 0`` is ``x``."""
     q = ps_trunc_div(a, b)
     r = a - q * b
     zero = T(0)
-    return select(q, q - T(1), (r != zero) & ((r < zero) != (b < zero)))
+    return select(q, q - T(1), (r != zero) & ((r < zero) != (b < zero)) & (b != zero))
 
 
 def ps_mod_signed(a: T, b: T) -> T:

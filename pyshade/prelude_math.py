@@ -404,3 +404,28 @@ def ps_erfc(x: F) -> F:
     small = ps_m_erf_small(select(a, F(0.0), a > F(1.0)))
     r = select(select(tail, F(2.0) - tail, x < F(0.0)), F(1.0) - ps_copysign(small, x), mid)
     return select(r, x, math.isnan(x))
+
+
+def ps_math_pow(x: F, y: F) -> F:
+    """Python's ``math.pow`` (C's ``pow``) on targets whose own ``pow`` is defined only for
+    ``x > 0`` (GLSL, WGSL, HLSL: ``exp2(y * log2(x))``): the target's pow of ``|x|``, with
+    the sign of a negative base for an odd integral ``y``, nan for a negative base and a
+    fractional ``y`` (where Python raises), 1 for ``y == 0`` or ``x == 1`` (a nan too), 1
+    for ``(-1) ** +-inf``, and C's zeros and infinities for ``x == 0``."""
+    ax = math.fabs(x)
+    r = lang._native_pow(ax, y)
+    integral = math.floor(y) == y                   # false for nan; true for +-inf
+    half = y * F(0.5)
+    odd = integral & (math.floor(half) != half)     # +-inf and |y| >= 2**25 are even
+    zero = (ax == F(0.0)) & (y == y)                # pow(0, nan) stays nan
+    # pow(+-0, y): +inf below 0, 0 above (C: the sign of x for an odd y, both ways)
+    r = select(r, select(F(0.0), F(math.inf), y < F(0.0)), zero)
+    r = select(r, -r, odd & ((x < F(0.0)) | zero & (bits(x) < 0)))
+    finite_neg = (x < F(0.0)) & (x > F(-math.inf))
+    r = select(r, F(math.nan), finite_neg & (math.floor(y) != y) & (math.fabs(y) < F(math.inf)))
+    r = select(r, F(1.0), (ax == F(1.0)) & math.isinf(y))
+    return select(r, F(1.0), (y == F(0.0)) | (x == F(1.0)))
+
+
+RENAMED = {"pow": "ps_math_pow"}
+"""Functions whose prelude name is not ``ps_<name>`` (``pyshade.prelude.ps_pow`` is ``**``)."""

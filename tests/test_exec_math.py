@@ -264,6 +264,79 @@ def test_cpu_raises_where_python_does(name: str, args: tuple) -> None:
 
 
 @ps.kernel(workgroup_size=64)
+def powers(x: ps.Buffer[ps.f32], y: ps.Buffer[ps.f32], out: ps.Buffer[ps.f32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        out[2 * i] = x[i] ** y[i]
+        out[2 * i + 1] = math.pow(x[i], y[i])
+
+
+def test_pow_of_a_negative_base(dev: ps.Device) -> None:
+    """A negative base with a fractional exponent: Python's math.pow raises (and ``**``
+    gives a complex number), so the cpu device raises naming the call; a GPU gives nan.
+    Integral exponents of a negative base and pow(0, -1) are C's values everywhere."""
+    x = np.array([-8.0, -2.0, 0.0, -0.0, 2.0], np.float32)
+    y = np.array([3.0, -2.0, -1.0, -3.0, 0.5], np.float32)
+    out = np.zeros(10, np.float32)
+    powers.launch(x, y, out, threads=5, device=dev)
+    want = np.repeat(np.array([-512.0, 0.25, inf, -inf, math.sqrt(2.0)], np.float32), 2)
+    np.testing.assert_array_max_ulp(out, want, 1 if dev.target == "python" else 4)
+    bad = np.array([-8.0, 2.0], np.float32), np.array([1.0 / 3.0, 2.0], np.float32)
+    if dev.target == "python":
+        with pytest.raises(ValueError, match=r"math\.pow\(-8\.0, 0\.333.*\): math domain "
+                           r"error \(Python raises it; a GPU gives nan\)"):
+            powers.launch(*bad, np.zeros(4, np.float32), threads=2, device=dev)
+        return
+    out = np.zeros(4, np.float32)
+    powers.launch(*bad, out, threads=2, device=dev)
+    assert np.isnan(out[:2]).all() and list(out[2:]) == [4.0, 4.0], out
+
+
+@ps.kernel(workgroup_size=64)
+def general_powers(x: ps.Buffer[ps.i32], n: ps.Buffer[ps.u32], f: ps.Buffer[ps.f32],
+                   k: ps.Buffer[ps.i32], ints: ps.Buffer[ps.i32],
+                   floats: ps.Buffer[ps.f32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        ints[i] = x[i] ** n[i]              # exact square-and-multiply, wrapping
+        floats[3 * i] = f[i] ** k[i]        # a float base: math.pow(f, f32(k))
+        floats[3 * i + 1] = x[i] ** 0.5 if x[i] >= 0 else 0.0
+        floats[3 * i + 2] = 2 ** -1 + f[i] ** 100
+
+
+def test_power_with_a_variable_exponent(dev: ps.Device, rng: np.random.Generator) -> None:
+    """``x ** y`` as Python computes it: integers with a u32 exponent exactly (wrapping
+    like numpy's int32 power), a float on either side or a negative literal as
+    math.pow."""
+    m = 40
+    x = rng.integers(-9, 10, m).astype(np.int32)
+    n = rng.integers(0, 40, m).astype(np.uint32)
+    fb = rng.uniform(0.5, 1.5, m).astype(np.float32)
+    k = rng.integers(-6, 7, m).astype(np.int32)
+    ints, floats = np.zeros(m, np.int32), np.zeros(3 * m, np.float32)
+    general_powers.launch(x, n, fb, k, ints, floats, threads=m, device=dev)
+    want = np.array([((int(a) ** int(b)) + 2**31) % 2**32 - 2**31 for a, b in zip(x, n)])
+    np.testing.assert_array_equal(ints, want.astype(np.int32))
+    bound = 1 if dev.target in ("python", "cuda") else 64
+    np.testing.assert_array_max_ulp(floats[0::3], np.power(fb.astype(np.float64), k)
+                                    .astype(np.float32), bound)
+    roots = np.where(x >= 0, np.sqrt(np.maximum(x, 0).astype(np.float64)), 0)
+    np.testing.assert_array_max_ulp(floats[1::3], roots.astype(np.float32), bound)
+    np.testing.assert_allclose(floats[2::3], 0.5 + np.power(fb.astype(np.float64), 100),
+                               rtol=1e-4)
+
+
+def test_an_integer_power_needs_a_u32_exponent() -> None:
+    @ps.kernel(workgroup_size=1)
+    def signed_exponent(out: ps.Buffer[ps.i32], n: ps.i32) -> None:
+        out[0] = out[0] ** n
+
+    with pytest.raises(ps.TranslationError, match=r"an integer \*\* needs a u32 exponent, "
+                       r"got i32 .*write x \*\* u32\(n\)"):
+        ps.translate(signed_exponent, "wgsl")
+
+
+@ps.kernel(workgroup_size=64)
 def halves(x: ps.Buffer[f16], y: ps.Buffer[f16], out: ps.Buffer[f16]) -> None:
     i = ps.global_id().x
     if i < len(x):

@@ -61,8 +61,9 @@ def test_entries_are_formats_or_methods(target: str) -> None:
             elif entry is prelude_math.PRELUDE:
                 short = name.split(".", 1)[-1]
                 assert name.startswith("math."), f"{where}[{name!r}]: PRELUDE is for math.*"
-                assert inspect.isfunction(getattr(prelude_math, f"ps_{short}", None)), \
-                    f"{where}[{name!r}] = PRELUDE, but prelude_math has no ps_{short}"
+                fn_name = prelude_math.RENAMED.get(short, f"ps_{short}")
+                assert inspect.isfunction(getattr(prelude_math, fn_name, None)), \
+                    f"{where}[{name!r}] = PRELUDE, but prelude_math has no {fn_name}"
             elif entry is not None:
                 assert isinstance(entry, str), f"{where}[{name!r}] = {entry!r}"
                 list(string.Formatter().parse(entry))      # raises where it is malformed

@@ -62,6 +62,7 @@ INTERNAL_SIGNATURES = {
     "prelude.bits": "(x: f32 | vec2 | vec3 | vec4) -> i32 | ivec2 | ivec3 | ivec4",
     "prelude.from_bits": "(i: i32 | ivec2 | ivec3 | ivec4) -> f32 | vec2 | vec3 | vec4",
     "prelude.convert": "(t: type[_Sc], x: _Sc) -> _Sc",
+    "prelude.pow": "(x: _F, y: _F) -> _F",
 }
 # What a ``None`` spelling means where the builtin never reaches a spelling. Any other
 # ``None`` is a builtin the target does not have: a TranslationError at the call.
@@ -623,10 +624,10 @@ def k(out: ps.Buffer[u32]):
 def k(out: ps.Buffer[u32]):
     out[0] = out[-1]
 """, "wgsl"),
-    ("Expressions", "Non-constant exponents", """
+    ("Expressions", "A signed variable exponent of an integer", """
 @ps.kernel
-def k(out: ps.Buffer[f32], x: f32, y: f32):
-    out[0] = x ** y
+def k(out: ps.Buffer[i32], x: i32, n: i32):
+    out[0] = x ** n
 """, "wgsl"),
     ("Expressions", "* between matrices", """
 @ps.kernel

@@ -26,6 +26,7 @@ from ..prelude_math import PRELUDE
 from .atomic_bits import AtomicBits
 from .base import CMP_SYMBOLS, Emitter, IdNames
 from .packed import PackedVec3
+from .textutil import _is_float, array_parts, elem_type, shortest_f32  # noqa: F401
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "*", ast.Div: "/",
           ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
@@ -62,6 +63,7 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
     # inf and NaN by float type, from their bits: {bits} at the type's width, {f32} as f32,
     # {lo} and {hi} the words of an f64.
     SPECIAL_FLOAT: dict[str, str] = {}
+    FLOAT_NE: str | None = None     # "!({a} == {b})": float != written as a negated ==
     HALF_LITERAL: str | None = None     # an f16 literal from its value as an f32 literal
     BOOL_TO_U32 = "uint({})"        # a bool as the u32 that stores it (1 or 0)
     ENUM_CONST = "const {type} {name} = {value};"
@@ -373,9 +375,11 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
         return f"-{self.sub(node.operand)}"
 
     def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
-        """``a OP b`` for one comparison operator ``op`` (an ``ast`` class)."""
-        sym = CMP_SYMBOLS[op]
-        return f"{self.sub(a)} {sym} {self.sub(b)}"
+        """``a OP b`` for one comparison operator ``op`` (an ``ast`` class); float ``!=`` as
+        ``FLOAT_NE`` says (DXC's and naga's ``!=`` of a NaN gave false on lavapipe)."""
+        if op is ast.NotEq and self.FLOAT_NE and _is_float(a.ps_type, b.ps_type):
+            return self.FLOAT_NE.format(a=self.sub(a), b=self.sub(b))
+        return f"{self.sub(a)} {CMP_SYMBOLS[op]} {self.sub(b)}"
 
     # -- places and values shared by the brace targets ---------------------------------
     def place(self, target: ast.expr) -> str:
@@ -505,8 +509,12 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
         return super().call_builtin(node, b)
 
     def call_cast(self, node: ast.Call, t: T.Type) -> str:
-        """A conversion ``T(x)`` (f32 -> int is a prelude call by now)."""
-        return f"{self.type_name(t, node)}({self.expr(node.args[0])})"
+        """A conversion ``T(x)`` (f32 -> int is a prelude call by now); float -> bool as
+        ``x != 0`` where ``FLOAT_NE`` says (HLSL's ``bool(nan)`` was false)."""
+        a = node.args[0]
+        if self.FLOAT_NE and t == T.bool_ and _is_float(a.ps_type):
+            return self.FLOAT_NE.format(a=self.sub(a), b=self.zero_value(a.ps_type, node))
+        return f"{self.type_name(t, node)}({self.expr(a)})"
 
     def call_construct(self, node: ast.Call, t: T.Type) -> str:
         """A vector or matrix constructor."""
@@ -566,31 +574,3 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
             extras["T"] = self.type_name(node.ps_type, node)
         return extras
 
-
-def array_parts(t: T.Type) -> tuple[T.Type, str]:
-    """The element type under every array level of ``t`` and the sizes as C writes them
-    (outermost first): ``(f32, "[4][2]")``; ``(t, "")`` for a type that is no array."""
-    dims = ""
-    while isinstance(t, T.ArrayType):
-        dims += f"[{t.n}]"
-        t = t.elem
-    return t, dims
-
-
-def elem_type(t: T.Type) -> T.Type:
-    """The scalar type of a scalar, vector or matrix type."""
-    return t.elem if isinstance(t, (T.VectorType, T.MatrixType)) else t
-
-
-def shortest_f32(v: float) -> str:
-    """Shortest decimal that reads back as the same binary32 value."""
-    f = struct.unpack("<f", struct.pack("<f", v))[0]
-    for digits in range(1, 18):
-        s = f"{f:.{digits}g}"
-        if struct.unpack("<f", struct.pack("<f", float(s)))[0] == f:
-            if "e" in s and "inf" not in s and "nan" not in s:
-                s = repr(float(s))      # same digits, positional where Python's is (180.0)
-            if "e" not in s and "." not in s and "inf" not in s and "nan" not in s:
-                s += ".0"
-            return s
-    return repr(f)

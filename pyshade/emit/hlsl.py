@@ -86,6 +86,7 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
     # The scalar names are clike's; arrays are T[N] as C writes them, and a declaration
     # puts the sizes after the name (float a[4]).
     SIZES_AFTER_NAME = True
+    FLOAT_NE = "!({a} == {b})"
     LITERAL_SUFFIX = LITERAL_SUFFIX
     # inf and NaN: no literal; an f32's bits (converted to f16), an f64's two words.
     SPECIAL_FLOAT = {"f32": "asfloat({f32:#010x}u)", "f16": "float16_t(asfloat({f32:#010x}u))",

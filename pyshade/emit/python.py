@@ -306,8 +306,11 @@ class PythonEmitter(Emitter):
         if isinstance(lt, T.MatrixType) or isinstance(rt, T.MatrixType):
             return self.matrix_op(node, a, b)
         if op is ast.Pow:
-            fn = self.pow_helper()
             w = WRAP.get(_scalar(t).name) or "float"
+            if not isinstance(node.right, ast.Constant):    # integers, a u32 exponent
+                m = 2 ** _scalar(t).bits
+                return self.elementwise(t, lambda x: f"{w}(pow({x}, {b}, {m}))", [a], [lt])
+            fn = self.pow_helper()
             return self.elementwise(t, lambda x: f"{fn}({x}, {node.right.value}, {w})", [a], [lt])
         e = _scalar(t)
         sym = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}.get(op)

@@ -55,6 +55,7 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
     MIN_LITERAL = "i32({v} - 1)"
     BOOL_TO_U32 = "select(0u, 1u, {})"
     SELECT = "select({if_false}, {if_true}, {cond})"
+    FLOAT_NE = "!({a} == {b})"
     ENUM_CONST = "const {name}: {type} = {value};"
     TABLE_CONSTRUCTED = True        # a table's initializer is array<f32, 3>(...)
     FLOAT_BITS = ("bitcast<u32>({})", "bitcast<f32>({})")    # WGSL has no f32 atomics

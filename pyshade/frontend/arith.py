@@ -8,8 +8,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from .. import lang
 from .. import types as T
-from .typeutil import call_at, decay, elem_of, is_int
+from .typeutil import CT, call_at, decay, elem_of, is_int
 
 
 class ArithMixin:
@@ -94,12 +95,14 @@ class ArithMixin:
                     put(side, self.int_to_float(get(side), T.f32))
 
     def power(self, node: ast.BinOp) -> ast.expr:
-        """``x ** n``: ``n`` a literal 0..64, ``x`` a numeric scalar or vector."""
+        """``x ** n``. A literal ``n`` of 0..64: multiplications (exact for integers, each
+        rounded for floats). Otherwise, as Python computes it: a float on either side (or a
+        negative literal exponent) makes it ``math.pow`` of floats; two integers with a
+        variable ``u32`` exponent are exact square-and-multiply, wrapping."""
         r = node.right
         if not (isinstance(r.ps_type, T.AbstractType) and r.ps_type.kind == "int"
                 and 0 <= r.value <= 64):
-            self.error(r, "** needs a constant integer exponent 0..64; use math.pow(x, y) "
-                          "for other exponents")
+            return self.general_power(node)
         lt = node.left.ps_type
         if isinstance(lt, T.AbstractType):
             self.default(node.left)
@@ -110,6 +113,37 @@ class ArithMixin:
         r.ps_type = T.u32
         node.ps_type = lt
         return self.route_binop(node)
+
+    def general_power(self, node: ast.BinOp) -> ast.expr:
+        """``x ** y`` whose exponent is not a literal 0..64 (see ``power``)."""
+        left, r = node.left, node.right
+        for e in (left, r):
+            if isinstance(e.ps_type, CT) or isinstance(decay(e.ps_type), T.MatrixType):
+                self.error(node, f"** is not defined for {e.ps_type}")
+        floaty = any(isinstance(elem_of(decay(e.ps_type)), T.ScalarType)
+                     and elem_of(decay(e.ps_type)).is_float for e in (left, r)
+                     if not isinstance(e.ps_type, T.AbstractType)) \
+            or r.ps_type == T.abstract_float \
+            or (r.ps_type == T.abstract_int and r.value < 0)
+        if not floaty:
+            if isinstance(left.ps_type, T.AbstractType):
+                self.default(left)
+            lt, rt = decay(left.ps_type), r.ps_type
+            if isinstance(rt, T.AbstractType):      # a literal above 64: still exact
+                self.coerce(r, T.u32)
+            elif rt != T.u32:
+                self.error(r, f"an integer ** needs a u32 exponent, got {rt} (a negative "
+                              "exponent gives a float in Python): write x ** u32(n) for the "
+                              "integer power, or f32(x) ** n for a float")
+            if not is_int(elem_of(lt)):
+                self.error(node, f"** is not defined for {lt}")
+            node.ps_type = lt
+            return self.route_binop(node)
+        self.promote(node, "left", "right")
+        if node.left.ps_type == T.abstract_int and r.ps_type == T.abstract_int:
+            self.coerce(node.left, T.f32)       # 2 ** -1 is 0.5, as in Python
+        call = call_at("pow", [node.left, node.right], node)
+        return self.builtin_typed(call, lang.BY_NAME["math.pow"])
 
     def shift(self, node: ast.BinOp) -> ast.expr:
         """``<<`` or ``>>``: integer operands, a literal count in range; the left side's type."""

@@ -94,6 +94,11 @@ class CallMixin:
         if b.name not in ("print",):
             node.args = [self.tx(a) for a in node.args] if b.name not in ("bitcast",) else \
                 [node.args[0], self.tx(node.args[1])] if len(node.args) == 2 else node.args
+        return self.builtin_typed(node, b)
+
+    def builtin_typed(self, node: ast.Call, b: lang.Builtin) -> ast.expr:
+        """``builtin_call`` of a call whose arguments are typed already (the checker's own
+        calls: ``x ** y`` as ``math.pow``)."""
         node.ps_call = ("builtin", b)
         if b.name in IDS:
             self.func.ids_used.add(b.name)

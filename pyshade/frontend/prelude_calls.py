@@ -179,7 +179,7 @@ class PreludeMixin:
             return self.prelude_call(node, f"ps_{short}", node.args)
         if e == T.f64:      # the emitter refuses it, after its own f64 rules
             return node
-        fn = f"ps_{short}"
+        fn = prelude_math.RENAMED.get(short, f"ps_{short}")
         if short in prelude_math.SCALAR_ONLY and isinstance(t, T.VectorType):
             fn += f"_vec{t.n}"
         args = [self.as_elem(a, T.f32) for a in node.args] if e == T.f16 else node.args

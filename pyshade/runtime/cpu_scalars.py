@@ -305,8 +305,9 @@ def _odd_int(y):
 
 
 def _pow(x, y):
-    """x**y with C ``pow`` special cases, never raising: pow(0, -1) is inf,
-    pow(-8, 1/3) nan, overflow +-inf."""
+    """x**y with C ``pow`` special cases: pow(0, -1) is inf, overflow +-inf. A negative
+    base with a fractional exponent raises ValueError, as Python's ``math.pow`` does
+    (a GPU gives nan there), so that the bug shows up on the cpu device."""
     try:
         return math.pow(x, y)
     except OverflowError:
@@ -314,7 +315,8 @@ def _pow(x, y):
     except ValueError:
         if x == 0:                      # 0 ** negative
             return -_INF if math.copysign(1.0, x) < 0 and _odd_int(y) else _INF
-        return _NAN
+        raise ValueError(f"math.pow({x!r}, {y!r}): math domain error (Python raises it; "
+                         "a GPU gives nan)") from None
 
 
 def _isnan(x):

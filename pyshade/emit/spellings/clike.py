@@ -46,7 +46,10 @@ SPELLINGS: dict[str, Any] = {
     **{f"math.{name}": f"{name}({{0}})" for name in _MATH},
     "math.fabs": "abs({0})",
     "math.atan2": "atan2({0}, {1})",
-    "math.pow": "pow({0}, {1})",
+    # GLSL, WGSL and HLSL leave pow(x, y) undefined for x < 0 (and x == 0, y <= 0): the
+    # prelude gives C's values (pow(-2.0, 3.0) is -8.0); CUDA and MSL have C's pow.
+    "math.pow": PRELUDE,
+    "prelude.pow": "pow({0}, {1})",
     **{f"math.{name}": PRELUDE for name in _PRELUDE_MATH},
     # The prelude's ps_isnan/ps_isinf replace them on GPU targets (frontend/prelude_calls).
     "math.isnan": None,

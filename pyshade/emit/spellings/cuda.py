@@ -34,6 +34,7 @@ SPELLINGS: dict[str, Any] = {
     **{f"math.{name}": f"{name}({{0}})" for name in (*HYPERBOLIC, "expm1", "log10", "log1p",
                                                       "erf", "erfc")},
     **{f"math.{name}": f"{name}({{0}}, {{1}})" for name in ("hypot", "copysign", "fmod")},
+    "math.pow": "pow({0}, {1})",
     "math.degrees": PRELUDE,
     "math.radians": PRELUDE,
     "all": Method("bool_reduce", "&&"),

@@ -23,6 +23,7 @@ SPELLINGS: dict[str, Any] = {
     # C's, exact.
     **{f"math.{name}": f"{name}({{0}})" for name in (*HYPERBOLIC, "log10")},
     "math.copysign": "copysign({0}, {1})",
+    "math.pow": "pow({0}, {1})",
     "math.degrees": PRELUDE,
     "math.radians": PRELUDE,
     "round": "rint({0})",

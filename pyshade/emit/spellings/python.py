@@ -61,6 +61,7 @@ SPELLINGS: dict[str, Any] = {
     "prelude.smin": None,
     "prelude.smax": None,
     "prelude.tdiv": "{pred}(_tdiv)",
+    "prelude.pow": None,                # only prelude_math calls it: GPU targets
     "prelude.bits": "{pred}(_f32_bits)",
     "prelude.from_bits": "{pred}(_f32_of_bits)",
     "prelude.convert": "{convert}",

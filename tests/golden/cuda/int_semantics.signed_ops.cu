@@ -26,7 +26,7 @@ __device__ __forceinline__ int ps_floordiv_signed_i32(int a_, int b_) {  // prel
     int q = ps_trunc_div_i32(a_, b_);  // prelude.py:69
     int r = int(uint(a_) - (uint(q) * uint(b_)));  // prelude.py:70
     int zero = 0;  // prelude.py:71
-    return ((r != zero) & ((r < zero) != (b_ < zero)) ? int(uint(q) - 1u) : q);  // prelude.py:72
+    return (((r != zero) & ((r < zero) != (b_ < zero))) & (b_ != zero) ? int(uint(q) - 1u) : q);  // prelude.py:72
 }
 
 __device__ __forceinline__ int ps_mod_signed_i32(int a_, int b_) {  // prelude.py:75

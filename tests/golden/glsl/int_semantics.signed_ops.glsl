@@ -22,7 +22,7 @@ int ps_floordiv_signed_i32(int a_, int b_) {  // prelude.py:67
     int q = ps_trunc_div_i32(a_, b_);  // prelude.py:69
     int r = a_ - (q * b_);  // prelude.py:70
     int zero = 0;  // prelude.py:71
-    return ((r != zero) && ((r < zero) != (b_ < zero)) ? q - 1 : q);  // prelude.py:72
+    return (((r != zero) && ((r < zero) != (b_ < zero))) && (b_ != zero) ? q - 1 : q);  // prelude.py:72
 }
 
 int ps_mod_signed_i32(int a_, int b_) {  // prelude.py:75

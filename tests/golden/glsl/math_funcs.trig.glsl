@@ -25,6 +25,36 @@ float ps_mod_float_f32(float a, float b) {  // prelude.py:105
     return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:107
 }
 
+#line 239 "prelude.py"
+bool ps_inf_bits_i32(int i) {  // prelude.py:239
+#line 241 "prelude.py"
+    return (i & 2147483647) == 2139095040;  // prelude.py:241
+}
+
+#line 261 "prelude.py"
+bool ps_isinf_f32(float x_) {  // prelude.py:261
+#line 263 "prelude.py"
+    return ps_inf_bits_i32(floatBitsToInt(x_));  // prelude.py:263
+}
+
+#line 409 "prelude_math.py"
+float ps_math_pow(float x_, float y) {  // prelude_math.py:409
+#line 415 "prelude_math.py"
+    float ax = abs(x_);  // prelude_math.py:415
+    float r = pow(ax, y);  // prelude_math.py:416
+    bool integral = floor(y) == y;  // prelude_math.py:417
+    float half_ = y * 0.5;  // prelude_math.py:418
+    bool odd = integral && (floor(half_) != half_);  // prelude_math.py:419
+    bool zero = (ax == 0.0) && (y == y);  // prelude_math.py:420
+#line 422 "prelude_math.py"
+    r = (zero ? (y < 0.0 ? uintBitsToFloat(0x7f800000u) : 0.0) : r);  // prelude_math.py:422
+    r = (odd && ((x_ < 0.0) || (zero && (floatBitsToInt(x_) < 0))) ? -r : r);  // prelude_math.py:423
+    bool finite_neg = (x_ < 0.0) && (x_ > uintBitsToFloat(0xff800000u));  // prelude_math.py:424
+    r = ((finite_neg && (floor(y) != y)) && (abs(y) < uintBitsToFloat(0x7f800000u)) ? uintBitsToFloat(0x7fc00000u) : r);  // prelude_math.py:425
+    r = ((ax == 1.0) && ps_isinf_f32(y) ? 1.0 : r);  // prelude_math.py:426
+    return ((y == 0.0) || (x_ == 1.0) ? 1.0 : r);  // prelude_math.py:427
+}
+
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 #line 10 "math_funcs.py"
 void main() {  // math_funcs.py:10
@@ -40,6 +70,6 @@ void main() {  // math_funcs.py:10
     float b = (asin(ps_mod_float_f32(abs(t), 1.0)) + acos(0.5)) + atan(t);  // math_funcs.py:16
     float c = (atan(t, 2.0) * 180.0) / 3.1415927;  // math_funcs.py:17
     float d = ((sqrt(abs(t)) + exp(-t)) + log(1.0 + (t * t))) + log2(8.0 + t);  // math_funcs.py:18
-    float e = pow(abs(t), 1.5) + 2.7182817;  // math_funcs.py:19
+    float e = ps_math_pow(abs(t), 1.5) + 2.7182817;  // math_funcs.py:19
     out_[i] = (((a + b) + c) + d) + e;  // math_funcs.py:20
 }

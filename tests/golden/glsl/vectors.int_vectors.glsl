@@ -31,7 +31,7 @@ ivec2 ps_floordiv_signed_ivec2(ivec2 a, ivec2 b) {  // prelude.py:67
     ivec2 q = ps_trunc_div_ivec2(a, b);  // prelude.py:69
     ivec2 r = a - (q * b);  // prelude.py:70
     ivec2 zero = ivec2(0);  // prelude.py:71
-    return mix(q, q - ivec2(1), bvec2(uvec2(notEqual(r, zero)) & uvec2(notEqual(lessThan(r, zero), lessThan(b, zero)))));  // prelude.py:72
+    return mix(q, q - ivec2(1), bvec2(uvec2(bvec2(uvec2(notEqual(r, zero)) & uvec2(notEqual(lessThan(r, zero), lessThan(b, zero))))) & uvec2(notEqual(b, zero))));  // prelude.py:72
 }
 
 #line 234 "prelude.py"

@@ -21,7 +21,7 @@ int ps_floordiv_signed_i32(int a, int b) {  // prelude.py:67
     int q = ps_trunc_div_i32(a, b);  // prelude.py:69
     int r = a - (q * b);  // prelude.py:70
     int zero = 0;  // prelude.py:71
-    return ((r != zero) & ((r < zero) != (b < zero)) ? q - 1 : q);  // prelude.py:72
+    return (((r != zero) & ((r < zero) != (b < zero))) & (b != zero) ? q - 1 : q);  // prelude.py:72
 }
 
 int ps_mod_signed_i32(int a, int b) {  // prelude.py:75

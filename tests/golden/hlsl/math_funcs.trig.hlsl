@@ -24,6 +24,36 @@ float ps_mod_float_f32(float a, float b) {  // prelude.py:105
     return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:107
 }
 
+#line 239 "prelude.py"
+bool ps_inf_bits_i32(int i) {  // prelude.py:239
+#line 241 "prelude.py"
+    return (i & 2147483647) == 2139095040;  // prelude.py:241
+}
+
+#line 261 "prelude.py"
+bool ps_isinf_f32(float x_) {  // prelude.py:261
+#line 263 "prelude.py"
+    return ps_inf_bits_i32(asint(x_));  // prelude.py:263
+}
+
+#line 409 "prelude_math.py"
+float ps_math_pow(float x_, float y) {  // prelude_math.py:409
+#line 415 "prelude_math.py"
+    float ax = abs(x_);  // prelude_math.py:415
+    float r = pow(ax, y);  // prelude_math.py:416
+    bool integral = floor(y) == y;  // prelude_math.py:417
+    float half_ = y * 0.5f;  // prelude_math.py:418
+    bool odd = integral & (!(floor(half_) == half_));  // prelude_math.py:419
+    bool zero = (ax == 0.0f) & (y == y);  // prelude_math.py:420
+#line 422 "prelude_math.py"
+    r = (zero ? (y < 0.0f ? asfloat(0x7f800000u) : 0.0f) : r);  // prelude_math.py:422
+    r = (odd & ((x_ < 0.0f) | (zero & (asint(x_) < 0))) ? -r : r);  // prelude_math.py:423
+    bool finite_neg = (x_ < 0.0f) & (x_ > asfloat(0xff800000u));  // prelude_math.py:424
+    r = ((finite_neg & (!(floor(y) == y))) & (abs(y) < asfloat(0x7f800000u)) ? asfloat(0x7fc00000u) : r);  // prelude_math.py:425
+    r = ((ax == 1.0f) & ps_isinf_f32(y) ? 1.0f : r);  // prelude_math.py:426
+    return ((y == 0.0f) | (x_ == 1.0f) ? 1.0f : r);  // prelude_math.py:427
+}
+
 [numthreads(64, 1, 1)]
 #line 10 "math_funcs.py"
 void trig(uint3 ps_global_id : SV_DispatchThreadID) {  // math_funcs.py:10
@@ -37,6 +67,6 @@ void trig(uint3 ps_global_id : SV_DispatchThreadID) {  // math_funcs.py:10
     float b = (asin(ps_mod_float_f32(abs(t), 1.0f)) + acos(0.5f)) + atan(t);  // math_funcs.py:16
     float c = (atan2(t, 2.0f) * 180.0f) / 3.1415927f;  // math_funcs.py:17
     float d = ((sqrt(abs(t)) + exp(-t)) + log(1.0f + (t * t))) + log2(8.0f + t);  // math_funcs.py:18
-    float e = pow(abs(t), 1.5f) + 2.7182817f;  // math_funcs.py:19
+    float e = ps_math_pow(abs(t), 1.5f) + 2.7182817f;  // math_funcs.py:19
     out_[i] = (((a + b) + c) + d) + e;  // math_funcs.py:20
 }

@@ -38,7 +38,7 @@ int2 ps_floordiv_signed_ivec2(int2 a, int2 b) {  // prelude.py:67
     int2 q = ps_trunc_div_ivec2(a, b);  // prelude.py:69
     int2 r = a - (q * b);  // prelude.py:70
     int2 zero = (int2)(0);  // prelude.py:71
-    return ps_select_int2(q, q - (int2)(1), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:72
+    return ps_select_int2(q, q - (int2)(1), ((r != zero) & ((r < zero) != (b < zero))) & (b != zero));  // prelude.py:72
 }
 
 #line 234 "prelude.py"

@@ -25,7 +25,7 @@ int ps_floordiv_signed_i32(int a, int b) {  // prelude.py:67
     int q = ps_trunc_div_i32(a, b);  // prelude.py:69
     int r = int(uint(a) - (uint(q) * uint(b)));  // prelude.py:70
     int zero = 0;  // prelude.py:71
-    return select(q, int(uint(q) - 1u), bool((r != zero) & ((r < zero) != (b < zero))));  // prelude.py:72
+    return select(q, int(uint(q) - 1u), bool((bool((r != zero) & ((r < zero) != (b < zero)))) & (b != zero)));  // prelude.py:72
 }
 
 int ps_mod_signed_i32(int a, int b) {  // prelude.py:75

@@ -25,7 +25,7 @@ int ps_floordiv_signed_i32(int a_, int b_) {  // prelude.py:67
     int q = ps_trunc_div_i32(a_, b_);  // prelude.py:69
     int r = int(uint(a_) - (uint(q) * uint(b_)));  // prelude.py:70
     int zero = 0;  // prelude.py:71
-    return select(q, int(uint(q) - 1u), bool((r != zero) & ((r < zero) != (b_ < zero))));  // prelude.py:72
+    return select(q, int(uint(q) - 1u), bool((bool((r != zero) & ((r < zero) != (b_ < zero)))) & (b_ != zero)));  // prelude.py:72
 }
 
 int ps_mod_signed_i32(int a_, int b_) {  // prelude.py:75

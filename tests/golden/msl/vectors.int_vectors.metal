@@ -36,7 +36,7 @@ int2 ps_floordiv_signed_ivec2(int2 a, int2 b) {  // prelude.py:67
     int2 q = ps_trunc_div_ivec2(a, b);  // prelude.py:69
     int2 r = int2(uint2(a) - uint2((int2(uint2(q) * uint2(b)))));  // prelude.py:70
     int2 zero = int2(0);  // prelude.py:71
-    return select(q, int2(uint2(q) - uint2(int2(1))), bool2(uint2((r != zero)) & uint2(((r < zero) != (b < zero)))));  // prelude.py:72
+    return select(q, int2(uint2(q) - uint2(int2(1))), bool2(uint2((bool2(uint2((r != zero)) & uint2(((r < zero) != (b < zero)))))) & uint2((b != zero))));  // prelude.py:72
 }
 
 #line 234 "prelude.py"

@@ -18,7 +18,7 @@ fn ps_floordiv_signed_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:67
     let q: i32 = ps_trunc_div_i32(a_, b_);  // prelude.py:69
     let r: i32 = a_ - (q * b_);  // prelude.py:70
     let zero: i32 = 0i;  // prelude.py:71
-    return select(q, q - 1i, (r != zero) & ((r < zero) != (b_ < zero)));  // prelude.py:72
+    return select(q, q - 1i, ((r != zero) & ((r < zero) != (b_ < zero))) & (b_ != zero));  // prelude.py:72
 }
 
 fn ps_mod_signed_i32(a_: i32, b_: i32) -> i32 {  // prelude.py:75

@@ -6,6 +6,11 @@ struct ps_Params {
 }
 @group(0) @binding(2) var<uniform> ps_params: ps_Params;
 
+// f32 from its bits at run time (Tint rejects a constant inf or nan)
+fn ps_f32_from_bits(b: u32) -> f32 {
+    return bitcast<f32>(b);
+}
+
 fn ps_floordiv_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:92
     let zero: f32 = 0.0f;  // prelude.py:95
     let one: f32 = 1.0f;  // prelude.py:96
@@ -21,6 +26,29 @@ fn ps_mod_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:105
     return a - (b * ps_floordiv_float_f32(a, b));  // prelude.py:107
 }
 
+fn ps_inf_bits_i32(i: i32) -> bool {  // prelude.py:239
+    return (i & 2147483647i) == 2139095040i;  // prelude.py:241
+}
+
+fn ps_isinf_f32(x_: f32) -> bool {  // prelude.py:261
+    return ps_inf_bits_i32(bitcast<i32>(x_));  // prelude.py:263
+}
+
+fn ps_math_pow(x_: f32, y: f32) -> f32 {  // prelude_math.py:409
+    let ax: f32 = abs(x_);  // prelude_math.py:415
+    var r: f32 = pow(ax, y);  // prelude_math.py:416
+    let integral: bool = floor(y) == y;  // prelude_math.py:417
+    let half_: f32 = y * 0.5f;  // prelude_math.py:418
+    let odd: bool = integral & (!(floor(half_) == half_));  // prelude_math.py:419
+    let zero: bool = (ax == 0.0f) & (y == y);  // prelude_math.py:420
+    r = select(r, select(0.0f, ps_f32_from_bits(0x7f800000u), y < 0.0f), zero);  // prelude_math.py:422
+    r = select(r, -r, odd & ((x_ < 0.0f) | (zero & (bitcast<i32>(x_) < 0i))));  // prelude_math.py:423
+    let finite_neg: bool = (x_ < 0.0f) & (x_ > ps_f32_from_bits(0xff800000u));  // prelude_math.py:424
+    r = select(r, ps_f32_from_bits(0x7fc00000u), (finite_neg & (!(floor(y) == y))) & (abs(y) < ps_f32_from_bits(0x7f800000u)));  // prelude_math.py:425
+    r = select(r, 1.0f, (ax == 1.0f) & ps_isinf_f32(y));  // prelude_math.py:426
+    return select(r, 1.0f, (y == 0.0f) | (x_ == 1.0f));  // prelude_math.py:427
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn trig(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs.py:10
     let i: u32 = ps_global_id.x;  // math_funcs.py:11
@@ -32,6 +60,6 @@ fn trig(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_funcs
     let b: f32 = (asin(ps_mod_float_f32(abs(t), 1.0f)) + acos(0.5f)) + atan(t);  // math_funcs.py:16
     let c: f32 = (atan2(t, 2.0f) * 180.0f) / 3.1415927f;  // math_funcs.py:17
     let d: f32 = ((sqrt(abs(t)) + exp(-t)) + log(1.0f + (t * t))) + log2(8.0f + t);  // math_funcs.py:18
-    let e: f32 = pow(abs(t), 1.5f) + 2.7182817f;  // math_funcs.py:19
+    let e: f32 = ps_math_pow(abs(t), 1.5f) + 2.7182817f;  // math_funcs.py:19
     out_[i] = (((a + b) + c) + d) + e;  // math_funcs.py:20
 }

@@ -24,7 +24,7 @@ fn ps_floordiv_signed_ivec2(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {  // prelu
     let q: vec2<i32> = ps_trunc_div_ivec2(a, b);  // prelude.py:69
     let r: vec2<i32> = a - (q * b);  // prelude.py:70
     let zero: vec2<i32> = vec2<i32>(0i);  // prelude.py:71
-    return select(q, q - vec2<i32>(1i), (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:72
+    return select(q, q - vec2<i32>(1i), ((r != zero) & ((r < zero) != (b < zero))) & (b != zero));  // prelude.py:72
 }
 
 fn ps_nan_bits_ivec2(i: vec2<i32>) -> vec2<bool> {  // prelude.py:234

@@ -1,0 +1,42 @@
+"""Small text and type helpers of the brace emitters (``clike`` re-exports them)."""
+
+from __future__ import annotations
+
+import struct
+
+from .. import types as T
+
+
+def _is_float(*ts: T.Type) -> bool:
+    """Whether any of the types is a float scalar or vector."""
+    return any(getattr(t.elem if isinstance(t, T.VectorType) else t, "is_float", False)
+               for t in ts)
+
+
+def array_parts(t: T.Type) -> tuple[T.Type, str]:
+    """The element type under every array level of ``t`` and the sizes as C writes them
+    (outermost first): ``(f32, "[4][2]")``; ``(t, "")`` for a type that is no array."""
+    dims = ""
+    while isinstance(t, T.ArrayType):
+        dims += f"[{t.n}]"
+        t = t.elem
+    return t, dims
+
+
+def elem_type(t: T.Type) -> T.Type:
+    """The scalar type of a scalar, vector or matrix type."""
+    return t.elem if isinstance(t, (T.VectorType, T.MatrixType)) else t
+
+
+def shortest_f32(v: float) -> str:
+    """Shortest decimal that reads back as the same binary32 value."""
+    f = struct.unpack("<f", struct.pack("<f", v))[0]
+    for digits in range(1, 18):
+        s = f"{f:.{digits}g}"
+        if struct.unpack("<f", struct.pack("<f", float(s)))[0] == f:
+            if "e" in s and "inf" not in s and "nan" not in s:
+                s = repr(float(s))      # same digits, positional where Python's is (180.0)
+            if "e" not in s and "." not in s and "inf" not in s and "nan" not in s:
+                s += ".0"
+            return s
+    return repr(f)

@@ -1,0 +1,84 @@
+"""The conformance table (``tools/conformance.py``): every operator, builtin and conversion
+on i32, u32 and f32 scalars, on each type's edge values, on every device, against a
+Python reference. A result that differs from the reference and is not a documented target
+limitation (``conformance.LIMITS``) fails; ``docs/conformance.md`` lists every case."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import CUDA_PARAMS, GPU_PARAMS, HLSL_PARAMS, VULKAN_PARAMS, get_device, gpu_device
+
+import pyshade as ps
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("conformance", ROOT / "tools" / "conformance.py")
+conformance = importlib.util.module_from_spec(_spec)
+sys.modules["conformance"] = conformance
+_spec.loader.exec_module(conformance)
+cc = conformance.cc
+
+
+# The real devices: the C stand-ins (cuda-host, msl-host) would compile 107 programs with
+# g++ and test the host's libm, not a GPU's; the cuda device runs where there is a GPU.
+PARAMS = [*GPU_PARAMS, *VULKAN_PARAMS, *HLSL_PARAMS, *CUDA_PARAMS]
+
+
+@pytest.fixture(params=["cpu", *PARAMS], ids=["cpu", *(p.id for p in PARAMS)])
+def device(request: pytest.FixtureRequest) -> ps.Device:
+    """The cpu device and every GPU device here."""
+    return get_device("cpu") if request.param == "cpu" else gpu_device(request.param)
+
+
+def test_every_case_on_the_device(device: ps.Device, request: pytest.FixtureRequest) -> None:
+    dev = device
+    name = "cpu" if dev.target == "python" else request.node.callspec.id
+    table = conformance.run({name: dev})
+    bad = [f"{key}: " + "; ".join(row[name].failures[:3]) for key, row in table.items()
+           if row[name].failures]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_judge_can_fail() -> None:
+    """A wrong sum, a wrong sign of zero, a missing raise on the cpu device and a sine far
+    outside its bound inside [-pi, pi] are failures; NaN against NaN and a raise where
+    Python raises are not."""
+    by = {c.key: c for c in cc.cases()}
+    add, sin = by["x + y [f32]"], by["math.sin(x) [f32]"]
+    div = by["x // y [i32]"]
+    assert conformance.judge(add, "vulkan", 1.0, 2.0, 4.0)[0] == "fail"
+    assert conformance.judge(add, "vulkan", 0.0, -0.0, -0.0)[0] == "fail"
+    assert conformance.judge(add, "vulkan", math.nan, 1.0, -math.nan)[0] == "exact"
+    assert conformance.judge(div, "cpu", 7, 0, 7)[0] == "fail"
+    assert conformance.judge(div, "cpu", 7, 0, conformance.RAISED)[0] == "raises"
+    assert conformance.judge(div, "vulkan", -7, 0, -7)[0] == "exact"
+    assert conformance.judge(sin, "vulkan", 0.5, 0.0, 0.48)[0] == "fail"
+    assert conformance.judge(sin, "vulkan", 3.0e38, 0.0, 0.3)[0] == "T"
+
+
+def test_the_page_lists_every_case() -> None:
+    page = (ROOT / "docs" / "conformance.md").read_text()
+    missing = [c.key for c in cc.cases() if f"| `{c.key}` |" not in page]
+    assert not missing, f"docs/conformance.md lacks {missing}: run python tools/conformance.py " \
+        "--write"
+    assert "FAIL" not in page
+    assert all(f"`{lim.letter}`" in page for lim in conformance.LIMITS)
+
+
+@pytest.mark.parametrize("ty", ["i32", "u32", "f32"])
+def test_the_edges_of_each_type(ty: str) -> None:
+    """The issue's edge values: 0, 1, -1, min, max, and for f32 NaN, +-inf, a subnormal
+    and -0.0; shift counts 0 and 31."""
+    e = cc.EDGES[ty]
+    want = {"i32": [0, 1, -1, -2**31, 2**31 - 1], "u32": [0, 1, 2**32 - 1]}.get(ty)
+    if want:
+        assert all(v in e for v in want)
+    else:
+        assert any(math.isnan(v) for v in e) and math.inf in e and -math.inf in e
+        assert any(math.copysign(1, v) < 0 and v == 0 for v in e)
+        assert any(0 < abs(v) < cc.F32_TINY for v in e)
+    assert {0, 31} <= set(cc.SHIFT_COUNTS)

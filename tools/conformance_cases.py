@@ -1,0 +1,307 @@
+"""The cases of the conformance table (``tools/conformance.py``): every operator, builtin
+and conversion of the kernel language on scalars, with its Python reference.
+
+A case is a kernel expression of ``x`` (and ``y``) of one scalar type, the result type,
+and a reference computed here in plain Python (floats as binary64, then rounded once to
+binary32, which for ``+ - * /`` and ``sqrt`` is the correctly rounded binary32 result)
+with the rules docs/language.md states: integers wrap, ``//`` and ``%`` floor, float
+division by zero is IEEE's, ``min(a, b)`` is ``b if b < a else a``. Where Python raises
+(``math.log10(-1.0)``, ``7 // 0``) the reference says so: the cpu device must raise, and
+a GPU must give the value the docs promise (``x // 0`` is ``x``; the math functions give
+IEEE's special value).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+I32_MIN, I32_MAX, U32_MAX = -2**31, 2**31 - 1, 2**32 - 1
+F32_MAX = float(np.finfo(np.float32).max)
+F32_TINY = float(np.finfo(np.float32).tiny)         # smallest normal
+F32_SUB = float(np.float32(1.4e-45))                # smallest subnormal
+F32_SUB_BIG = float(np.float32(1.1e-38))            # a large subnormal
+
+# The edge values of each type (issue: 0, 1, -1, min, max, NaN, +-inf, subnormal, -0.0)
+# and a few ordinary ones, so that general values are covered too.
+EDGES: dict[str, list] = {
+    "i32": [0, 1, -1, 2, -7, 100, I32_MIN, I32_MIN + 1, I32_MAX],
+    "u32": [0, 1, 2, 7, 100, 2**31 - 1, 2**31, U32_MAX],
+    "f32": [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e10, F32_MAX, -F32_MAX, F32_TINY,
+            F32_SUB, -F32_SUB_BIG, math.inf, -math.inf, math.nan],
+}
+SHIFT_COUNTS = [0, 1, 31]
+
+
+class Raises(Exception):
+    """The reference raises (as Python does): the cpu device must raise; a GPU gives
+    ``gpu`` (None: a value docs/language.md leaves undefined)."""
+
+    def __init__(self, gpu: float | int | None) -> None:
+        super().__init__(gpu)
+        self.gpu = gpu
+
+
+def wrap(v: int, ty: str) -> int:
+    """``v`` wrapped to the integer type ``ty``."""
+    if ty == "u32":
+        return v & U32_MAX
+    return ((v + 2**31) & U32_MAX) - 2**31
+
+
+def f32(v: float) -> float:
+    """``v`` rounded once to binary32 (IEEE's overflow to infinity, no exception)."""
+    with np.errstate(all="ignore"):
+        return float(np.float32(v))
+
+
+def ieee(op: Callable[[np.float64, np.float64], np.float64], a: float, b: float) -> float:
+    """``a op b`` in binary64 with IEEE's special values (numpy does not raise)."""
+    with np.errstate(all="ignore"):
+        return float(op(np.float64(a), np.float64(b)))
+
+
+def math_ref(fn: Callable[..., float], *args: float, gpu: float | None = None) -> float:
+    """Python's ``math`` function in binary64; where it raises ValueError the reference
+    is a ``Raises`` with the GPU's IEEE value ``gpu``; OverflowError means infinity."""
+    try:
+        return fn(*args)
+    except ValueError:
+        raise Raises(gpu) from None
+    except OverflowError:
+        # sinh(1000.0), exp(1000.0), pow(10.0, 400.0): the float type overflows anyway
+        return gpu if gpu is not None else math.inf
+
+
+def pymin(a, b):
+    """Python's ``min`` of two values."""
+    return b if b < a else a
+
+
+def pymax(a, b):
+    """Python's ``max`` of two values."""
+    return b if b > a else a
+
+
+def floordiv_int(a: int, b: int, ty: str) -> int:
+    """Python's ``a // b`` wrapped; by zero the cpu device raises and GPUs give ``a``."""
+    if b == 0:
+        raise Raises(a)
+    return wrap(a // b, ty)
+
+
+def mod_int(a: int, b: int, ty: str) -> int:
+    """Python's ``a % b``; by zero the cpu device raises and GPUs give ``a``."""
+    if b == 0:
+        raise Raises(a)
+    return wrap(a % b, ty)
+
+
+def f_floordiv(a: float, b: float) -> float:
+    """Float ``a // b`` as docs/design.md defines it: ``floor(a / b)`` in binary32, then
+    one step towards the quotient whose remainder ``a - q * b`` has ``b``'s sign and is
+    smaller than ``b`` (Python's binary64 ``fmod`` route differs in rare cases)."""
+    q = f32(math.floor(x) if math.isfinite(x := f32(ieee(np.divide, a, b))) and x != 0
+            else x)
+    rem = f32(a - f32(q * b)) if math.isfinite(q) or math.isnan(q) else math.nan
+    if b > 0 and rem < 0 or b < 0 and rem > 0:
+        q = f32(q - 1.0)
+    elif b > 0 and rem >= b or b < 0 and rem <= b:
+        q = f32(q + 1.0)
+    return q
+
+
+def f_mod(a: float, b: float) -> float:
+    """Float ``a % b`` as docs/design.md defines it: ``a - b * (a // b)``, each step
+    rounded to binary32 (so ``x % inf`` is NaN, where Python gives ``x``)."""
+    return f32(a - f32(ieee(np.multiply, b, f_floordiv(a, b))))
+
+
+def f_pow(a: float, b: float) -> float:
+    """``math.pow``: IEEE's values, but a negative base with a fractional exponent
+    raises on the cpu device (as Python does) and is NaN on a GPU."""
+    if a < 0 and math.isfinite(a) and math.isfinite(b) and b != math.floor(b):
+        raise Raises(math.nan)
+    odd = math.isfinite(b) and b == math.floor(b) and b % 2 == 1
+    try:
+        return math.pow(a, b)
+    except ValueError:                  # 0 ** negative: C's infinity
+        return math.copysign(math.inf, a) if odd else math.inf
+    except OverflowError:
+        return -math.inf if a < 0 and odd else math.inf
+
+
+def to_int(x: float, ty: str) -> int:
+    """``i32(x)``/``u32(x)`` of a float: truncate toward zero, saturate, NaN gives 0."""
+    if math.isnan(x):
+        return 0
+    lo, hi = (I32_MIN, I32_MAX) if ty == "i32" else (0, U32_MAX)
+    if math.isinf(x):
+        return hi if x > 0 else lo
+    return max(lo, min(hi, math.trunc(x)))
+
+
+def bits_f32(x: float) -> int:
+    """The binary32 bit pattern of ``x`` as a u32."""
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def clz(x: int) -> int:
+    """Leading zeros of the 32-bit pattern of ``x``."""
+    return 32 - (x & U32_MAX).bit_length()
+
+
+def rev(x: int, ty: str) -> int:
+    """The 32 bits of ``x`` in reverse order."""
+    return wrap(int(f"{x & U32_MAX:032b}"[::-1], 2), ty)
+
+
+def pyround(x: float) -> float:
+    """Python's ``round(x)`` returned as a float (ties to even; infinities and NaN kept)."""
+    if math.isnan(x) or math.isinf(x):
+        return x
+    return math.copysign(float(round(x)), x)
+
+
+@dataclass
+class Case:
+    """One row of the table: ``expr`` over ``x``/``y`` of type ``ty`` giving ``out``."""
+
+    label: str
+    ty: str
+    out: str
+    expr: str
+    ref: Callable[..., float | int]
+    arity: int = 1
+    kind: str = "exact"            # "exact" or the name of a math function (ulp bound)
+    ys: list | None = None         # second operands, when not the type's edges
+    note: str = ""
+    key: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            self.key = f"{self.label} [{self.ty}]"
+
+
+def _int_cases(ty: str) -> list[Case]:
+    w = (lambda f: (lambda a, b: wrap(f(a, b), ty)))
+    c = [
+        Case("x + y", ty, ty, "x + y", w(lambda a, b: a + b), 2),
+        Case("x - y", ty, ty, "x - y", w(lambda a, b: a - b), 2),
+        Case("x * y", ty, ty, "x * y", w(lambda a, b: a * b), 2),
+        Case("x // y", ty, ty, "x // y", lambda a, b: floordiv_int(a, b, ty), 2),
+        Case("x % y", ty, ty, "x % y", lambda a, b: mod_int(a, b, ty), 2),
+        Case("x & y", ty, ty, "x & y", w(lambda a, b: a & b), 2),
+        Case("x | y", ty, ty, "x | y", w(lambda a, b: a | b), 2),
+        Case("x ^ y", ty, ty, "x ^ y", w(lambda a, b: a ^ b), 2),
+        Case("x << y", ty, ty, "x << y", w(lambda a, b: a << b), 2, ys=SHIFT_COUNTS),
+        Case("x >> y", ty, ty, "x >> y", w(lambda a, b: a >> b), 2, ys=SHIFT_COUNTS),
+        Case("~x", ty, ty, "~x", lambda a: wrap(~a, ty)),
+        Case("min(x, y)", ty, ty, "min(x, y)", pymin, 2),
+        Case("max(x, y)", ty, ty, "max(x, y)", pymax, 2),
+        Case("x < y", ty, "bool", "x < y", lambda a, b: a < b, 2),
+        Case("x <= y", ty, "bool", "x <= y", lambda a, b: a <= b, 2),
+        Case("x == y", ty, "bool", "x == y", lambda a, b: a == b, 2),
+        Case("x != y", ty, "bool", "x != y", lambda a, b: a != b, 2),
+        Case("x ** 3", ty, ty, "x ** 3", lambda a: wrap(a ** 3, ty)),
+        Case("ps.popcount(x)", ty, ty, "ps.popcount(x)", lambda a: (a & U32_MAX).bit_count()),
+        Case("ps.count_leading_zeros(x)", ty, ty, "ps.count_leading_zeros(x)", clz),
+        Case("ps.reverse_bits(x)", ty, ty, "ps.reverse_bits(x)", lambda a: rev(a, ty)),
+        Case("f32(x)", ty, "f32", "f32(x)", lambda a: f32(a)),
+        Case("bool(x)", ty, "bool", "bool(x)", lambda a: a != 0),
+    ]
+    if ty == "i32":
+        c += [Case("-x", ty, ty, "-x", lambda a: wrap(-a, ty)),
+              Case("abs(x)", ty, ty, "abs(x)", lambda a: wrap(abs(a), ty)),
+              Case("u32(x)", ty, "u32", "u32(x)", lambda a: wrap(a, "u32"))]
+    else:
+        c += [Case("i32(x)", ty, "i32", "i32(x)", lambda a: wrap(a, "i32"))]
+    return c
+
+
+def _float_cases() -> list[Case]:
+    ty = "f32"
+    r = (lambda f: (lambda a, b: f32(ieee(f, a, b))))
+
+    def m1(name: str, gpu: Callable[[float], float] | None = None) -> Case:
+        fn = getattr(math, name)
+        gpu = gpu or (lambda a: ieee(lambda p, q: getattr(np, NP.get(name, name))(p), a, 0))
+        if name in IEEE_ONLY:     # IEEE's special values on the cpu device too
+            return Case(f"math.{name}(x)", ty, ty, f"math.{name}(x)", gpu, kind=name)
+        return Case(f"math.{name}(x)", ty, ty, f"math.{name}(x)",
+                    lambda a: math_ref(fn, a, gpu=gpu(a)), kind=name)
+
+    def m2(name: str, gpu: Callable[[float, float], float]) -> Case:
+        fn = getattr(math, name)
+        return Case(f"math.{name}(x, y)", ty, ty, f"math.{name}(x, y)",
+                    lambda a, b: math_ref(fn, a, b, gpu=gpu(a, b)), 2, kind=name)
+
+    c = [
+        Case("x + y", ty, ty, "x + y", r(np.add), 2),
+        Case("x - y", ty, ty, "x - y", r(np.subtract), 2),
+        Case("x * y", ty, ty, "x * y", r(np.multiply), 2),
+        Case("x / y", ty, ty, "x / y", r(np.divide), 2, kind="divide"),
+        Case("x // y", ty, ty, "x // y", f_floordiv, 2),
+        Case("x % y", ty, ty, "x % y", f_mod, 2),
+        Case("-x", ty, ty, "-x", lambda a: -a),
+        Case("abs(x)", ty, ty, "abs(x)", abs),
+        Case("min(x, y)", ty, ty, "min(x, y)", pymin, 2),
+        Case("max(x, y)", ty, ty, "max(x, y)", pymax, 2),
+        Case("x < y", ty, "bool", "x < y", lambda a, b: a < b, 2),
+        Case("x <= y", ty, "bool", "x <= y", lambda a, b: a <= b, 2),
+        Case("x == y", ty, "bool", "x == y", lambda a, b: a == b, 2),
+        Case("x != y", ty, "bool", "x != y", lambda a, b: a != b, 2),
+        Case("x ** 2", ty, ty, "x ** 2", lambda a: f32(a * a)),
+        Case("round(x)", ty, ty, "round(x)", pyround),
+        Case("math.floor(x)", ty, ty, "math.floor(x)",
+             lambda a: a if not math.isfinite(a) else math.copysign(math.floor(a), a)),
+        Case("math.ceil(x)", ty, ty, "math.ceil(x)",
+             lambda a: a if not math.isfinite(a) else math.copysign(math.ceil(a), a)),
+        Case("math.trunc(x)", ty, ty, "math.trunc(x)",
+             lambda a: a if not math.isfinite(a) else math.copysign(math.trunc(a), a)),
+        Case("math.fabs(x)", ty, ty, "math.fabs(x)", abs),
+        Case("math.sqrt(x)", ty, ty, "math.sqrt(x)",
+             lambda a: f32(ieee(lambda p, q: np.sqrt(p), a, 0)), kind="sqrt"),
+        Case("math.copysign(x, y)", ty, ty, "math.copysign(x, y)", math.copysign, 2),
+        Case("math.isnan(x)", ty, "bool", "math.isnan(x)", math.isnan),
+        Case("math.isinf(x)", ty, "bool", "math.isinf(x)", math.isinf),
+        Case("i32(x)", ty, "i32", "i32(x)", lambda a: to_int(a, "i32")),
+        Case("u32(x)", ty, "u32", "u32(x)", lambda a: to_int(a, "u32")),
+        Case("bool(x)", ty, "bool", "bool(x)", lambda a: a != 0),
+        Case("ps.bitcast(u32, x)", ty, "u32", "ps.bitcast(u32, x)", bits_f32,
+             note="NaN's payload may change on a GPU"),
+        Case("ps.step(y, x)", ty, ty, "ps.step(y, x)",
+             lambda a, b: 0.0 if a < b else 1.0, 2, kind="step"),
+        Case("ps.clamp(x, -1.0, 2.5)", ty, ty, "ps.clamp(x, -1.0, 2.5)",
+             lambda a: pymin(pymax(a, -1.0), 2.5)),
+    ]
+    for name in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+                 "asinh", "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2",
+                 "log10", "log1p", "degrees", "radians", "erf", "erfc"):
+        c.append(m1(name, GPU_SPECIAL.get(name)))
+    c.append(m2("atan2", lambda a, b: ieee(np.arctan2, a, b)))
+    c.append(Case("math.pow(x, y)", ty, ty, "math.pow(x, y)", f_pow, 2, kind="pow"))
+    c.append(m2("hypot", lambda a, b: ieee(np.hypot, a, b)))
+    c.append(m2("fmod", lambda a, b: ieee(np.fmod, a, b)))
+    return c
+
+
+# The functions whose special values are IEEE's on the cpu device too (docs/language.md:
+# "older" ones); the others raise where Python raises.
+IEEE_ONLY = {"sin", "cos", "tan", "asin", "acos", "atan", "exp", "log", "log2"}
+NP = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+      "acosh": "arccosh", "atanh": "arctanh", "erf": "", "erfc": ""}
+# The GPU's value where Python raises, for the functions numpy lacks or spells otherwise.
+GPU_SPECIAL: dict[str, Callable[[float], float]] = {
+    "erf": lambda a: math.erf(a), "erfc": lambda a: math.erfc(a),
+    "degrees": lambda a: math.degrees(a), "radians": lambda a: math.radians(a),
+}
+
+
+def cases() -> list[Case]:
+    """Every case of the table, integers first."""
+    return [*_int_cases("i32"), *_int_cases("u32"), *_float_cases()]
