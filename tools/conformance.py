@@ -128,6 +128,16 @@ def _undefined(case: cc.Case, dev: str, a: Any, b: Any, exp: Any, got: Any) -> b
     return nan or domain or _sub(a) or _sub(b)
 
 
+def _division_range(case: cc.Case, dev: str, a: Any, b: Any, exp: Any, got: Any) -> bool:
+    return dev != "cpu" and case.label in ("x / y", "x // y", "x % y") and \
+        isinstance(b, float) and math.isfinite(b) and b != 0 and \
+        not 2.0 ** -126 <= abs(b) <= 2.0 ** 126
+
+
+def _contracted(case: cc.Case, dev: str, a: Any, b: Any, exp: Any, got: Any) -> bool:
+    return dev.startswith("wgpu") and case.label in ("x // y", "x % y")
+
+
 def _swiftshader_atan2(case: cc.Case, dev: str, a: Any, b: Any, exp: Any, got: Any) -> bool:
     return "swiftshader" in dev.lower() and case.kind == "atan2" and a == 0 and \
         math.copysign(1, a) < 0
@@ -158,6 +168,11 @@ LIMITS = [
           "does not require NaN to propagate through builtins; SwiftShader's log(0) is "
           "-88.03 and log(-1) 0.0, and lavapipe's log reads a subnormal as 2^-127.",
           _undefined),
+    Limit("D", "Division by |y| above 2^126 (or below 2^-126): Vulkan and WGSL bound x / y "
+          "(2.5 ulp) only for 2^-126 <= |y| <= 2^126; NVIDIA's 1e10 / 3.4e38 is 0.0. "
+          "Float // and %, which divide, follow.", _division_range),
+    Limit("C", "WGSL cannot forbid contraction: float // and % compute a - q * b, which "
+          "the driver may fuse (NVIDIA: 1e10 % 3.0 is -512.0, not 0.0).", _contracted),
     Limit("S", "SwiftShader's atan2 of y = -0.0 gives the result for the other sign of x "
           "(atan2(-0.0, 1.0) is pi); a driver fault, lavapipe and the cpu give -0.0.",
           _swiftshader_atan2),
