@@ -11,6 +11,9 @@ language, ``error`` where the compiler refuses it).
 
     PYTHONPATH=. python bench/probes/precise_probe.py          # from the repository root
     python bench/probes/precise_probe.py -v CASE   # also print CASE's disassembly
+    python bench/probes/precise_probe.py --goldens # the same count for every GLSL and
+                                                   # HLSL golden, as compiled without and
+                                                   # with spirv.no_contraction
 """
 from __future__ import annotations
 
@@ -168,8 +171,28 @@ def run(compile_fn, source: str) -> tuple[str, str]:
     return marked(text), text
 
 
+def goldens() -> None:
+    """One row per golden kernel: ``m/n`` of its GLSL (glslang) and HLSL (DXC) as the
+    text alone gets them, then with ``no_contraction`` (what the vulkan routes run)."""
+    from pyshade.toolchains.spirv import no_contraction
+    root = Path(__file__).resolve().parents[2] / "tests" / "golden"
+    print(f"{'golden':44} {'glsl':>9} {'+pass':>9} {'hlsl':>9} {'+pass':>9}")
+    for g in sorted((root / "glsl").glob("*.glsl")):
+        h = root / "hlsl" / (g.stem + ".hlsl")
+        glsl_spv = compile_glsl(g.read_text())
+        text = h.read_text()
+        entry = re.search(r"^\[numthreads\([^)]*\)\]\n(?:#line .*\n)?void (\w+)\(", text,
+                          re.MULTILINE).group(1)
+        hlsl_spv = dxc.compile_hlsl(text, entry=entry, target="spirv")
+        cells = [marked(disassemble(b)) for spv in (glsl_spv, hlsl_spv)
+                 for b in (spv, no_contraction(spv))]
+        print(f"{g.stem:44} " + " ".join(f"{c:>9}" for c in cells))
+
+
 def main(argv: list[str]) -> None:
     """Print one row per case: glslang GLSL, DXC HLSL, glslang HLSL."""
+    if argv[1:] == ["--goldens"]:
+        return goldens()
     verbose = argv[2] if len(argv) > 2 and argv[1] == "-v" else None
     compilers = [("glslang", lambda s: compile_glsl(s), glsl_source),
                  ("DXC", lambda s: dxc.compile_hlsl(s, entry="k", target="spirv"),
