@@ -42,6 +42,7 @@ from .. import types as T
 from ..frontend.program import FuncInfo
 from .clike import CLikeEmitter, elem_type
 from .features import DeviceChecks
+from .precise import PreciseFloats
 from .spellings.glsl import SPELLINGS
 
 PUSH_CONSTANT_LIMIT = 128          # bytes: maxPushConstantsSize is at least this everywhere
@@ -66,13 +67,16 @@ COMPARE_FUNCS = {ast.Eq: "equal", ast.NotEq: "notEqual", ast.Lt: "lessThan",
 ZERO_CONSTRUCTOR_MAX = 8
 
 
-class GlslEmitter(DeviceChecks, CLikeEmitter):
+class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
     """Writes a Program as a GLSL 4.50 compute shader for Vulkan."""
 
     target = "glsl"
     spellings = SPELLINGS
     explicit_lengths = True
     line_directives = True
+    # Float arithmetic that flows into a precise variable, buffer or function result is
+    # NoContraction in glslang's SPIR-V (``precise.py``).
+    PRECISE = "precise "
     TABLE_CONSTRUCTED = True        # a table's initializer is float[3](...)
     # barrier(): stores to shared and storage memory made before it are visible after it.
     BARRIER = ("memoryBarrierShared()", "memoryBarrierBuffer()", "barrier()")
@@ -165,8 +169,9 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
             if k.uses_barrier and (b.written or b.atomic):
                 qual = "coherent "
             block = self.globals.name(f"_ps_{b.name}_block")
+            prec = self.store_qualifier(self.buffer_elem(b), b.atomic) if b.written else ""
             self.line(f"layout(std430, set = 0, binding = {i}) {qual}buffer {block} "
-                      f"{{ {elem} {self.global_name(b.name)}[]; }};")
+                      f"{{ {prec}{elem} {self.global_name(b.name)}[]; }};")
         pb = self.prog.param_block
         if pb.types:
             names = [n for n, _ in pb.types]
@@ -181,7 +186,8 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
             self.line(f"}} {self.globals.name('_ps_params')};")
         for name, sh in k.shared.items():
             elem = self.type_name(self.storage_elem(sh.type.elem, sh.atomic), storage=True)
-            self.line(f"shared {elem} {self.global_name(name)}[{sh.type.n}];")
+            prec = self.store_qualifier(sh.type.elem, sh.atomic)
+            self.line(f"{prec}shared {elem} {self.global_name(name)}[{sh.type.n}];")
         self.line()
 
     # -- functions ------------------------------------------------------------------------
@@ -196,20 +202,22 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
         params = [f"{self.type_name(t, f.tree)} {self.local(name)}" for name, t in f.params]
         params += [f"{IDS[w][0]} {self.id_value(w)}" for w in sorted(f.ids_used)]
         ret = self.type_name(f.ret, f.tree) if f.ret is not None else "void"
-        self.line(f"{ret} {self.global_name(f.emit_name)}({', '.join(params)}) {{", f.tree)
+        self.line(f"{self.result_qualifier(f)}{ret} {self.global_name(f.emit_name)}"
+                  f"({', '.join(params)}) {{", f.tree)
 
     # -- statements -----------------------------------------------------------------------
     def declare_default(self, name: str, node: ast.AST | None = None) -> None:
         """``T name = zero;`` (GLSL leaves locals undefined); a long array is zeroed by a loop."""
         t = self.func.locals[name]
         var = self.local(name)
+        head = f"{self.local_qualifier(var, t, node)}{self.type_name(t, node)} {var}"
         if isinstance(t, T.ArrayType) and t.n > ZERO_CONSTRUCTOR_MAX:
-            self.line(f"{self.type_name(t, node)} {var};", node)
+            self.line(f"{head};", node)
             i = self.names.fresh("i")
             self.line(f"for (uint {i} = 0u; {i} < {t.n}u; {i}++) {{ {var}[{i}] = "
                       f"{self.zero_local(t.elem, node)}; }}", node)
             return
-        self.line(f"{self.type_name(t, node)} {var} = {self.zero_local(t, node)};", node)
+        self.line(f"{head} = {self.zero_local(t, node)};", node)
 
     def call_statement(self, call: ast.expr, node: ast.AST) -> None:
         """``barrier()`` on one line (one ``#line`` for the three calls)."""
@@ -253,7 +261,8 @@ class GlslEmitter(DeviceChecks, CLikeEmitter):
 
             def make(name: str) -> str:
                 cols = ", ".join(f"m[{j}] / s" for j in range(n))
-                return f"mat{n} {name}(mat{n} m, float s) {{\n    return mat{n}({cols});\n}}"
+                return f"{self.PRECISE}mat{n} {name}(mat{n} m, float s) {{\n" \
+                       f"    return mat{n}({cols});\n}}"
             return f"{self.helper(f'div_mat{n}', make)}({self.expr(node.left)}, " \
                    f"{self.expr(node.right)})"
         return super().ex_BinOp(node)

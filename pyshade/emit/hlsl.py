@@ -55,6 +55,7 @@ from .features import DeviceChecks
 from .hlsl_helpers import HlslHelpers
 from .hlsl_tables import BITCASTS, IDS, LITERAL_SUFFIX, registers
 from .lazy import LazyLogic
+from .precise import PreciseFloats
 from .spellings.hlsl import SPELLINGS
 
 PUSH_CONSTANT_LIMIT = 128          # bytes: maxPushConstantsSize is at least this everywhere
@@ -71,7 +72,7 @@ def _has_matrix(t: Any) -> bool:
     return False
 
 
-class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
+class HlslEmitter(LazyLogic, PreciseFloats, DeviceChecks, HlslHelpers, CLikeEmitter):
     """Writes a Program as an HLSL (Shader Model 6) compute shader."""
 
     target = "hlsl"
@@ -79,6 +80,9 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
     explicit_lengths = True
     groups_in_block = True
     line_directives = True
+    # Float arithmetic that flows into a precise variable, buffer or function result is
+    # NoContraction in DXC's SPIR-V and exact in its DXIL (``precise.py``).
+    PRECISE = "precise "
     # DXC's SPIR-V evaluates both sides of && || ?: (lazy.py writes them as statements)
     eager_logic = True
     # barrier(): device and group memory, then the workgroup's execution (GLSL's three).
@@ -201,6 +205,8 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
             kind = "RWStructuredBuffer" if b.written or b.atomic else "StructuredBuffer"
             if k.uses_barrier and (b.written or b.atomic):
                 kind = "globallycoherent " + kind
+            if b.written:
+                kind = self.store_qualifier(self.buffer_elem(b), b.atomic) + kind
             self.line(f"[[vk::binding({i}, 0)]] {kind}<{elem}> {self.global_name(b.name)} : "
                       f"register({regs[i]});")
         if pb.types:
@@ -221,7 +227,8 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
         for name, sh in k.shared.items():
             t = T.ArrayType(self.storage_elem(sh.type.elem, sh.atomic), sh.type.n, shared=True) \
                 if sh.atomic else sh.type
-            self.line(f"groupshared {self.declarator(t, self.global_name(name), storage=True)};")
+            self.line(f"{self.store_qualifier(sh.type.elem, sh.atomic)}groupshared "
+                      f"{self.declarator(t, self.global_name(name), storage=True)};")
         self.line()
 
     def param_block_ref(self) -> str:
@@ -251,7 +258,8 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
         ret = self.type_name(f.ret, f.tree) if f.ret is not None else "void"
         if isinstance(f.ret, T.ArrayType):
             ret = self.array_typedef(f.ret)
-        self.line(f"{ret} {self.global_name(f.emit_name)}({', '.join(params)}) {{", f.tree)
+        self.line(f"{self.result_qualifier(f)}{ret} {self.global_name(f.emit_name)}"
+                  f"({', '.join(params)}) {{", f.tree)
 
     def declare_ids(self, f: FuncInfo) -> None:
         """The group counts, from the parameter block (the other ids are system values the
@@ -271,8 +279,9 @@ class HlslEmitter(LazyLogic, DeviceChecks, HlslHelpers, CLikeEmitter):
     def declare_default(self, name: str, node: ast.AST | None = None) -> None:
         """``T name = (T)0;`` (HLSL leaves locals undefined)."""
         t = self.func.locals[name]
-        self.line(f"{self.declarator(t, self.local(name), node)} = {self.zero_local(t, node)};",
-                  node)
+        var = self.local(name)
+        self.line(f"{self.local_qualifier(var, t, node)}{self.declarator(t, var, node)} = "
+                  f"{self.zero_local(t, node)};", node)
 
     def atomic_load(self, s: str, node: ast.AST, t: T.Type | None = None) -> str:
         """An atomic read through its helper (``InterlockedOr`` with 0)."""

@@ -23,7 +23,9 @@ comments (``map_line``).
 
 Validation:
 
-* SPIR-V: ``spirv-val --target-env vulkan1.1`` (as for glslang's output).
+* SPIR-V: ``spirv-val --target-env vulkan1.1`` (as for glslang's output). A kernel's
+  module (``compile_target``) first gets ``NoContraction`` on every float operation
+  (``spirv.no_contraction``), as glslang's does.
 * DXIL: DXC validates every module it writes, and ``validate_dxil`` runs the
   validator of ``libdxcompiler`` (``CLSID_DxcValidator``) on it once more. That
   validator is DXC's *internal* one (``IDxcVersionInfo`` flags 2): it checks
@@ -199,11 +201,12 @@ def dxc_arguments(source: str, entry: str, target: str, shader_model: str | None
 def compile_hlsl(source: str, *, entry: str, target: str = "spirv",
                  shader_model: str | None = None, enable_16bit: bool | None = None,
                  target_env: str = "vulkan1.1", validate: bool = True,
-                 options: Sequence[str] = ()) -> bytes:
+                 options: Sequence[str] = (), exact: bool = False) -> bytes:
     """Compile the HLSL compute shader ``source`` (entry point ``entry``) to SPIR-V
     (``target="spirv"``, checked by spirv-val) or DXIL (``"dxil"``, checked by DXC's
     validator); ``shader_model`` like "6_2" (default: 6.0, or 6.2 with 16-bit types);
-    ``options``: more DXC flags (the d3d12 device's binding shifts).
+    ``options``: more DXC flags (the d3d12 device's binding shifts); ``exact``: every float
+    operation of the SPIR-V ``NoContraction`` (``spirv.no_contraction``).
 
     Raises ``BackendUnavailable`` without DXC (or spirv-val, to validate SPIR-V),
     ``CompileError`` (``target="hlsl"``, DXC's log, the Python line) when it fails.
@@ -218,6 +221,9 @@ def compile_hlsl(source: str, *, entry: str, target: str = "spirv",
     if status != 0 or not binary:
         raise dxc_error(log, source, target)
     if target == "spirv":
+        if exact:
+            from .spirv import no_contraction
+            binary = no_contraction(binary)
         if validate:
             from .glslang import validate_spirv
             validate_spirv(binary, target_env, source, producer="DXC", target="hlsl")
@@ -242,12 +248,13 @@ def dxil_signed(binary: bytes) -> bool:
 
 def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
     """The HLSL toolchain of the target registry: SPIR-V from DXC (what the vulkan device
-    runs); a check (``validate``) also compiles the DXIL (D3D12's form) and validates
-    both. The d3d12 device compiles its own DXIL from the source."""
+    runs), every float operation ``NoContraction``; a check (``validate``) also compiles
+    the DXIL (D3D12's form) and validates both. The d3d12 device compiles its own DXIL
+    from the source."""
     if validate:
         compile_hlsl(compiled.source, entry=compiled.entry, target="dxil")
     return compile_hlsl(compiled.source, entry=compiled.entry, target="spirv",
-                        validate=bool(validate)), ""
+                        validate=bool(validate), exact=True), ""
 
 
 def toolchain_id() -> str:

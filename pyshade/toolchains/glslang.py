@@ -6,6 +6,9 @@ files in a temporary directory that is removed afterwards:
 * ``glslangValidator -V --target-env vulkan1.1 -S comp`` compiles;
 * ``spirv-val --target-env vulkan1.1`` validates its output.
 
+A kernel's module (``compile_target``) first gets ``NoContraction`` on every float
+operation (``spirv.no_contraction``): Vulkan drivers may not fuse a * b + c.
+
 Errors name the Python line. Generated GLSL carries
 ``#extension GL_GOOGLE_cpp_style_line_directive : require`` and
 ``#line LINE "file.py"`` directives, so glslang itself reports
@@ -28,6 +31,7 @@ from typing import Any
 
 from ..errors import BackendUnavailable, CompileError
 from . import map_line
+from .spirv import no_contraction
 
 __all__ = ["SPIRV_MAGIC", "compile_glsl", "glslang_error", "validate_spirv"]
 
@@ -105,8 +109,9 @@ def validate_spirv(binary: bytes, target_env: str = "vulkan1.1", source: str = "
 
 def compile_glsl(source: str, stage: str = "comp", target_env: str = "vulkan1.1",
                  defines: Mapping[str, object] | None = None, entry: str = "main",
-                 validate: bool = True) -> bytes:
-    """Compile GLSL ``source`` to SPIR-V bytes (entry point ``entry``), validated by spirv-val.
+                 validate: bool = True, exact: bool = False) -> bytes:
+    """Compile GLSL ``source`` to SPIR-V bytes (entry point ``entry``), validated by spirv-val;
+    ``exact``: every float operation ``NoContraction`` (``spirv.no_contraction``).
 
     ``defines`` become ``-DNAME=VALUE`` preprocessor macros (``None`` values:
     ``-DNAME``). Raises ``BackendUnavailable`` when glslangValidator or
@@ -139,6 +144,8 @@ def compile_glsl(source: str, stage: str = "comp", target_env: str = "vulkan1.1"
     if len(binary) < 20 or int.from_bytes(binary[:4], "little") != SPIRV_MAGIC:
         raise CompileError("glslang wrote no SPIR-V module", target="glsl", log=log,
                            source=source)
+    if exact:
+        binary = no_contraction(binary)
     if validate:
         validate_spirv(binary, target_env, source)
     return binary
@@ -146,8 +153,10 @@ def compile_glsl(source: str, stage: str = "comp", target_env: str = "vulkan1.1"
 
 def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
     """The GLSL toolchain of the target registry: SPIR-V from glslang (entry point: the
-    kernel's), checked by spirv-val unless ``validate`` is false."""
-    return compile_glsl(compiled.source, entry=compiled.entry, validate=bool(validate)), ""
+    kernel's) with every float operation ``NoContraction``, checked by spirv-val unless
+    ``validate`` is false."""
+    return compile_glsl(compiled.source, entry=compiled.entry, validate=bool(validate),
+                        exact=True), ""
 
 
 def toolchain_id() -> str:

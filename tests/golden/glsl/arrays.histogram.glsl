@@ -7,8 +7,8 @@ struct Bin {
 };
 
 layout(std430, set = 0, binding = 0) readonly buffer ps_samples_block { float samples[]; };
-layout(std430, set = 0, binding = 1) buffer ps_bins_out_block { Bin bins_out[]; };
-layout(std430, set = 0, binding = 2) buffer ps_pts_block { vec2 pts[]; };
+layout(std430, set = 0, binding = 1) buffer ps_bins_out_block { precise Bin bins_out[]; };
+layout(std430, set = 0, binding = 2) buffer ps_pts_block { precise vec2 pts[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_samples;
 } ps_params;
@@ -25,7 +25,7 @@ bvec2 ps_key_before_ivec2(ivec2 x, ivec2 y) {  // prelude.py:187
 }
 
 #line 203 "prelude.py"
-vec2 ps_min_float_vec2(vec2 a, vec2 b) {  // prelude.py:203
+precise vec2 ps_min_float_vec2(vec2 a, vec2 b) {  // prelude.py:203
 #line 205 "prelude.py"
     return mix(a, b, ps_key_before_ivec2(floatBitsToInt(b), floatBitsToInt(a)));  // prelude.py:205
 }
@@ -42,7 +42,7 @@ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
 }
 
 #line 208 "prelude.py"
-float ps_max_float_f32(float a, float b) {  // prelude.py:208
+precise float ps_max_float_f32(float a, float b) {  // prelude.py:208
 #line 210 "prelude.py"
     return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:210
 }
@@ -59,8 +59,8 @@ void main() {  // arrays.py:53
         return;  // arrays.py:55
     }
 #line 56 "arrays.py"
-    Bin[4] bins = Bin[4](Bin(0.0, 0u), Bin(0.0, 0u), Bin(0.0, 0u), Bin(0.0, 0u));  // arrays.py:56
-    vec2[2] corners = vec2[2](vec2(0.0), vec2(0.0));  // arrays.py:57
+    precise Bin[4] bins = Bin[4](Bin(0.0, 0u), Bin(0.0, 0u), Bin(0.0, 0u), Bin(0.0, 0u));  // arrays.py:56
+    precise vec2[2] corners = vec2[2](vec2(0.0), vec2(0.0));  // arrays.py:57
     for (int b_1 = 0; b_1 < 4; b_1 += 1) {  // arrays.py:58
 #line 58 "arrays.py"
         b = b_1;  // arrays.py:58
@@ -72,7 +72,7 @@ void main() {  // arrays.py:53
     for (uint s_1 = 0u; s_1 < end_1; s_1 += 1u) {  // arrays.py:60
 #line 60 "arrays.py"
         s = s_1;  // arrays.py:60
-        float x = samples[s];  // arrays.py:61
+        precise float x = samples[s];  // arrays.py:61
         for (int b_2 = 3; b_2 > (-1); b_2 += -1) {  // arrays.py:62
 #line 62 "arrays.py"
             b = b_2;  // arrays.py:62
@@ -86,7 +86,7 @@ void main() {  // arrays.py:53
         corners[1u].y = ps_max_float_f32(corners[1u].y, x);  // arrays.py:67
     }
 #line 68 "arrays.py"
-    Bin[4] copy = bins;  // arrays.py:68
+    precise Bin[4] copy = bins;  // arrays.py:68
     copy[0u].count = 0u;  // arrays.py:69
     uint end_2 = 4u;  // arrays.py:70
 #line 70 "arrays.py"

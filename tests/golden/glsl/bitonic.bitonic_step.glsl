@@ -11,7 +11,7 @@ struct BitonicParams {
     uint order;
 };
 
-layout(std430, set = 0, binding = 0) buffer ps_data_block { float data[]; };
+layout(std430, set = 0, binding = 0) buffer ps_data_block { precise float data[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) BitonicParams p;
 } ps_params;
@@ -39,9 +39,9 @@ void main() {  // sort.py:53
             up = !up;  // sort.py:64
         }
 #line 65 "sort.py"
-        float a = data[i];  // sort.py:65
+        precise float a = data[i];  // sort.py:65
 #line 65 "sort.py"
-        float b = data[partner];  // sort.py:65
+        precise float b = data[partner];  // sort.py:65
         if (before(b, a) == up) {  // sort.py:66
             data[i] = b;  // sort.py:67
 #line 67 "sort.py"

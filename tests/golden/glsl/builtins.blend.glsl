@@ -4,7 +4,7 @@
 layout(std430, set = 0, binding = 0) readonly buffer ps_pa_block { vec4 pa[]; };
 layout(std430, set = 0, binding = 1) readonly buffer ps_pb_block { vec4 pb[]; };
 layout(std430, set = 0, binding = 2) readonly buffer ps_t_block { float t[]; };
-layout(std430, set = 0, binding = 3) buffer ps_out_block { vec4 out_[]; };
+layout(std430, set = 0, binding = 3) buffer ps_out_block { precise vec4 out_[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_out;
 } ps_params;
@@ -21,19 +21,19 @@ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
 }
 
 #line 208 "prelude.py"
-float ps_max_float_f32(float a, float b) {  // prelude.py:208
+precise float ps_max_float_f32(float a, float b) {  // prelude.py:208
 #line 210 "prelude.py"
     return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:210
 }
 
 #line 203 "prelude.py"
-float ps_min_float_f32(float a, float b) {  // prelude.py:203
+precise float ps_min_float_f32(float a, float b) {  // prelude.py:203
 #line 205 "prelude.py"
     return (ps_key_before_i32(floatBitsToInt(b), floatBitsToInt(a)) ? b : a);  // prelude.py:205
 }
 
 #line 213 "prelude.py"
-float ps_clamp_float_f32(float x, float lo, float hi) {  // prelude.py:213
+precise float ps_clamp_float_f32(float x, float lo, float hi) {  // prelude.py:213
 #line 215 "prelude.py"
     return ps_min_float_f32(ps_max_float_f32(x, lo), hi);  // prelude.py:215
 }
@@ -48,17 +48,17 @@ void main() {  // builtins.py:10
         return;  // builtins.py:13
     }
 #line 14 "builtins.py"
-    vec3 a = pa[i].xyz;  // builtins.py:14
-    vec3 b = pb[i].xyz;  // builtins.py:15
-    float k = ps_clamp_float_f32(t[i], 0.0, 1.0);  // builtins.py:16
-    vec3 m = mix(a, b, k);  // builtins.py:17
-    vec3 m2 = mix(a, b, vec3(k, 0.5, 1.0 - k));  // builtins.py:18
-    float edge = step(0.5, k);  // builtins.py:19
-    float soft = smoothstep(0.2, 0.8, k);  // builtins.py:20
-    vec3 n = normalize(cross(a, b));  // builtins.py:21
+    precise vec3 a = pa[i].xyz;  // builtins.py:14
+    precise vec3 b = pb[i].xyz;  // builtins.py:15
+    precise float k = ps_clamp_float_f32(t[i], 0.0, 1.0);  // builtins.py:16
+    precise vec3 m = mix(a, b, k);  // builtins.py:17
+    precise vec3 m2 = mix(a, b, vec3(k, 0.5, 1.0 - k));  // builtins.py:18
+    precise float edge = step(0.5, k);  // builtins.py:19
+    precise float soft = smoothstep(0.2, 0.8, k);  // builtins.py:20
+    precise vec3 n = normalize(cross(a, b));  // builtins.py:21
     bool far = distance(a, b) > length(m);  // builtins.py:22
-    float w = fma(k, edge, soft);  // builtins.py:23
-    vec3 picked = (far ? m2 : m);  // builtins.py:24
-    vec2 lanes = mix(vec2(0.0), vec2(1.0), greaterThan(vec2(w), vec2(0.5, 0.7)));  // builtins.py:25
+    precise float w = fma(k, edge, soft);  // builtins.py:23
+    precise vec3 picked = (far ? m2 : m);  // builtins.py:24
+    precise vec2 lanes = mix(vec2(0.0), vec2(1.0), greaterThan(vec2(w), vec2(0.5, 0.7)));  // builtins.py:25
     out_[i] = vec4(picked + (n * dot(m, m2)), 1.0) + vec4(lanes, step(vec2(0.1), lanes));  // builtins.py:26
 }

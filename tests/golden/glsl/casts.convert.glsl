@@ -4,9 +4,9 @@
 const uint Level_LOW = 0u;
 const uint Level_HIGH = 1u;
 
-layout(std430, set = 0, binding = 0) buffer ps_f_block { float f[]; };
-layout(std430, set = 0, binding = 1) buffer ps_u_block { uint u[]; };
-layout(std430, set = 0, binding = 2) buffer ps_s_block { int s[]; };
+layout(std430, set = 0, binding = 0) buffer ps_f_block { precise float f[]; };
+layout(std430, set = 0, binding = 1) buffer ps_u_block { precise uint u[]; };
+layout(std430, set = 0, binding = 2) buffer ps_s_block { precise int s[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_f;
 } ps_params;
@@ -20,8 +20,8 @@ bool ps_nan_bits_i32(int i) {  // prelude.py:234
 #line 244 "prelude.py"
 int ps_float_to_int_f32_i32(float x, int bottom, int top) {  // prelude.py:244
 #line 249 "prelude.py"
-    float lo = float(bottom);  // prelude.py:249
-    float hi = float(top);  // prelude.py:250
+    precise float lo = float(bottom);  // prelude.py:249
+    precise float hi = float(top);  // prelude.py:250
     int v = int(((x > lo) && (x < hi) ? x : 0.0));  // prelude.py:251
     v = (x <= lo ? bottom : (x >= hi ? top : v));  // prelude.py:252
     return (ps_nan_bits_i32(floatBitsToInt(x)) ? 0 : v);  // prelude.py:253
@@ -37,11 +37,11 @@ void main() {  // casts.py:19
         return;  // casts.py:22
     }
 #line 23 "casts.py"
-    float x = f[i];  // casts.py:23
+    precise float x = f[i];  // casts.py:23
     int as_int = ps_float_to_int_f32_i32(x, (-2147483647 - 1), 2147483647);  // casts.py:24
     uint as_u = uint(as_int);  // casts.py:25
     int as_i = int(u[i]);  // casts.py:26
-    float back = float(as_int) + (float(as_u) * 0.5);  // casts.py:27
+    precise float back = float(as_int) + (float(as_u) * 0.5);  // casts.py:27
     bool flag = bool(as_i);  // casts.py:28
     uint all_ones = 4294967295u;  // casts.py:29
     int big = -1294967296;  // casts.py:30

@@ -6,8 +6,8 @@ struct Hit {
     uint found;
 };
 
-layout(std430, set = 0, binding = 0) buffer ps_points_block { vec2 points[]; };
-layout(std430, set = 0, binding = 1) buffer ps_noise_block { float noise_[]; };
+layout(std430, set = 0, binding = 0) buffer ps_points_block { precise vec2 points[]; };
+layout(std430, set = 0, binding = 1) buffer ps_noise_block { precise float noise_[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint seed;
     layout(offset = 4) uint ps_len_points;
@@ -24,17 +24,17 @@ uint hash32(uint x) {  // helpers.py:17
     return x;  // helpers.py:23
 }
 
-float uniform01(uint seed) {  // helpers.py:26
+precise float uniform01(uint seed) {  // helpers.py:26
     return float(hash32(seed) >> 8u) * 5.9604645e-08;  // helpers.py:27
 }
 
 #line 52 "helpers.py"
-vec2 jitter(vec2 p, uint seed) {  // helpers.py:52
+precise vec2 jitter(vec2 p, uint seed) {  // helpers.py:52
     return (p + vec2(uniform01(seed), uniform01(seed + 1u))) - 0.5;  // helpers.py:53
 }
 
 #line 39 "helpers.py"
-Hit first_above(uint start, float limit) {  // helpers.py:39
+precise Hit first_above(uint start, float limit) {  // helpers.py:39
     uint k = start;  // helpers.py:40
     while (k < ps_params.ps_len_noise) {  // helpers.py:41
         if (noise_[k] > limit) {  // helpers.py:42
@@ -48,7 +48,7 @@ Hit first_above(uint start, float limit) {  // helpers.py:39
 }
 
 #line 30 "helpers.py"
-float sign_of(float x, float zero) {  // helpers.py:30
+precise float sign_of(float x, float zero) {  // helpers.py:30
     if (x > zero) {  // helpers.py:31
         return 1.0;  // helpers.py:32
     }
@@ -87,8 +87,8 @@ void main() {  // helpers.py:57
         return;  // helpers.py:60
     }
 #line 61 "helpers.py"
-    vec2 p = jitter(points[i], hash32(seed + i));  // helpers.py:61
-    Hit h = first_above(i, 0.9);  // helpers.py:62
+    precise vec2 p = jitter(points[i], hash32(seed + i));  // helpers.py:61
+    precise Hit h = first_above(i, 0.9);  // helpers.py:62
     if ((h.found != 0u)) {  // helpers.py:63
         p.x = p.x + (sign_of(h.t - 10.0, 0.0) + sign_of(p.y, 1.0));  // helpers.py:64
     }

@@ -9,7 +9,7 @@ const uint Op_MAX = 4u;
 
 layout(std430, set = 0, binding = 0) readonly buffer ps_ops_block { uint ops[]; };
 layout(std430, set = 0, binding = 1) readonly buffer ps_a_block { float a[]; };
-layout(std430, set = 0, binding = 2) buffer ps_out_block { float out_[]; };
+layout(std430, set = 0, binding = 2) buffer ps_out_block { precise float out_[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_out;
 } ps_params;
@@ -34,18 +34,18 @@ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
 }
 
 #line 203 "prelude.py"
-float ps_min_float_f32(float a_, float b) {  // prelude.py:203
+precise float ps_min_float_f32(float a_, float b) {  // prelude.py:203
 #line 205 "prelude.py"
     return (ps_key_before_i32(floatBitsToInt(b), floatBitsToInt(a_)) ? b : a_);  // prelude.py:205
 }
 
-float ps_max_float_f32(float a_, float b) {  // prelude.py:208
+precise float ps_max_float_f32(float a_, float b) {  // prelude.py:208
 #line 210 "prelude.py"
     return (ps_key_before_i32(floatBitsToInt(a_), floatBitsToInt(b)) ? b : a_);  // prelude.py:210
 }
 
 #line 81 "match_enums.py"
-float combine(uint op, float x, float y) {  // match_enums.py:81
+precise float combine(uint op, float x, float y) {  // match_enums.py:81
 #line 83 "match_enums.py"
     if (op == Op_ADD) {  // match_enums.py:83
         return x + y;  // match_enums.py:84

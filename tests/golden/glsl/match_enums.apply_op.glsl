@@ -10,7 +10,7 @@ const uint Op_MAX = 4u;
 layout(std430, set = 0, binding = 0) readonly buffer ps_ops_block { uint ops[]; };
 layout(std430, set = 0, binding = 1) readonly buffer ps_a_block { float a[]; };
 layout(std430, set = 0, binding = 2) readonly buffer ps_b_block { float b[]; };
-layout(std430, set = 0, binding = 3) buffer ps_out_block { float out_[]; };
+layout(std430, set = 0, binding = 3) buffer ps_out_block { precise float out_[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_out;
 } ps_params;
@@ -27,12 +27,12 @@ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
 }
 
 #line 203 "prelude.py"
-float ps_min_float_f32(float a_, float b_) {  // prelude.py:203
+precise float ps_min_float_f32(float a_, float b_) {  // prelude.py:203
 #line 205 "prelude.py"
     return (ps_key_before_i32(floatBitsToInt(b_), floatBitsToInt(a_)) ? b_ : a_);  // prelude.py:205
 }
 
-float ps_max_float_f32(float a_, float b_) {  // prelude.py:208
+precise float ps_max_float_f32(float a_, float b_) {  // prelude.py:208
 #line 210 "prelude.py"
     return (ps_key_before_i32(floatBitsToInt(a_), floatBitsToInt(b_)) ? b_ : a_);  // prelude.py:210
 }
@@ -47,9 +47,9 @@ void main() {  // match_enums.py:25
         return;  // match_enums.py:28
     }
 #line 29 "match_enums.py"
-    float x = a[i];  // match_enums.py:29
-    float y = b[i];  // match_enums.py:30
-    float r = 0.0;  // match_enums.py:31
+    precise float x = a[i];  // match_enums.py:29
+    precise float y = b[i];  // match_enums.py:30
+    precise float r = 0.0;  // match_enums.py:31
     uint subject_1 = ops[i];  // match_enums.py:32
     if (subject_1 == Op_ADD) {  // match_enums.py:33
         r = x + y;  // match_enums.py:34

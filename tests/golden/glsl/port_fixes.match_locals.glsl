@@ -14,9 +14,9 @@ struct Cell {
 
 layout(std430, set = 0, binding = 0) readonly buffer ps_shapes_block { uint shapes[]; };
 layout(std430, set = 0, binding = 1) readonly buffer ps_sizes_block { float sizes[]; };
-layout(std430, set = 0, binding = 2) buffer ps_area_block { float area[]; };
-layout(std430, set = 0, binding = 3) buffer ps_info_block { uint info[]; };
-layout(std430, set = 0, binding = 4) buffer ps_cells_block { Cell cells[]; };
+layout(std430, set = 0, binding = 2) buffer ps_area_block { precise float area[]; };
+layout(std430, set = 0, binding = 3) buffer ps_info_block { precise uint info[]; };
+layout(std430, set = 0, binding = 4) buffer ps_cells_block { precise Cell cells[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_area;
 } ps_params;
@@ -38,9 +38,9 @@ void main() {  // port_fixes.py:64
     uvec3 ps_global_id = gl_GlobalInvocationID;
     bool curved = false;
     uint corners = 0u;
-    float a = 0.0;
+    precise float a = 0.0;
     bvec2 axes = bvec2(false);
-    Cell cell = Cell(0.0, 0u, 0u, 0.0);
+    precise Cell cell = Cell(0.0, 0u, 0u, 0.0);
     uint kind = 0u;
 #line 66 "port_fixes.py"
     uint i = ps_global_id.x;  // port_fixes.py:66
@@ -48,7 +48,7 @@ void main() {  // port_fixes.py:64
         return;  // port_fixes.py:68
     }
 #line 69 "port_fixes.py"
-    float r = sizes[i];  // port_fixes.py:69
+    precise float r = sizes[i];  // port_fixes.py:69
     uint subject_1 = uint(shapes[i]);  // port_fixes.py:70
     if (subject_1 == Shape_CIRCLE) {  // port_fixes.py:71
         curved = true;  // port_fixes.py:72

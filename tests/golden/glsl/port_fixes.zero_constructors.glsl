@@ -8,9 +8,9 @@ struct Blank {
     float weight;
 };
 
-layout(std430, set = 0, binding = 0) buffer ps_out_block { float out_[]; };
-layout(std430, set = 0, binding = 1) buffer ps_cells_block { Blank cells[]; };
-layout(std430, set = 0, binding = 2) buffer ps_bits_block { uint bits[]; };
+layout(std430, set = 0, binding = 0) buffer ps_out_block { precise float out_[]; };
+layout(std430, set = 0, binding = 1) buffer ps_cells_block { precise Blank cells[]; };
+layout(std430, set = 0, binding = 2) buffer ps_bits_block { precise uint bits[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_out;
 } ps_params;
@@ -36,15 +36,15 @@ void main() {  // port_fixes.py:38
         return;  // port_fixes.py:41
     }
 #line 42 "port_fixes.py"
-    vec2 v = vec2(0.0);  // port_fixes.py:42
-    vec4 w = vec4(0.0);  // port_fixes.py:43
-    mat2 m = mat2(0.0);  // port_fixes.py:44
-    mat3 m3 = mat3(0.0);  // port_fixes.py:45
+    precise vec2 v = vec2(0.0);  // port_fixes.py:42
+    precise vec4 w = vec4(0.0);  // port_fixes.py:43
+    precise mat2 m = mat2(0.0);  // port_fixes.py:44
+    precise mat3 m3 = mat3(0.0);  // port_fixes.py:45
     uvec3 u = uvec3(0u);  // port_fixes.py:46
     ivec4 iv = ivec4(0);  // port_fixes.py:47
     bvec2 b = bvec2(false);  // port_fixes.py:48
-    Blank c = Blank(0.0, 0u, uint(false), 1.5);  // port_fixes.py:49
-    float s = 0.0;  // port_fixes.py:50
+    precise Blank c = Blank(0.0, 0u, uint(false), 1.5);  // port_fixes.py:49
+    precise float s = 0.0;  // port_fixes.py:50
     uint n = 0u;  // port_fixes.py:51
     v.x = v.x + float(i);  // port_fixes.py:52
     u.y = i;  // port_fixes.py:53

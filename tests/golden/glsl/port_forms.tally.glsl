@@ -7,15 +7,15 @@ struct Tally {
 };
 
 layout(std430, set = 0, binding = 0) readonly buffer ps_xs_block { float xs[]; };
-layout(std430, set = 0, binding = 1) buffer ps_hist_block { uint hist[]; };
-layout(std430, set = 0, binding = 2) buffer ps_copies_block { uint copies[]; };
-layout(std430, set = 0, binding = 3) buffer ps_tallies_block { Tally tallies[]; };
-layout(std430, set = 0, binding = 4) buffer ps_sums_out_block { Tally sums_out[]; };
-layout(std430, set = 0, binding = 5) buffer ps_calls_block { uint calls[]; };
+layout(std430, set = 0, binding = 1) buffer ps_hist_block { precise uint hist[]; };
+layout(std430, set = 0, binding = 2) buffer ps_copies_block { precise uint copies[]; };
+layout(std430, set = 0, binding = 3) buffer ps_tallies_block { precise Tally tallies[]; };
+layout(std430, set = 0, binding = 4) buffer ps_sums_out_block { precise Tally sums_out[]; };
+layout(std430, set = 0, binding = 5) buffer ps_calls_block { precise uint calls[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_calls;
 } ps_params;
-shared uint shared_[256];
+precise shared uint shared_[256];
 
 #line 187 "prelude.py"
 bool ps_key_before_i32(int x, int y) {  // prelude.py:187
@@ -29,7 +29,7 @@ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
 }
 
 #line 208 "prelude.py"
-float ps_max_float_f32(float a, float b) {  // prelude.py:208
+precise float ps_max_float_f32(float a, float b) {  // prelude.py:208
 #line 210 "prelude.py"
     return (ps_key_before_i32(floatBitsToInt(a), floatBitsToInt(b)) ? b : a);  // prelude.py:210
 }
@@ -43,15 +43,15 @@ bool ps_nan_bits_i32(int i) {  // prelude.py:234
 #line 244 "prelude.py"
 uint ps_float_to_int_f32_u32(float x, uint bottom, uint top) {  // prelude.py:244
 #line 249 "prelude.py"
-    float lo = float(bottom);  // prelude.py:249
-    float hi = float(top);  // prelude.py:250
+    precise float lo = float(bottom);  // prelude.py:249
+    precise float hi = float(top);  // prelude.py:250
     uint v = uint(((x > lo) && (x < hi) ? x : 0.0));  // prelude.py:251
     v = (x <= lo ? bottom : (x >= hi ? top : v));  // prelude.py:252
     return (ps_nan_bits_i32(floatBitsToInt(x)) ? 0u : v);  // prelude.py:253
 }
 
 #line 23 "port_forms.py"
-uint bin_of(float x, uint i) {  // port_forms.py:23
+precise uint bin_of(float x, uint i) {  // port_forms.py:23
 #line 26 "port_forms.py"
     calls[i] = calls[i] + 1u;  // port_forms.py:26
     return min(ps_float_to_int_f32_u32(ps_max_float_f32(x, 0.0) * 4.0, 0u, 4294967295u), 3u);  // port_forms.py:27
@@ -71,7 +71,7 @@ void main() {  // port_forms.py:31
 #line 36 "port_forms.py"
     uint li = ps_local_index;  // port_forms.py:36
     uint[4] local = uint[4](0u, 0u, 0u, 0u);  // port_forms.py:37
-    Tally[4] sums = Tally[4](Tally(0.0, 0u), Tally(0.0, 0u), Tally(0.0, 0u), Tally(0.0, 0u));  // port_forms.py:38
+    precise Tally[4] sums = Tally[4](Tally(0.0, 0u), Tally(0.0, 0u), Tally(0.0, 0u), Tally(0.0, 0u));  // port_forms.py:38
 #line 40 "port_forms.py"
     for (uint b_1 = 0u; b_1 < 4u; b_1 += 1u) {  // port_forms.py:40
 #line 40 "port_forms.py"
@@ -82,7 +82,7 @@ void main() {  // port_forms.py:31
     for (uint s_1 = 0u; s_1 < 8u; s_1 += 1u) {  // port_forms.py:42
 #line 42 "port_forms.py"
         s = s_1;  // port_forms.py:42
-        float x = xs[(i * 8u) + s];  // port_forms.py:43
+        precise float x = xs[(i * 8u) + s];  // port_forms.py:43
         uint ps_t1 = (i * 4u) + bin_of(x, i);  // port_forms.py:44
 #line 44 "port_forms.py"
         hist[ps_t1] = hist[ps_t1] + 1u;  // port_forms.py:44

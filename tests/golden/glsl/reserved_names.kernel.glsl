@@ -7,9 +7,9 @@ struct Layout {
     float[2] out_;
 };
 
-layout(std430, set = 0, binding = 0) buffer ps_out_block { float out_[]; };
+layout(std430, set = 0, binding = 0) buffer ps_out_block { precise float out_[]; };
 layout(std430, set = 0, binding = 1) readonly buffer ps_layout_block { uint layout_[]; };
-layout(std430, set = 0, binding = 2) buffer ps_threadgroup_block { Layout threadgroup_[]; };
+layout(std430, set = 0, binding = 2) buffer ps_threadgroup_block { precise Layout threadgroup_[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) float uniform_;
     layout(offset = 16) Layout struct_;
@@ -18,16 +18,16 @@ layout(push_constant, std430) uniform ps_Params {
 } ps_params;
 
 #line 17 "reserved_names.py"
-float main_(float device_, float half_) {  // reserved_names.py:17
-    float var_ = device_ * half_;  // reserved_names.py:18
+precise float main_(float device_, float half_) {  // reserved_names.py:17
+    precise float var_ = device_ * half_;  // reserved_names.py:18
     return var_;  // reserved_names.py:19
 }
 
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 void main() {  // reserved_names.py:23
     uvec3 ps_global_id = gl_GlobalInvocationID;
-    float uniform_ = ps_params.uniform_;
-    Layout struct_ = ps_params.struct_;
+    precise float uniform_ = ps_params.uniform_;
+    precise Layout struct_ = ps_params.struct_;
     uint loop_ = ps_params.loop_;
     int var_ = 0;
 #line 25 "reserved_names.py"
@@ -37,13 +37,13 @@ void main() {  // reserved_names.py:23
     }
 #line 28 "reserved_names.py"
     uint let_ = layout_[threadIdx_];  // reserved_names.py:28
-    float fn_ = float(let_) * uniform_;  // reserved_names.py:29
-    float vec4_ = fn_ + 1.0;  // reserved_names.py:30
-    float x = main_(vec4_, 0.5);  // reserved_names.py:31
+    precise float fn_ = float(let_) * uniform_;  // reserved_names.py:29
+    precise float vec4_ = fn_ + 1.0;  // reserved_names.py:30
+    precise float x = main_(vec4_, 0.5);  // reserved_names.py:31
     int v_gl_x = int(let_) - 1;  // reserved_names.py:32
-    float device_ = x + float(v_gl_x);  // reserved_names.py:33
-    float half_ = main_(device_, 2.0);  // reserved_names.py:34
-    float kernel_1 = half_;  // reserved_names.py:35
+    precise float device_ = x + float(v_gl_x);  // reserved_names.py:33
+    precise float half_ = main_(device_, 2.0);  // reserved_names.py:34
+    precise float kernel_1 = half_;  // reserved_names.py:35
     for (int var_1 = 0; var_1 < 3; var_1 += 1) {  // reserved_names.py:36
 #line 36 "reserved_names.py"
         var_ = var_1;  // reserved_names.py:36

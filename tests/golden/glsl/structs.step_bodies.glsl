@@ -18,20 +18,20 @@ struct World {
     float[4] bounds;
 };
 
-layout(std430, set = 0, binding = 0) buffer ps_bodies_block { Body bodies[]; };
-layout(std430, set = 0, binding = 1) buffer ps_energy_block { float energy[]; };
+layout(std430, set = 0, binding = 0) buffer ps_bodies_block { precise Body bodies[]; };
+layout(std430, set = 0, binding = 1) buffer ps_energy_block { precise float energy[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) World world;
     layout(offset = 32) uint ps_len_bodies;
 } ps_params;
 
 #line 30 "structs.py"
-float kinetic(Body self_) {  // structs.py:30
+precise float kinetic(Body self_) {  // structs.py:30
     return (0.5 * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:31
 }
 
 #line 27 "structs.py"
-vec2 momentum(Body self_) {  // structs.py:27
+precise vec2 momentum(Body self_) {  // structs.py:27
     return self_.vel * self_.mass;  // structs.py:28
 }
 
@@ -39,14 +39,14 @@ layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 #line 53 "structs.py"
 void main() {  // structs.py:53
     uvec3 ps_global_id = gl_GlobalInvocationID;
-    World world = ps_params.world;
+    precise World world = ps_params.world;
 #line 54 "structs.py"
     uint i = ps_global_id.x;  // structs.py:54
     if (i >= ps_params.ps_len_bodies) {  // structs.py:55
         return;  // structs.py:56
     }
 #line 57 "structs.py"
-    Body b = bodies[i];  // structs.py:57
+    precise Body b = bodies[i];  // structs.py:57
     if (!(b.alive != 0u)) {  // structs.py:58
         return;  // structs.py:59
     }

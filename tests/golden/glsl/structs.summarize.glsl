@@ -19,17 +19,17 @@ struct Stats {
 };
 
 layout(std430, set = 0, binding = 0) readonly buffer ps_bodies_block { Body bodies[]; };
-layout(std430, set = 0, binding = 1) buffer ps_stats_block { Stats stats[]; };
+layout(std430, set = 0, binding = 1) buffer ps_stats_block { precise Stats stats[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_bodies;
 } ps_params;
 
 #line 30 "structs.py"
-float kinetic(Body self_) {  // structs.py:30
+precise float kinetic(Body self_) {  // structs.py:30
     return (0.5 * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:31
 }
 
-Body at_rest(vec2 p, float m) {  // structs.py:34
+precise Body at_rest(vec2 p, float m) {  // structs.py:34
     return Body(p, vec2(0.0, 0.0), m, uint(true), Kind_DUST);  // structs.py:35
 }
 
@@ -43,13 +43,13 @@ void main() {  // structs.py:73
         return;  // structs.py:75
     }
 #line 76 "structs.py"
-    Stats s = Stats(0u, vec2(0.0), 0.0);  // structs.py:76
+    precise Stats s = Stats(0u, vec2(0.0), 0.0);  // structs.py:76
     uint end_1 = ps_params.ps_len_bodies;  // structs.py:77
 #line 77 "structs.py"
     for (uint k_1 = 0u; k_1 < end_1; k_1 += 1u) {  // structs.py:77
 #line 77 "structs.py"
         k = k_1;  // structs.py:77
-        Body b = bodies[k];  // structs.py:78
+        precise Body b = bodies[k];  // structs.py:78
         if ((b.alive != 0u) && (b.kind == Kind_DUST)) {  // structs.py:79
             s.count = s.count + 1u;  // structs.py:80
             s.energy = s.energy + kinetic(b);  // structs.py:81
@@ -63,6 +63,6 @@ void main() {  // structs.py:73
 #line 85 "structs.py"
     stats[0u] = s;  // structs.py:85
     stats[1u] = Stats(uint(ps_params.ps_len_bodies), s.center, 0.5);  // structs.py:86
-    Body rest = at_rest(s.center, 1.0);  // structs.py:87
+    precise Body rest = at_rest(s.center, 1.0);  // structs.py:87
     stats[2u].center = rest.pos;  // structs.py:88
 }

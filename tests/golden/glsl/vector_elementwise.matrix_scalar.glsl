@@ -5,22 +5,22 @@ layout(std430, set = 0, binding = 0) readonly buffer ps_m2_block { mat2 m2[]; };
 layout(std430, set = 0, binding = 1) readonly buffer ps_m3_block { mat3 m3[]; };
 layout(std430, set = 0, binding = 2) readonly buffer ps_m4_block { mat4 m4[]; };
 layout(std430, set = 0, binding = 3) readonly buffer ps_s_block { float s[]; };
-layout(std430, set = 0, binding = 4) buffer ps_o2_block { mat2 o2[]; };
-layout(std430, set = 0, binding = 5) buffer ps_o3_block { mat3 o3[]; };
-layout(std430, set = 0, binding = 6) buffer ps_o4_block { mat4 o4[]; };
+layout(std430, set = 0, binding = 4) buffer ps_o2_block { precise mat2 o2[]; };
+layout(std430, set = 0, binding = 5) buffer ps_o3_block { precise mat3 o3[]; };
+layout(std430, set = 0, binding = 6) buffer ps_o4_block { precise mat4 o4[]; };
 layout(push_constant, std430) uniform ps_Params {
     layout(offset = 0) uint ps_len_s;
 } ps_params;
 
-mat2 ps_div_mat2(mat2 m, float s) {
+precise mat2 ps_div_mat2(mat2 m, float s) {
     return mat2(m[0] / s, m[1] / s);
 }
 
-mat3 ps_div_mat3(mat3 m, float s) {
+precise mat3 ps_div_mat3(mat3 m, float s) {
     return mat3(m[0] / s, m[1] / s, m[2] / s);
 }
 
-mat4 ps_div_mat4(mat4 m, float s) {
+precise mat4 ps_div_mat4(mat4 m, float s) {
     return mat4(m[0] / s, m[1] / s, m[2] / s, m[3] / s);
 }
 
@@ -34,7 +34,7 @@ void main() {  // vector_elementwise.py:53
         return;  // vector_elementwise.py:58
     }
 #line 59 "vector_elementwise.py"
-    float d = s[i];  // vector_elementwise.py:59
+    precise float d = s[i];  // vector_elementwise.py:59
     o2[i * 2u] = ps_div_mat2(m2[i], d);  // vector_elementwise.py:60
     o2[(i * 2u) + 1u] = d * m2[i];  // vector_elementwise.py:61
     o3[i * 2u] = ps_div_mat3(m3[i], d);  // vector_elementwise.py:62

@@ -5,8 +5,8 @@ struct Bin {
 };
 
 [[vk::binding(0, 0)]] StructuredBuffer<float> samples : register(t0);
-[[vk::binding(1, 0)]] RWStructuredBuffer<Bin> bins_out : register(u0);
-[[vk::binding(2, 0)]] RWStructuredBuffer<float2> pts : register(u1);
+[[vk::binding(1, 0)]] precise RWStructuredBuffer<Bin> bins_out : register(u0);
+[[vk::binding(2, 0)]] precise RWStructuredBuffer<float2> pts : register(u1);
 struct ps_Params {
     uint ps_len_samples;
 };
@@ -44,7 +44,7 @@ bool2 ps_key_before_ivec2(int2 x, int2 y) {  // prelude.py:187
 }
 
 #line 203 "prelude.py"
-float2 ps_min_float_vec2(float2 a, float2 b) {  // prelude.py:203
+precise float2 ps_min_float_vec2(float2 a, float2 b) {  // prelude.py:203
 #line 205 "prelude.py"
     return ps_select_float2(a, b, ps_key_before_ivec2(asint(b), asint(a)));  // prelude.py:205
 }
@@ -61,7 +61,7 @@ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
 }
 
 #line 208 "prelude.py"
-float ps_max_float_f32(float a, float b) {  // prelude.py:208
+precise float ps_max_float_f32(float a, float b) {  // prelude.py:208
 #line 210 "prelude.py"
     return (ps_key_before_i32(asint(a), asint(b)) ? b : a);  // prelude.py:210
 }
@@ -77,8 +77,8 @@ void histogram(uint3 ps_global_id : SV_DispatchThreadID) {  // arrays.py:53
         return;  // arrays.py:55
     }
 #line 56 "arrays.py"
-    Bin bins[4] = ps_zero_ps_array_Bin_4();  // arrays.py:56
-    float2 corners[2] = ps_zero_ps_array_float2_2();  // arrays.py:57
+    precise Bin bins[4] = ps_zero_ps_array_Bin_4();  // arrays.py:56
+    precise float2 corners[2] = ps_zero_ps_array_float2_2();  // arrays.py:57
     for (int b_1 = 0; b_1 < 4; b_1 += 1) {  // arrays.py:58
 #line 58 "arrays.py"
         b = b_1;  // arrays.py:58
@@ -90,7 +90,7 @@ void histogram(uint3 ps_global_id : SV_DispatchThreadID) {  // arrays.py:53
     for (uint s_1 = 0u; s_1 < end_1; s_1 += 1u) {  // arrays.py:60
 #line 60 "arrays.py"
         s = s_1;  // arrays.py:60
-        float x = samples[s];  // arrays.py:61
+        precise float x = samples[s];  // arrays.py:61
         for (int b_2 = 3; b_2 > (-1); b_2 += -1) {  // arrays.py:62
 #line 62 "arrays.py"
             b = b_2;  // arrays.py:62
@@ -104,7 +104,7 @@ void histogram(uint3 ps_global_id : SV_DispatchThreadID) {  // arrays.py:53
         corners[1u].y = ps_max_float_f32(corners[1u].y, x);  // arrays.py:67
     }
 #line 68 "arrays.py"
-    Bin copy[4] = bins;  // arrays.py:68
+    precise Bin copy[4] = bins;  // arrays.py:68
     copy[0u].count = 0u;  // arrays.py:69
     uint end_2 = 4u;  // arrays.py:70
 #line 70 "arrays.py"

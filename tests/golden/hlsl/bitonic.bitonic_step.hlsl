@@ -9,7 +9,7 @@ struct BitonicParams {
     uint order;
 };
 
-[[vk::binding(0, 0)]] RWStructuredBuffer<float> data : register(u0);
+[[vk::binding(0, 0)]] precise RWStructuredBuffer<float> data : register(u0);
 struct ps_Params {
     BitonicParams p;
 };
@@ -38,9 +38,9 @@ void bitonic_step(uint3 ps_global_id : SV_DispatchThreadID) {  // sort.py:53
             up = !up;  // sort.py:64
         }
 #line 65 "sort.py"
-        float a = data[i];  // sort.py:65
+        precise float a = data[i];  // sort.py:65
 #line 65 "sort.py"
-        float b = data[partner];  // sort.py:65
+        precise float b = data[partner];  // sort.py:65
         if (before(b, a) == up) {  // sort.py:66
             data[i] = b;  // sort.py:67
 #line 67 "sort.py"

@@ -2,7 +2,7 @@
 [[vk::binding(0, 0)]] StructuredBuffer<float4> pa : register(t0);
 [[vk::binding(1, 0)]] StructuredBuffer<float4> pb : register(t1);
 [[vk::binding(2, 0)]] StructuredBuffer<float> t : register(t2);
-[[vk::binding(3, 0)]] RWStructuredBuffer<float4> out_ : register(u0);
+[[vk::binding(3, 0)]] precise RWStructuredBuffer<float4> out_ : register(u0);
 struct ps_Params {
     uint ps_len_out;
 };
@@ -24,19 +24,19 @@ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
 }
 
 #line 208 "prelude.py"
-float ps_max_float_f32(float a, float b) {  // prelude.py:208
+precise float ps_max_float_f32(float a, float b) {  // prelude.py:208
 #line 210 "prelude.py"
     return (ps_key_before_i32(asint(a), asint(b)) ? b : a);  // prelude.py:210
 }
 
 #line 203 "prelude.py"
-float ps_min_float_f32(float a, float b) {  // prelude.py:203
+precise float ps_min_float_f32(float a, float b) {  // prelude.py:203
 #line 205 "prelude.py"
     return (ps_key_before_i32(asint(b), asint(a)) ? b : a);  // prelude.py:205
 }
 
 #line 213 "prelude.py"
-float ps_clamp_float_f32(float x, float lo, float hi) {  // prelude.py:213
+precise float ps_clamp_float_f32(float x, float lo, float hi) {  // prelude.py:213
 #line 215 "prelude.py"
     return ps_min_float_f32(ps_max_float_f32(x, lo), hi);  // prelude.py:215
 }
@@ -49,17 +49,17 @@ void blend(uint3 ps_global_id : SV_DispatchThreadID) {  // builtins.py:10
         return;  // builtins.py:13
     }
 #line 14 "builtins.py"
-    float3 a = pa[i].xyz;  // builtins.py:14
-    float3 b = pb[i].xyz;  // builtins.py:15
-    float k = ps_clamp_float_f32(t[i], 0.0f, 1.0f);  // builtins.py:16
-    float3 m = lerp(a, b, k);  // builtins.py:17
-    float3 m2 = lerp(a, b, float3(k, 0.5f, 1.0f - k));  // builtins.py:18
-    float edge = step(0.5f, k);  // builtins.py:19
-    float soft = smoothstep(0.2f, 0.8f, k);  // builtins.py:20
-    float3 n = normalize(cross(a, b));  // builtins.py:21
+    precise float3 a = pa[i].xyz;  // builtins.py:14
+    precise float3 b = pb[i].xyz;  // builtins.py:15
+    precise float k = ps_clamp_float_f32(t[i], 0.0f, 1.0f);  // builtins.py:16
+    precise float3 m = lerp(a, b, k);  // builtins.py:17
+    precise float3 m2 = lerp(a, b, float3(k, 0.5f, 1.0f - k));  // builtins.py:18
+    precise float edge = step(0.5f, k);  // builtins.py:19
+    precise float soft = smoothstep(0.2f, 0.8f, k);  // builtins.py:20
+    precise float3 n = normalize(cross(a, b));  // builtins.py:21
     bool far = distance(a, b) > length(m);  // builtins.py:22
-    float w = mad(k, edge, soft);  // builtins.py:23
-    float3 picked = (far ? m2 : m);  // builtins.py:24
-    float2 lanes = ps_select_float2((float2)(0.0f), (float2)(1.0f), (float2)(w) > float2(0.5f, 0.7f));  // builtins.py:25
+    precise float w = mad(k, edge, soft);  // builtins.py:23
+    precise float3 picked = (far ? m2 : m);  // builtins.py:24
+    precise float2 lanes = ps_select_float2((float2)(0.0f), (float2)(1.0f), (float2)(w) > float2(0.5f, 0.7f));  // builtins.py:25
     out_[i] = float4(picked + (n * dot(m, m2)), 1.0f) + float4(lanes, step((float2)(0.1f), lanes));  // builtins.py:26
 }

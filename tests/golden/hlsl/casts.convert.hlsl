@@ -2,9 +2,9 @@
 static const uint Level_LOW = 0u;
 static const uint Level_HIGH = 1u;
 
-[[vk::binding(0, 0)]] RWStructuredBuffer<float> f : register(u0);
-[[vk::binding(1, 0)]] RWStructuredBuffer<uint> u : register(u1);
-[[vk::binding(2, 0)]] RWStructuredBuffer<int> s : register(u2);
+[[vk::binding(0, 0)]] precise RWStructuredBuffer<float> f : register(u0);
+[[vk::binding(1, 0)]] precise RWStructuredBuffer<uint> u : register(u1);
+[[vk::binding(2, 0)]] precise RWStructuredBuffer<int> s : register(u2);
 struct ps_Params {
     uint ps_len_f;
 };
@@ -19,8 +19,8 @@ bool ps_nan_bits_i32(int i) {  // prelude.py:234
 #line 244 "prelude.py"
 int ps_float_to_int_f32_i32(float x, int bottom, int top) {  // prelude.py:244
 #line 249 "prelude.py"
-    float lo = float(bottom);  // prelude.py:249
-    float hi = float(top);  // prelude.py:250
+    precise float lo = float(bottom);  // prelude.py:249
+    precise float hi = float(top);  // prelude.py:250
     int v = int(((x > lo) & (x < hi) ? x : 0.0f));  // prelude.py:251
     v = (x <= lo ? bottom : (x >= hi ? top : v));  // prelude.py:252
     return (ps_nan_bits_i32(asint(x)) ? 0 : v);  // prelude.py:253
@@ -34,11 +34,11 @@ void convert(uint3 ps_global_id : SV_DispatchThreadID) {  // casts.py:19
         return;  // casts.py:22
     }
 #line 23 "casts.py"
-    float x = f[i];  // casts.py:23
+    precise float x = f[i];  // casts.py:23
     int as_int = ps_float_to_int_f32_i32(x, (-2147483647 - 1), 2147483647);  // casts.py:24
     uint as_u = uint(as_int);  // casts.py:25
     int as_i = int(u[i]);  // casts.py:26
-    float back = float(as_int) + (float(as_u) * 0.5f);  // casts.py:27
+    precise float back = float(as_int) + (float(as_u) * 0.5f);  // casts.py:27
     bool flag = bool(as_i);  // casts.py:28
     uint all_ones = 4294967295u;  // casts.py:29
     int big = -1294967296;  // casts.py:30

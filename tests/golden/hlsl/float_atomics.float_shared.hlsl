@@ -43,7 +43,7 @@ uint ps_atomic_exchange_tile(uint _ps_i, uint _ps_v) {
 }
 
 #line 282 "prelude.py"
-float ps_cas_float_u32_f32_tile(uint i, float expected, float desired) {  // prelude.py:282
+precise float ps_cas_float_u32_f32_tile(uint i, float expected, float desired) {  // prelude.py:282
 #line 286 "prelude.py"
     if (asint(desired) == asint(expected)) {  // prelude.py:286
         return expected;  // prelude.py:287
@@ -52,10 +52,10 @@ float ps_cas_float_u32_f32_tile(uint i, float expected, float desired) {  // pre
     return asfloat(ps_atomic_cas_tile(i, asuint(expected), asuint(desired)));  // prelude.py:288
 }
 
-float ps_atomic_add_float_u32_f32_tile(uint i, float v) {  // prelude.py:291
+precise float ps_atomic_add_float_u32_f32_tile(uint i, float v) {  // prelude.py:291
 #line 294 "prelude.py"
-    float cur = asfloat(ps_atomic_load_tile(i));  // prelude.py:294
-    float seen = ps_cas_float_u32_f32_tile(i, cur, cur + v);  // prelude.py:295
+    precise float cur = asfloat(ps_atomic_load_tile(i));  // prelude.py:294
+    precise float seen = ps_cas_float_u32_f32_tile(i, cur, cur + v);  // prelude.py:295
     while (asint(seen) != asint(cur)) {  // prelude.py:296
         cur = seen;  // prelude.py:297
         seen = ps_cas_float_u32_f32_tile(i, cur, cur + v);  // prelude.py:298
@@ -64,7 +64,7 @@ float ps_atomic_add_float_u32_f32_tile(uint i, float v) {  // prelude.py:291
     return cur;  // prelude.py:299
 }
 
-float ps_atomic_sub_float_u32_f32_tile(uint i, float v) {  // prelude.py:302
+precise float ps_atomic_sub_float_u32_f32_tile(uint i, float v) {  // prelude.py:302
 #line 305 "prelude.py"
     return ps_atomic_add_float_u32_f32_tile(i, -v);  // prelude.py:305
 }
@@ -81,16 +81,16 @@ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
 }
 
 #line 203 "prelude.py"
-float ps_min_float_f32(float a, float b) {  // prelude.py:203
+precise float ps_min_float_f32(float a, float b) {  // prelude.py:203
 #line 205 "prelude.py"
     return (ps_key_before_i32(asint(b), asint(a)) ? b : a);  // prelude.py:205
 }
 
 #line 308 "prelude.py"
-float ps_atomic_min_float_u32_f32_tile(uint i, float v) {  // prelude.py:308
+precise float ps_atomic_min_float_u32_f32_tile(uint i, float v) {  // prelude.py:308
 #line 311 "prelude.py"
-    float cur = asfloat(ps_atomic_load_tile(i));  // prelude.py:311
-    float seen = ps_cas_float_u32_f32_tile(i, cur, ps_min_float_f32(cur, v));  // prelude.py:312
+    precise float cur = asfloat(ps_atomic_load_tile(i));  // prelude.py:311
+    precise float seen = ps_cas_float_u32_f32_tile(i, cur, ps_min_float_f32(cur, v));  // prelude.py:312
     while (asint(seen) != asint(cur)) {  // prelude.py:313
         cur = seen;  // prelude.py:314
         seen = ps_cas_float_u32_f32_tile(i, cur, ps_min_float_f32(cur, v));  // prelude.py:315
@@ -100,16 +100,16 @@ float ps_atomic_min_float_u32_f32_tile(uint i, float v) {  // prelude.py:308
 }
 
 #line 208 "prelude.py"
-float ps_max_float_f32(float a, float b) {  // prelude.py:208
+precise float ps_max_float_f32(float a, float b) {  // prelude.py:208
 #line 210 "prelude.py"
     return (ps_key_before_i32(asint(a), asint(b)) ? b : a);  // prelude.py:210
 }
 
 #line 319 "prelude.py"
-float ps_atomic_max_float_u32_f32_tile(uint i, float v) {  // prelude.py:319
+precise float ps_atomic_max_float_u32_f32_tile(uint i, float v) {  // prelude.py:319
 #line 322 "prelude.py"
-    float cur = asfloat(ps_atomic_load_tile(i));  // prelude.py:322
-    float seen = ps_cas_float_u32_f32_tile(i, cur, ps_max_float_f32(cur, v));  // prelude.py:323
+    precise float cur = asfloat(ps_atomic_load_tile(i));  // prelude.py:322
+    precise float seen = ps_cas_float_u32_f32_tile(i, cur, ps_max_float_f32(cur, v));  // prelude.py:323
     while (asint(seen) != asint(cur)) {  // prelude.py:324
         cur = seen;  // prelude.py:325
         seen = ps_cas_float_u32_f32_tile(i, cur, ps_max_float_f32(cur, v));  // prelude.py:326
@@ -119,7 +119,7 @@ float ps_atomic_max_float_u32_f32_tile(uint i, float v) {  // prelude.py:319
 }
 
 #line 282 "prelude.py"
-float ps_cas_float_u32_f32_out(uint i, float expected, float desired) {  // prelude.py:282
+precise float ps_cas_float_u32_f32_out(uint i, float expected, float desired) {  // prelude.py:282
 #line 286 "prelude.py"
     if (asint(desired) == asint(expected)) {  // prelude.py:286
         return expected;  // prelude.py:287
@@ -128,10 +128,10 @@ float ps_cas_float_u32_f32_out(uint i, float expected, float desired) {  // prel
     return asfloat(ps_atomic_cas_out_(i, asuint(expected), asuint(desired)));  // prelude.py:288
 }
 
-float ps_atomic_add_float_u32_f32_out(uint i, float v) {  // prelude.py:291
+precise float ps_atomic_add_float_u32_f32_out(uint i, float v) {  // prelude.py:291
 #line 294 "prelude.py"
-    float cur = asfloat(ps_atomic_load_out_(i));  // prelude.py:294
-    float seen = ps_cas_float_u32_f32_out(i, cur, cur + v);  // prelude.py:295
+    precise float cur = asfloat(ps_atomic_load_out_(i));  // prelude.py:294
+    precise float seen = ps_cas_float_u32_f32_out(i, cur, cur + v);  // prelude.py:295
     while (asint(seen) != asint(cur)) {  // prelude.py:296
         cur = seen;  // prelude.py:297
         seen = ps_cas_float_u32_f32_out(i, cur, cur + v);  // prelude.py:298
@@ -141,10 +141,10 @@ float ps_atomic_add_float_u32_f32_out(uint i, float v) {  // prelude.py:291
 }
 
 #line 308 "prelude.py"
-float ps_atomic_min_float_u32_f32_out(uint i, float v) {  // prelude.py:308
+precise float ps_atomic_min_float_u32_f32_out(uint i, float v) {  // prelude.py:308
 #line 311 "prelude.py"
-    float cur = asfloat(ps_atomic_load_out_(i));  // prelude.py:311
-    float seen = ps_cas_float_u32_f32_out(i, cur, ps_min_float_f32(cur, v));  // prelude.py:312
+    precise float cur = asfloat(ps_atomic_load_out_(i));  // prelude.py:311
+    precise float seen = ps_cas_float_u32_f32_out(i, cur, ps_min_float_f32(cur, v));  // prelude.py:312
     while (asint(seen) != asint(cur)) {  // prelude.py:313
         cur = seen;  // prelude.py:314
         seen = ps_cas_float_u32_f32_out(i, cur, ps_min_float_f32(cur, v));  // prelude.py:315
@@ -153,10 +153,10 @@ float ps_atomic_min_float_u32_f32_out(uint i, float v) {  // prelude.py:308
     return cur;  // prelude.py:316
 }
 
-float ps_atomic_max_float_u32_f32_out(uint i, float v) {  // prelude.py:319
+precise float ps_atomic_max_float_u32_f32_out(uint i, float v) {  // prelude.py:319
 #line 322 "prelude.py"
-    float cur = asfloat(ps_atomic_load_out_(i));  // prelude.py:322
-    float seen = ps_cas_float_u32_f32_out(i, cur, ps_max_float_f32(cur, v));  // prelude.py:323
+    precise float cur = asfloat(ps_atomic_load_out_(i));  // prelude.py:322
+    precise float seen = ps_cas_float_u32_f32_out(i, cur, ps_max_float_f32(cur, v));  // prelude.py:323
     while (asint(seen) != asint(cur)) {  // prelude.py:324
         cur = seen;  // prelude.py:325
         seen = ps_cas_float_u32_f32_out(i, cur, ps_max_float_f32(cur, v));  // prelude.py:326
@@ -180,7 +180,7 @@ void float_shared(uint3 ps_global_id : SV_DispatchThreadID, uint ps_local_index 
     AllMemoryBarrierWithGroupSync();  // float_atomics.py:38
     uint i = ps_global_id.x;  // float_atomics.py:39
     if (i < ps_params.ps_len_values) {  // float_atomics.py:40
-        float v = values[i];  // float_atomics.py:41
+        precise float v = values[i];  // float_atomics.py:41
         ps_atomic_add_float_u32_f32_tile(0u, v);  // float_atomics.py:42
         ps_atomic_sub_float_u32_f32_tile(1u, v);  // float_atomics.py:43
         ps_atomic_min_float_u32_f32_tile(2u, v);  // float_atomics.py:44
@@ -189,7 +189,7 @@ void float_shared(uint3 ps_global_id : SV_DispatchThreadID, uint ps_local_index 
 #line 46 "float_atomics.py"
     AllMemoryBarrierWithGroupSync();  // float_atomics.py:46
     if (lid == 0u) {  // float_atomics.py:47
-        float total = asfloat(ps_atomic_load_tile(0u));  // float_atomics.py:48
+        precise float total = asfloat(ps_atomic_load_tile(0u));  // float_atomics.py:48
         ps_atomic_add_float_u32_f32_out(0u, total);  // float_atomics.py:49
         ps_atomic_add_float_u32_f32_out(1u, asfloat(ps_atomic_load_tile(1u)));  // float_atomics.py:50
         ps_atomic_min_float_u32_f32_out(2u, asfloat(ps_atomic_load_tile(2u)));  // float_atomics.py:51

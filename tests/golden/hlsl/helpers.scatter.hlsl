@@ -4,8 +4,8 @@ struct Hit {
     uint found;
 };
 
-[[vk::binding(0, 0)]] RWStructuredBuffer<float2> points : register(u0);
-[[vk::binding(1, 0)]] RWStructuredBuffer<float> noise_ : register(u1);
+[[vk::binding(0, 0)]] precise RWStructuredBuffer<float2> points : register(u0);
+[[vk::binding(1, 0)]] precise RWStructuredBuffer<float> noise_ : register(u1);
 struct ps_Params {
     uint seed;
     uint ps_len_points;
@@ -30,17 +30,17 @@ uint hash32(uint x) {  // helpers.py:17
     return x;  // helpers.py:23
 }
 
-float uniform01(uint seed) {  // helpers.py:26
+precise float uniform01(uint seed) {  // helpers.py:26
     return float(hash32(seed) >> 8u) * 5.9604645e-08f;  // helpers.py:27
 }
 
 #line 52 "helpers.py"
-float2 jitter(float2 p, uint seed) {  // helpers.py:52
+precise float2 jitter(float2 p, uint seed) {  // helpers.py:52
     return (p + float2(uniform01(seed), uniform01(seed + 1u))) - 0.5f;  // helpers.py:53
 }
 
 #line 39 "helpers.py"
-Hit first_above(uint start, float limit) {  // helpers.py:39
+precise Hit first_above(uint start, float limit) {  // helpers.py:39
     uint k = start;  // helpers.py:40
     while (k < ps_params.ps_len_noise) {  // helpers.py:41
         if (noise_[k] > limit) {  // helpers.py:42
@@ -54,7 +54,7 @@ Hit first_above(uint start, float limit) {  // helpers.py:39
 }
 
 #line 30 "helpers.py"
-float sign_of(float x, float zero) {  // helpers.py:30
+precise float sign_of(float x, float zero) {  // helpers.py:30
     if (x > zero) {  // helpers.py:31
         return 1.0f;  // helpers.py:32
     }
@@ -92,8 +92,8 @@ void scatter(uint3 ps_global_id : SV_DispatchThreadID) {  // helpers.py:57
         return;  // helpers.py:60
     }
 #line 61 "helpers.py"
-    float2 p = jitter(points[i], hash32(seed + i));  // helpers.py:61
-    Hit h = first_above(i, 0.9f);  // helpers.py:62
+    precise float2 p = jitter(points[i], hash32(seed + i));  // helpers.py:61
+    precise Hit h = first_above(i, 0.9f);  // helpers.py:62
     if ((h.found != 0u)) {  // helpers.py:63
         p.x = p.x + (sign_of(h.t - 10.0f, 0.0f) + sign_of(p.y, 1.0f));  // helpers.py:64
     }

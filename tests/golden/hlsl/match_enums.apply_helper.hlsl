@@ -7,7 +7,7 @@ static const uint Op_MAX = 4u;
 
 [[vk::binding(0, 0)]] StructuredBuffer<uint> ops : register(t0);
 [[vk::binding(1, 0)]] StructuredBuffer<float> a : register(t1);
-[[vk::binding(2, 0)]] RWStructuredBuffer<float> out_ : register(u0);
+[[vk::binding(2, 0)]] precise RWStructuredBuffer<float> out_ : register(u0);
 struct ps_Params {
     uint ps_len_out;
 };
@@ -33,18 +33,18 @@ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
 }
 
 #line 203 "prelude.py"
-float ps_min_float_f32(float a_, float b) {  // prelude.py:203
+precise float ps_min_float_f32(float a_, float b) {  // prelude.py:203
 #line 205 "prelude.py"
     return (ps_key_before_i32(asint(b), asint(a_)) ? b : a_);  // prelude.py:205
 }
 
-float ps_max_float_f32(float a_, float b) {  // prelude.py:208
+precise float ps_max_float_f32(float a_, float b) {  // prelude.py:208
 #line 210 "prelude.py"
     return (ps_key_before_i32(asint(a_), asint(b)) ? b : a_);  // prelude.py:210
 }
 
 #line 81 "match_enums.py"
-float combine(uint op, float x, float y) {  // match_enums.py:81
+precise float combine(uint op, float x, float y) {  // match_enums.py:81
 #line 83 "match_enums.py"
     if (op == Op_ADD) {  // match_enums.py:83
         return x + y;  // match_enums.py:84

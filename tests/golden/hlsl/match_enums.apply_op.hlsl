@@ -8,7 +8,7 @@ static const uint Op_MAX = 4u;
 [[vk::binding(0, 0)]] StructuredBuffer<uint> ops : register(t0);
 [[vk::binding(1, 0)]] StructuredBuffer<float> a : register(t1);
 [[vk::binding(2, 0)]] StructuredBuffer<float> b : register(t2);
-[[vk::binding(3, 0)]] RWStructuredBuffer<float> out_ : register(u0);
+[[vk::binding(3, 0)]] precise RWStructuredBuffer<float> out_ : register(u0);
 struct ps_Params {
     uint ps_len_out;
 };
@@ -26,12 +26,12 @@ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
 }
 
 #line 203 "prelude.py"
-float ps_min_float_f32(float a_, float b_) {  // prelude.py:203
+precise float ps_min_float_f32(float a_, float b_) {  // prelude.py:203
 #line 205 "prelude.py"
     return (ps_key_before_i32(asint(b_), asint(a_)) ? b_ : a_);  // prelude.py:205
 }
 
-float ps_max_float_f32(float a_, float b_) {  // prelude.py:208
+precise float ps_max_float_f32(float a_, float b_) {  // prelude.py:208
 #line 210 "prelude.py"
     return (ps_key_before_i32(asint(a_), asint(b_)) ? b_ : a_);  // prelude.py:210
 }
@@ -44,9 +44,9 @@ void apply_op(uint3 ps_global_id : SV_DispatchThreadID) {  // match_enums.py:25
         return;  // match_enums.py:28
     }
 #line 29 "match_enums.py"
-    float x = a[i];  // match_enums.py:29
-    float y = b[i];  // match_enums.py:30
-    float r = 0.0f;  // match_enums.py:31
+    precise float x = a[i];  // match_enums.py:29
+    precise float y = b[i];  // match_enums.py:30
+    precise float r = 0.0f;  // match_enums.py:31
     uint subject_1 = ops[i];  // match_enums.py:32
     if (subject_1 == Op_ADD) {  // match_enums.py:33
         r = x + y;  // match_enums.py:34

@@ -2,7 +2,7 @@
 #pragma pack_matrix(row_major)
 [[vk::binding(0, 0)]] StructuredBuffer<float2x2> a : register(t0);
 [[vk::binding(1, 0)]] StructuredBuffer<float2> b : register(t1);
-[[vk::binding(2, 0)]] RWStructuredBuffer<float2> x : register(u0);
+[[vk::binding(2, 0)]] precise RWStructuredBuffer<float2> x : register(u0);
 struct ps_Params {
     uint ps_len_b;
 };
@@ -17,16 +17,16 @@ void solve2(uint3 ps_global_id : SV_DispatchThreadID) {  // matrices.py:37
         return;  // matrices.py:41
     }
 #line 42 "matrices.py"
-    float2x2 m = a[i];  // matrices.py:42
-    float det = (m[0u].x * m[1u].y) - (m[1u].x * m[0u].y);  // matrices.py:43
+    precise float2x2 m = a[i];  // matrices.py:42
+    precise float det = (m[0u].x * m[1u].y) - (m[1u].x * m[0u].y);  // matrices.py:43
     if (abs(det) < 1e-12f) {  // matrices.py:44
         x[i] = (float2)(0.0f);  // matrices.py:45
         return;  // matrices.py:46
     }
 #line 47 "matrices.py"
-    float d = 1.0f / det;  // matrices.py:47
-    float2x2 c = float2x2(float2(m[1u].y, -m[0u].y), float2(-m[1u].x, m[0u].x));  // matrices.py:48
-    float2x2 inv = c * d;  // matrices.py:49
+    precise float d = 1.0f / det;  // matrices.py:47
+    precise float2x2 c = float2x2(float2(m[1u].y, -m[0u].y), float2(-m[1u].x, m[0u].x));  // matrices.py:48
+    precise float2x2 inv = c * d;  // matrices.py:49
     m[1u] = float2(1.0f, 1.0f);  // matrices.py:50
     x[i] = mul(b[i], inv);  // matrices.py:51
 }

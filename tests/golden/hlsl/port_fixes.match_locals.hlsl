@@ -12,9 +12,9 @@ struct Cell {
 
 [[vk::binding(0, 0)]] StructuredBuffer<uint> shapes : register(t0);
 [[vk::binding(1, 0)]] StructuredBuffer<float> sizes : register(t1);
-[[vk::binding(2, 0)]] RWStructuredBuffer<float> area : register(u0);
-[[vk::binding(3, 0)]] RWStructuredBuffer<uint> info : register(u1);
-[[vk::binding(4, 0)]] RWStructuredBuffer<Cell> cells : register(u2);
+[[vk::binding(2, 0)]] precise RWStructuredBuffer<float> area : register(u0);
+[[vk::binding(3, 0)]] precise RWStructuredBuffer<uint> info : register(u1);
+[[vk::binding(4, 0)]] precise RWStructuredBuffer<Cell> cells : register(u2);
 struct ps_Params {
     uint ps_len_area;
 };
@@ -45,9 +45,9 @@ uint ps_mod_unsigned_u32(uint a, uint b) {  // prelude.py:87
 void match_locals(uint3 ps_global_id : SV_DispatchThreadID) {  // port_fixes.py:64
     bool curved = false;
     uint corners = 0u;
-    float a = 0.0f;
+    precise float a = 0.0f;
     bool2 axes = (bool2)0;
-    Cell cell = (Cell)0;
+    precise Cell cell = (Cell)0;
     uint kind = 0u;
 #line 66 "port_fixes.py"
     uint i = ps_global_id.x;  // port_fixes.py:66
@@ -55,7 +55,7 @@ void match_locals(uint3 ps_global_id : SV_DispatchThreadID) {  // port_fixes.py:
         return;  // port_fixes.py:68
     }
 #line 69 "port_fixes.py"
-    float r = sizes[i];  // port_fixes.py:69
+    precise float r = sizes[i];  // port_fixes.py:69
     uint subject_1 = uint(shapes[i]);  // port_fixes.py:70
     if (subject_1 == Shape_CIRCLE) {  // port_fixes.py:71
         curved = true;  // port_fixes.py:72

@@ -7,9 +7,9 @@ struct Blank {
     float weight;
 };
 
-[[vk::binding(0, 0)]] RWStructuredBuffer<float> out_ : register(u0);
-[[vk::binding(1, 0)]] RWStructuredBuffer<Blank> cells : register(u1);
-[[vk::binding(2, 0)]] RWStructuredBuffer<uint> bits : register(u2);
+[[vk::binding(0, 0)]] precise RWStructuredBuffer<float> out_ : register(u0);
+[[vk::binding(1, 0)]] precise RWStructuredBuffer<Blank> cells : register(u1);
+[[vk::binding(2, 0)]] precise RWStructuredBuffer<uint> bits : register(u2);
 struct ps_Params {
     uint ps_len_out;
 };
@@ -43,15 +43,15 @@ void zero_constructors(uint3 ps_global_id : SV_DispatchThreadID) {  // port_fixe
         return;  // port_fixes.py:41
     }
 #line 42 "port_fixes.py"
-    float2 v = (float2)0;  // port_fixes.py:42
-    float4 w = (float4)0;  // port_fixes.py:43
-    float2x2 m = (float2x2)0;  // port_fixes.py:44
-    float3x3 m3 = (float3x3)0;  // port_fixes.py:45
+    precise float2 v = (float2)0;  // port_fixes.py:42
+    precise float4 w = (float4)0;  // port_fixes.py:43
+    precise float2x2 m = (float2x2)0;  // port_fixes.py:44
+    precise float3x3 m3 = (float3x3)0;  // port_fixes.py:45
     uint3 u = (uint3)0;  // port_fixes.py:46
     int4 iv = (int4)0;  // port_fixes.py:47
     bool2 b = (bool2)0;  // port_fixes.py:48
-    Blank c = ps_make_Blank(0.0f, 0u, uint(false), 1.5f);  // port_fixes.py:49
-    float s = 0.0f;  // port_fixes.py:50
+    precise Blank c = ps_make_Blank(0.0f, 0u, uint(false), 1.5f);  // port_fixes.py:49
+    precise float s = 0.0f;  // port_fixes.py:50
     uint n = 0u;  // port_fixes.py:51
     v.x = v.x + float(i);  // port_fixes.py:52
     u.y = i;  // port_fixes.py:53

@@ -5,16 +5,16 @@ struct Tally {
 };
 
 [[vk::binding(0, 0)]] StructuredBuffer<float> xs : register(t0);
-[[vk::binding(1, 0)]] RWStructuredBuffer<uint> hist : register(u0);
-[[vk::binding(2, 0)]] RWStructuredBuffer<uint> copies : register(u1);
-[[vk::binding(3, 0)]] RWStructuredBuffer<Tally> tallies : register(u2);
-[[vk::binding(4, 0)]] RWStructuredBuffer<Tally> sums_out : register(u3);
-[[vk::binding(5, 0)]] RWStructuredBuffer<uint> calls : register(u4);
+[[vk::binding(1, 0)]] precise RWStructuredBuffer<uint> hist : register(u0);
+[[vk::binding(2, 0)]] precise RWStructuredBuffer<uint> copies : register(u1);
+[[vk::binding(3, 0)]] precise RWStructuredBuffer<Tally> tallies : register(u2);
+[[vk::binding(4, 0)]] precise RWStructuredBuffer<Tally> sums_out : register(u3);
+[[vk::binding(5, 0)]] precise RWStructuredBuffer<uint> calls : register(u4);
 struct ps_Params {
     uint ps_len_calls;
 };
 [[vk::push_constant]] ConstantBuffer<ps_Params> ps_params : register(b0);
-groupshared uint shared_[256];
+precise groupshared uint shared_[256];
 
 typedef uint ps_array_uint_4[4];
 
@@ -44,7 +44,7 @@ bool ps_key_before_i32(int x, int y) {  // prelude.py:187
 }
 
 #line 208 "prelude.py"
-float ps_max_float_f32(float a, float b) {  // prelude.py:208
+precise float ps_max_float_f32(float a, float b) {  // prelude.py:208
 #line 210 "prelude.py"
     return (ps_key_before_i32(asint(a), asint(b)) ? b : a);  // prelude.py:210
 }
@@ -58,15 +58,15 @@ bool ps_nan_bits_i32(int i) {  // prelude.py:234
 #line 244 "prelude.py"
 uint ps_float_to_int_f32_u32(float x, uint bottom, uint top) {  // prelude.py:244
 #line 249 "prelude.py"
-    float lo = float(bottom);  // prelude.py:249
-    float hi = float(top);  // prelude.py:250
+    precise float lo = float(bottom);  // prelude.py:249
+    precise float hi = float(top);  // prelude.py:250
     uint v = uint(((x > lo) & (x < hi) ? x : 0.0f));  // prelude.py:251
     v = (x <= lo ? bottom : (x >= hi ? top : v));  // prelude.py:252
     return (ps_nan_bits_i32(asint(x)) ? 0u : v);  // prelude.py:253
 }
 
 #line 23 "port_forms.py"
-uint bin_of(float x, uint i) {  // port_forms.py:23
+precise uint bin_of(float x, uint i) {  // port_forms.py:23
 #line 26 "port_forms.py"
     calls[i] = calls[i] + 1u;  // port_forms.py:26
     return min(ps_float_to_int_f32_u32(ps_max_float_f32(x, 0.0f) * 4.0f, 0u, 4294967295u), 3u);  // port_forms.py:27
@@ -84,7 +84,7 @@ void tally(uint3 ps_global_id : SV_DispatchThreadID, uint ps_local_index : SV_Gr
 #line 36 "port_forms.py"
     uint li = ps_local_index;  // port_forms.py:36
     uint local[4] = ps_zero_ps_array_uint_4();  // port_forms.py:37
-    Tally sums[4] = ps_zero_ps_array_Tally_4();  // port_forms.py:38
+    precise Tally sums[4] = ps_zero_ps_array_Tally_4();  // port_forms.py:38
 #line 40 "port_forms.py"
     for (uint b_1 = 0u; b_1 < 4u; b_1 += 1u) {  // port_forms.py:40
 #line 40 "port_forms.py"
@@ -95,7 +95,7 @@ void tally(uint3 ps_global_id : SV_DispatchThreadID, uint ps_local_index : SV_Gr
     for (uint s_1 = 0u; s_1 < 8u; s_1 += 1u) {  // port_forms.py:42
 #line 42 "port_forms.py"
         s = s_1;  // port_forms.py:42
-        float x = xs[(i * 8u) + s];  // port_forms.py:43
+        precise float x = xs[(i * 8u) + s];  // port_forms.py:43
         uint ps_t1 = (i * 4u) + bin_of(x, i);  // port_forms.py:44
 #line 44 "port_forms.py"
         hist[ps_t1] = hist[ps_t1] + 1u;  // port_forms.py:44

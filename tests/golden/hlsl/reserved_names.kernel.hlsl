@@ -5,9 +5,9 @@ struct Layout {
     float out_[2];
 };
 
-[[vk::binding(0, 0)]] RWStructuredBuffer<float> out_ : register(u0);
+[[vk::binding(0, 0)]] precise RWStructuredBuffer<float> out_ : register(u0);
 [[vk::binding(1, 0)]] StructuredBuffer<uint> layout_ : register(t0);
-[[vk::binding(2, 0)]] RWStructuredBuffer<Layout> threadgroup_ : register(u1);
+[[vk::binding(2, 0)]] precise RWStructuredBuffer<Layout> threadgroup_ : register(u1);
 struct ps_Params {
     float uniform_;
     uint ps_pad0;
@@ -20,15 +20,15 @@ struct ps_Params {
 [[vk::push_constant]] ConstantBuffer<ps_Params> ps_params : register(b0);
 
 #line 17 "reserved_names.py"
-float main_(float device_, float half_) {  // reserved_names.py:17
-    float var_ = device_ * half_;  // reserved_names.py:18
+precise float main_(float device_, float half_) {  // reserved_names.py:17
+    precise float var_ = device_ * half_;  // reserved_names.py:18
     return var_;  // reserved_names.py:19
 }
 
 [numthreads(64, 1, 1)]
 void kernel_(uint3 ps_global_id : SV_DispatchThreadID) {  // reserved_names.py:23
-    float uniform_ = ps_params.uniform_;
-    Layout struct_ = ps_params.struct_;
+    precise float uniform_ = ps_params.uniform_;
+    precise Layout struct_ = ps_params.struct_;
     uint loop_ = ps_params.loop_;
     int var_ = 0;
 #line 25 "reserved_names.py"
@@ -38,13 +38,13 @@ void kernel_(uint3 ps_global_id : SV_DispatchThreadID) {  // reserved_names.py:2
     }
 #line 28 "reserved_names.py"
     uint let_ = layout_[threadIdx_];  // reserved_names.py:28
-    float fn_ = float(let_) * uniform_;  // reserved_names.py:29
-    float vec4_ = fn_ + 1.0f;  // reserved_names.py:30
-    float x = main_(vec4_, 0.5f);  // reserved_names.py:31
+    precise float fn_ = float(let_) * uniform_;  // reserved_names.py:29
+    precise float vec4_ = fn_ + 1.0f;  // reserved_names.py:30
+    precise float x = main_(vec4_, 0.5f);  // reserved_names.py:31
     int v_gl_x = int(let_) - 1;  // reserved_names.py:32
-    float device_ = x + float(v_gl_x);  // reserved_names.py:33
-    float half_ = main_(device_, 2.0f);  // reserved_names.py:34
-    float kernel_1 = half_;  // reserved_names.py:35
+    precise float device_ = x + float(v_gl_x);  // reserved_names.py:33
+    precise float half_ = main_(device_, 2.0f);  // reserved_names.py:34
+    precise float kernel_1 = half_;  // reserved_names.py:35
     for (int var_1 = 0; var_1 < 3; var_1 += 1) {  // reserved_names.py:36
 #line 36 "reserved_names.py"
         var_ = var_1;  // reserved_names.py:36

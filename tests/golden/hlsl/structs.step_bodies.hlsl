@@ -18,8 +18,8 @@ struct World {
     uint ps_pad0;
 };
 
-[[vk::binding(0, 0)]] RWStructuredBuffer<Body> bodies : register(u0);
-[[vk::binding(1, 0)]] RWStructuredBuffer<float> energy : register(u1);
+[[vk::binding(0, 0)]] precise RWStructuredBuffer<Body> bodies : register(u0);
+[[vk::binding(1, 0)]] precise RWStructuredBuffer<float> energy : register(u1);
 struct ps_Params {
     World world;
     uint ps_len_bodies;
@@ -27,26 +27,26 @@ struct ps_Params {
 [[vk::push_constant]] ConstantBuffer<ps_Params> ps_params : register(b0);
 
 #line 30 "structs.py"
-float kinetic(Body self_) {  // structs.py:30
+precise float kinetic(Body self_) {  // structs.py:30
     return (0.5f * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:31
 }
 
 #line 27 "structs.py"
-float2 momentum(Body self_) {  // structs.py:27
+precise float2 momentum(Body self_) {  // structs.py:27
     return self_.vel * self_.mass;  // structs.py:28
 }
 
 [numthreads(64, 1, 1)]
 #line 53 "structs.py"
 void step_bodies(uint3 ps_global_id : SV_DispatchThreadID) {  // structs.py:53
-    World world = ps_params.world;
+    precise World world = ps_params.world;
 #line 54 "structs.py"
     uint i = ps_global_id.x;  // structs.py:54
     if (i >= ps_params.ps_len_bodies) {  // structs.py:55
         return;  // structs.py:56
     }
 #line 57 "structs.py"
-    Body b = bodies[i];  // structs.py:57
+    precise Body b = bodies[i];  // structs.py:57
     if (!(b.alive != 0u)) {  // structs.py:58
         return;  // structs.py:59
     }

@@ -20,7 +20,7 @@ struct Stats {
 };
 
 [[vk::binding(0, 0)]] StructuredBuffer<Body> bodies : register(t0);
-[[vk::binding(1, 0)]] RWStructuredBuffer<Stats> stats : register(u0);
+[[vk::binding(1, 0)]] precise RWStructuredBuffer<Stats> stats : register(u0);
 struct ps_Params {
     uint ps_len_bodies;
 };
@@ -45,11 +45,11 @@ Stats ps_make_Stats(uint _ps_a0, float2 _ps_a1, float _ps_a2) {
 }
 
 #line 30 "structs.py"
-float kinetic(Body self_) {  // structs.py:30
+precise float kinetic(Body self_) {  // structs.py:30
     return (0.5f * self_.mass) * dot(self_.vel, self_.vel);  // structs.py:31
 }
 
-Body at_rest(float2 p, float m) {  // structs.py:34
+precise Body at_rest(float2 p, float m) {  // structs.py:34
     return ps_make_Body(p, float2(0.0f, 0.0f), m, uint(true), Kind_DUST);  // structs.py:35
 }
 
@@ -62,13 +62,13 @@ void summarize(uint3 ps_global_id : SV_DispatchThreadID) {  // structs.py:73
         return;  // structs.py:75
     }
 #line 76 "structs.py"
-    Stats s = ps_make_Stats(0u, (float2)(0.0f), 0.0f);  // structs.py:76
+    precise Stats s = ps_make_Stats(0u, (float2)(0.0f), 0.0f);  // structs.py:76
     uint end_1 = ps_params.ps_len_bodies;  // structs.py:77
 #line 77 "structs.py"
     for (uint k_1 = 0u; k_1 < end_1; k_1 += 1u) {  // structs.py:77
 #line 77 "structs.py"
         k = k_1;  // structs.py:77
-        Body b = bodies[k];  // structs.py:78
+        precise Body b = bodies[k];  // structs.py:78
         if ((b.alive != 0u) && (b.kind == Kind_DUST)) {  // structs.py:79
             s.count = s.count + 1u;  // structs.py:80
             s.energy = s.energy + kinetic(b);  // structs.py:81
@@ -82,6 +82,6 @@ void summarize(uint3 ps_global_id : SV_DispatchThreadID) {  // structs.py:73
 #line 85 "structs.py"
     stats[0u] = s;  // structs.py:85
     stats[1u] = ps_make_Stats(uint(ps_params.ps_len_bodies), s.center, 0.5f);  // structs.py:86
-    Body rest = at_rest(s.center, 1.0f);  // structs.py:87
+    precise Body rest = at_rest(s.center, 1.0f);  // structs.py:87
     stats[2u].center = rest.pos;  // structs.py:88
 }

@@ -32,9 +32,9 @@ struct ps_tuple_u32_f32 {
     float v_1;
 };
 
-[[vk::binding(0, 0)]] RWStructuredBuffer<uint> data : register(u0);
+[[vk::binding(0, 0)]] precise RWStructuredBuffer<uint> data : register(u0);
 [[vk::binding(1, 0)]] StructuredBuffer<float> pts : register(t0);
-[[vk::binding(2, 0)]] RWStructuredBuffer<float> out_ : register(u1);
+[[vk::binding(2, 0)]] precise RWStructuredBuffer<float> out_ : register(u1);
 struct ps_Params {
     uint ps_len_data;
 };
@@ -105,11 +105,11 @@ ps_tuple_u32_u32 divmod_u(uint a, uint b) {  // tuples.py:16
     return ps_make_ps_tuple_u32_u32(ps_floordiv_unsigned_u32(a, b), ps_mod_unsigned_u32(a, b));  // tuples.py:19
 }
 
-ps_tuple_vec2_f32_bool split(float3 p) {  // tuples.py:22
+precise ps_tuple_vec2_f32_bool split(float3 p) {  // tuples.py:22
     return ps_make_ps_tuple_vec2_f32_bool(p.xy, p.z, uint(p.z > 0.0f));  // tuples.py:23
 }
 
-ps_tuple_Span_i32 bounds(float x, float y) {  // tuples.py:26
+precise ps_tuple_Span_i32 bounds(float x, float y) {  // tuples.py:26
     if (x < y) {  // tuples.py:27
         return ps_make_ps_tuple_Span_i32(ps_make_Span(x, y), -1);  // tuples.py:28
     }
@@ -126,25 +126,25 @@ bool ps_nan_bits_i32(int i) {  // prelude.py:234
 #line 244 "prelude.py"
 uint ps_float_to_int_f32_u32(float x, uint bottom, uint top) {  // prelude.py:244
 #line 249 "prelude.py"
-    float lo = float(bottom);  // prelude.py:249
-    float hi = float(top);  // prelude.py:250
+    precise float lo = float(bottom);  // prelude.py:249
+    precise float hi = float(top);  // prelude.py:250
     uint v = uint(((x > lo) & (x < hi) ? x : 0.0f));  // prelude.py:251
     v = (x <= lo ? bottom : (x >= hi ? top : v));  // prelude.py:252
     return (ps_nan_bits_i32(asint(x)) ? 0u : v);  // prelude.py:253
 }
 
 #line 32 "tuples.py"
-ps_tuple_f32_f32_f32_u32 polar(float2 v) {  // tuples.py:32
-    float r = length(v);  // tuples.py:33
+precise ps_tuple_f32_f32_f32_u32 polar(float2 v) {  // tuples.py:32
+    precise float r = length(v);  // tuples.py:33
     return ps_make_ps_tuple_f32_f32_f32_u32(r, v.x / r, v.y / r, ps_float_to_int_f32_u32(r, 0u, 4294967295u));  // tuples.py:34
 }
 
-float weigh(ps_tuple_u32_f32 pair, float scale) {  // tuples.py:37
-    ps_tuple_u32_f32 ps_t1 = pair;  // tuples.py:38
+precise float weigh(ps_tuple_u32_f32 pair, float scale) {  // tuples.py:37
+    precise ps_tuple_u32_f32 ps_t1 = pair;  // tuples.py:38
 #line 38 "tuples.py"
     uint n = ps_t1.v_0;  // tuples.py:38
 #line 38 "tuples.py"
-    float w = ps_t1.v_1;  // tuples.py:38
+    precise float w = ps_t1.v_1;  // tuples.py:38
     return (float(n) * w) * scale;  // tuples.py:39
 }
 
@@ -171,21 +171,21 @@ void unpack(uint3 ps_global_id : SV_DispatchThreadID) {  // tuples.py:43
     uint gx = ps_t3.x;  // tuples.py:48
 #line 48 "tuples.py"
     uint gy = ps_t3.y;  // tuples.py:48
-    ps_tuple_vec2_f32_bool ps_t4 = split(float3(pts[3u * i], pts[3u * i + 1u], pts[3u * i + 2u]));  // tuples.py:49
+    precise ps_tuple_vec2_f32_bool ps_t4 = split(float3(pts[3u * i], pts[3u * i + 1u], pts[3u * i + 2u]));  // tuples.py:49
 #line 49 "tuples.py"
-    float2 xy = ps_t4.v_0;  // tuples.py:49
+    precise float2 xy = ps_t4.v_0;  // tuples.py:49
 #line 49 "tuples.py"
-    float z_ = ps_t4.v_1;  // tuples.py:49
+    precise float z_ = ps_t4.v_1;  // tuples.py:49
 #line 49 "tuples.py"
     bool up = (ps_t4.v_2 != 0u);  // tuples.py:49
-    float2 ps_t5 = xy;  // tuples.py:50
+    precise float2 ps_t5 = xy;  // tuples.py:50
 #line 50 "tuples.py"
-    float a = ps_t5.x;  // tuples.py:50
+    precise float a = ps_t5.x;  // tuples.py:50
 #line 50 "tuples.py"
-    float b = ps_t5.y;  // tuples.py:50
-    ps_tuple_Span_i32 ps_t6 = bounds(a, b);  // tuples.py:51
+    precise float b = ps_t5.y;  // tuples.py:50
+    precise ps_tuple_Span_i32 ps_t6 = bounds(a, b);  // tuples.py:51
 #line 51 "tuples.py"
-    Span s = ps_t6.v_0;  // tuples.py:51
+    precise Span s = ps_t6.v_0;  // tuples.py:51
 #line 51 "tuples.py"
     int order = ps_t6.v_1;  // tuples.py:51
     uint ps_t7 = q;  // tuples.py:52
@@ -198,22 +198,22 @@ void unpack(uint3 ps_global_id : SV_DispatchThreadID) {  // tuples.py:43
     r = ps_t8.v_0;  // tuples.py:53
 #line 53 "tuples.py"
     q = ps_t8.v_1;  // tuples.py:53
-    ps_tuple_f32_f32_f32_u32 ps_t9 = polar(float2(a, z_));  // tuples.py:54
+    precise ps_tuple_f32_f32_f32_u32 ps_t9 = polar(float2(a, z_));  // tuples.py:54
 #line 54 "tuples.py"
-    float rad = ps_t9.v_0;  // tuples.py:54
+    precise float rad = ps_t9.v_0;  // tuples.py:54
 #line 54 "tuples.py"
-    float c = ps_t9.v_1;  // tuples.py:54
+    precise float c = ps_t9.v_1;  // tuples.py:54
 #line 54 "tuples.py"
-    float sn = ps_t9.v_2;  // tuples.py:54
+    precise float sn = ps_t9.v_2;  // tuples.py:54
 #line 54 "tuples.py"
     uint ri = ps_t9.v_3;  // tuples.py:54
-    float3 ps_t10 = float3(pts[3u * i + 2u], pts[3u * i + 1u], pts[3u * i]);  // tuples.py:55
+    precise float3 ps_t10 = float3(pts[3u * i + 2u], pts[3u * i + 1u], pts[3u * i]);  // tuples.py:55
 #line 55 "tuples.py"
-    float x = ps_t10.x;  // tuples.py:55
+    precise float x = ps_t10.x;  // tuples.py:55
 #line 55 "tuples.py"
-    float y = ps_t10.y;  // tuples.py:55
+    precise float y = ps_t10.y;  // tuples.py:55
 #line 55 "tuples.py"
-    float w = ps_t10.z;  // tuples.py:55
+    precise float w = ps_t10.z;  // tuples.py:55
     uint3 c3 = ps_global_id;  // tuples.py:56
     uint3 ps_t11 = c3;  // tuples.py:57
 #line 57 "tuples.py"

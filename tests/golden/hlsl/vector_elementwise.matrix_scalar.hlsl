@@ -4,9 +4,9 @@
 [[vk::binding(1, 0)]] StructuredBuffer<float3x3> m3 : register(t1);
 [[vk::binding(2, 0)]] StructuredBuffer<float4x4> m4 : register(t2);
 [[vk::binding(3, 0)]] StructuredBuffer<float> s : register(t3);
-[[vk::binding(4, 0)]] RWStructuredBuffer<float2x2> o2 : register(u0);
-[[vk::binding(5, 0)]] RWStructuredBuffer<float3x3> o3 : register(u1);
-[[vk::binding(6, 0)]] RWStructuredBuffer<float4x4> o4 : register(u2);
+[[vk::binding(4, 0)]] precise RWStructuredBuffer<float2x2> o2 : register(u0);
+[[vk::binding(5, 0)]] precise RWStructuredBuffer<float3x3> o3 : register(u1);
+[[vk::binding(6, 0)]] precise RWStructuredBuffer<float4x4> o4 : register(u2);
 struct ps_Params {
     uint ps_len_s;
 };
@@ -21,7 +21,7 @@ void matrix_scalar(uint3 ps_global_id : SV_DispatchThreadID) {  // vector_elemen
         return;  // vector_elementwise.py:58
     }
 #line 59 "vector_elementwise.py"
-    float d = s[i];  // vector_elementwise.py:59
+    precise float d = s[i];  // vector_elementwise.py:59
     o2[i * 2u] = m2[i] / d;  // vector_elementwise.py:60
     o2[(i * 2u) + 1u] = d * m2[i];  // vector_elementwise.py:61
     o3[i * 2u] = m3[i] / d;  // vector_elementwise.py:62
