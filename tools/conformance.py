@@ -129,9 +129,11 @@ def _undefined(case: cc.Case, dev: str, a: Any, b: Any, exp: Any, got: Any) -> b
 
 
 def _division_range(case: cc.Case, dev: str, a: Any, b: Any, exp: Any, got: Any) -> bool:
-    return dev != "cpu" and case.label in ("x / y", "x // y", "x % y") and \
-        isinstance(b, float) and math.isfinite(b) and b != 0 and \
-        not 2.0 ** -126 <= abs(b) <= 2.0 ** 126
+    if dev == "cpu" or case.label not in ("x / y", "x // y", "x % y") or \
+            not isinstance(b, float) or not math.isfinite(b) or b == 0:
+        return False
+    big_q = case.label != "x / y" and abs(cc.ieee(np.divide, a, b)) > 2.0 ** 24
+    return big_q or not 2.0 ** -126 <= abs(b) <= 2.0 ** 126
 
 
 def _contracted(case: cc.Case, dev: str, a: Any, b: Any, exp: Any, got: Any) -> bool:
@@ -170,7 +172,10 @@ LIMITS = [
           _undefined),
     Limit("D", "Division by |y| above 2^126 (or below 2^-126): Vulkan and WGSL bound x / y "
           "(2.5 ulp) only for 2^-126 <= |y| <= 2^126; NVIDIA's 1e10 / 3.4e38 is 0.0. "
-          "Float // and %, which divide, follow.", _division_range),
+          "Float // and %, which divide, follow; so do they for a quotient above 2^24, "
+          "where a division off by an ulp (Vulkan allows 2.5) cannot be corrected by "
+          "+-1 (NVIDIA's 1e10 // 3.0 is 3333333504.0, the f32 quotient 3333333248.0).",
+          _division_range),
     Limit("C", "WGSL cannot forbid contraction: float // and % compute a - q * b, which "
           "the driver may fuse (NVIDIA: 1e10 % 3.0 is -512.0, not 0.0).", _contracted),
     Limit("S", "SwiftShader's atan2 of y = -0.0 gives the result for the other sign of x "
