@@ -81,7 +81,7 @@ class HlslEmitter(LazyLogic, PreciseFloats, DeviceChecks, HlslHelpers, CLikeEmit
     groups_in_block = True
     line_directives = True
     # Float arithmetic that flows into a precise variable, buffer or function result is
-    # NoContraction in DXC's SPIR-V and exact in its DXIL (``precise.py``).
+    # NoContraction in DXC's SPIR-V (``precise.py``); D3D12's DXIL carries the same text.
     PRECISE = "precise "
     # DXC's SPIR-V evaluates both sides of && || ?: (lazy.py writes them as statements)
     eager_logic = True
