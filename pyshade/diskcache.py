@@ -4,7 +4,8 @@ again by a later process.
 Each entry is the whole ``Compiled`` record of one specialisation for one target and
 toolchain check (source text, binary: SPIR-V, PTX/CUBIN, DXIL, WGSL, a Python code
 object; layout, requirements), stored under a key made of pyshade's and Python's
-versions, the kernel's file, name and source as it was defined, its specialisation,
+versions (and the size and mtime of each of pyshade's own modules), the kernel's
+file, name and source as it was defined, its specialisation,
 the target, the toolchain's identity and its options. An entry also lists what the
 translation depended on beyond the kernel's own source: the contents of every file a
 helper, struct or enum came from, and the values of the module-level names it read. A
@@ -126,12 +127,31 @@ def _toolchain_id(target: str) -> str:
         raise _Uncacheable(str(e)) from None
 
 
+_SELF: list[str] = []
+
+
+def _pyshade_fp() -> str:
+    """Size and mtime of every module of pyshade itself: an edited emitter (a developer's
+    checkout, between releases) must not get an entry translated by the old one."""
+    if not _SELF:
+        root = os.path.dirname(os.path.abspath(__file__))
+        stats = []
+        for d, _dirs, files in os.walk(root):
+            for f in sorted(files):
+                if f.endswith(".py"):
+                    st = os.stat(os.path.join(d, f))
+                    stats.append((os.path.relpath(os.path.join(d, f), root), st.st_size,
+                                  st.st_mtime_ns))
+        _SELF.append(_digest(repr(sorted(stats)).encode()).hex())
+    return _SELF[0]
+
+
 def _key(kernel: Any, target: str, spec: Any, validate: Any) -> str:
     from . import __version__
     from .frontend import source
     code = kernel.fn.__code__
     lines, start = source._captured[code]
-    parts = [__version__, sys.version, platform.machine(), code.co_filename,
+    parts = [__version__, _pyshade_fp(), sys.version, platform.machine(), code.co_filename,
              kernel.__qualname__, start, "".join(lines), kernel.workgroup_size,
              [(_fp(tv), _fp(t)) for tv, t in spec.typevars],
              [(n, _fp(v)) for n, v in spec.consts], spec.folded, target,

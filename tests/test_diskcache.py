@@ -174,3 +174,20 @@ def test_a_closure_value_makes_a_kernel_uncacheable(tmp_path: Path, monkeypatch)
     assert np.asarray(x)[0] == 4
     assert diskcache.stats["uncacheable"] == before["uncacheable"] + 1
     assert not list(tmp_path.rglob("*.bin"))
+
+
+def test_an_edited_pyshade_module_changes_the_key() -> None:
+    """A developer's edit to an emitter must not be answered with an entry the old emitter
+    translated: pyshade's own modules (size, mtime) are part of every key."""
+    from pyshade import diskcache
+    from pyshade.emit import wgsl
+    before = diskcache._pyshade_fp()
+    st = os.stat(wgsl.__file__)
+    try:
+        os.utime(wgsl.__file__, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+        diskcache._SELF.clear()
+        assert diskcache._pyshade_fp() != before
+    finally:
+        os.utime(wgsl.__file__, ns=(st.st_atime_ns, st.st_mtime_ns))
+        diskcache._SELF.clear()
+    assert diskcache._pyshade_fp() == before
