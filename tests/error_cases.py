@@ -558,3 +558,23 @@ def nd_too_many(a: ps.Buffer[f32]):
 @ps.kernel
 def nd_on_1d(a: ps.Buffer[f32]):
     a[0, 1] = 1.0
+
+
+# -- an augmented assignment keeps its target's type -------------------------------------
+@ps.kernel
+def aug_int_by_float(a: ps.Buffer[f32], out: ps.Buffer[i32]):
+    s = 0
+    s += a[0]
+    out[0] = s
+
+
+@ps.kernel
+def aug_int_true_div(out: ps.Buffer[i32]):
+    s = 7
+    s /= 2
+    out[0] = s
+
+
+@ps.kernel
+def aug_int_element_by_float(a: ps.Buffer[f32], out: ps.Buffer[u32]):
+    out[0] *= a[0]

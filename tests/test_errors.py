@@ -480,6 +480,28 @@ CASES = [
      '      ^^^^\n'
      'TranslationError: a is a Buffer[f32], which takes one index: index a '
      'ps.Buffer[T, 2] (or 3), or a ps.array(T, (rows, cols)), with several'),
+    # An augmented assignment keeps its target's type (an integer next to a float
+    # used to translate into code no compiler accepts, or crash on an element).
+    ('aug_int_by_float', 567, 4, None,
+     ':567:5\n'
+     '    s += a[0]\n'
+     '    ^^^^^^^^^\n'
+     'TranslationError: s is i32 and s + a[0] is f32: Python would make s a float, but a '
+     'variable keeps the type of its first assignment here: start s as a float (s = 0.0, '
+     'say), or convert: s = i32(s + a[0])'),
+    ('aug_int_true_div', 574, 4, None,
+     ':574:5\n'
+     '    s /= 2\n'
+     '    ^^^^^^\n'
+     'TranslationError: s is i32 and s / 2 is f32: Python would make s a float, but a '
+     'variable keeps the type of its first assignment here: start s as a float (s = 0.0, '
+     'say), or convert: s = i32(s / 2), or use //= for integer division'),
+    ('aug_int_element_by_float', 580, 4, None,
+     ':580:5\n'
+     '    out[0] *= a[0]\n'
+     '    ^^^^^^^^^^^^^^\n'
+     'TranslationError: out[0] is u32 and out[0] * a[0] is f32: an element or field keeps '
+     'its type: convert explicitly: out[0] = u32(out[0] * a[0])'),
 ]
 
 

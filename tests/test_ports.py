@@ -179,20 +179,26 @@ def test_webgpu_game_of_life(dev: ps.Device, rng: np.random.Generator) -> None:
 
 
 def test_taichi_fractal(dev: ps.Device, rng: np.random.Generator) -> None:
-    """Iterating z*z + c is chaotic near the Julia set: a cosine a few ulp off (a GPU's
-    ``cos`` may be) or a fused multiply-add changes the escape count of a pixel there
-    (moving ``cos`` by 1 to 4 ulp changes at most 2 of the 1152 pixels, over the first
-    thousand frames). So at most 1% of the pixels may differ, and every value is still
-    ``1 - k * 0.02`` for a count k of 0..50. WGSL cannot forbid contraction: NVIDIA's
-    driver fuses every ``a * b + c`` there (docs/devices/vulkan.md), which moved 299 of
-    the 1152 pixels on the H200; through WGSL a third may differ, but no more."""
-    _, got, want = run_port("taichi_fractal", dev, rng)
-    differ = got["pixels"] != want["pixels"]
-    allowed = 0.35 if dev.target == "wgsl" else 0.01
-    assert differ.sum() <= allowed * differ.size, differ.sum()
-    k = np.rint((1 - got["pixels"]) / 0.02)
-    assert ((0 <= k) & (k <= 50)).all()
-    np.testing.assert_allclose(got["pixels"], (1 - k * np.float32(0.02)).astype(np.float32), atol=1e-6)
+    """Iterating z*z + c is chaotic near the Julia set, and ``c`` holds ``cos(t) * 0.2``,
+    where Vulkan allows ``cos`` an absolute error of 2**-11 (SwiftShader's is 1.4e-4,
+    which changes some 20 of the 1152 escape counts). So every pixel's count must lie
+    within those of the pictures for ``c`` at 17 points of that band (the exact ``c``
+    included), and at least 90% of the pixels must be the exact picture's."""
+    mod = port("taichi_fractal")
+    inp, got, want = run_port("taichi_fractal", dev, rng)
+    if dev.target == "wgsl":
+        # WGSL cannot forbid contraction: NVIDIA's driver fuses every a * b + c there
+        # (docs/devices/vulkan.md), which moved 299 of the 1152 pixels on the H200, far
+        # outside the cos band; through WGSL a third may differ, each still a count.
+        assert (got["pixels"] != want["pixels"]).mean() <= 0.35
+        k = np.rint((1 - got["pixels"]) / 0.02)
+        assert ((0 <= k) & (k <= 50)).all()
+        return
+    c1 = np.cos(np.float64(inp["t"])) * 0.2
+    band = np.stack([mod.julia(np.float32(c1 + d * 0.2 * 2.0 ** -11)) for d in np.linspace(-1, 1, 17)])
+    px = got["pixels"]
+    assert ((band.min(axis=0) <= px) & (px <= band.max(axis=0))).all()
+    assert (px == want["pixels"]).mean() >= 0.9
 
 
 def test_warp_wave(dev: ps.Device, rng: np.random.Generator) -> None:

@@ -664,6 +664,14 @@ def k(out: ps.Buffer[u32]):
     x = u32(1)
     x = 1.5
 """, "wgsl"),
+    ("Typing", "An integer augmented by a float", """
+@ps.kernel
+def k(a: ps.Buffer[f32], out: ps.Buffer[i32]):
+    total = 0
+    for i in range(len(a)):
+        total += a[i]
+    out[0] = total
+""", "wgsl"),
     ("Typing", "Conditions that are not bool", """
 @ps.kernel
 def k(out: ps.Buffer[u32], x: u32):

@@ -51,10 +51,32 @@ class ArithMixin:
         self.error(node, f"ints and floats do not mix in {sym}: {both}; convert explicitly: "
                          f"{to_float} (or {to_int} for integer arithmetic)")
 
+    def int_target_of_float(self, node: ast.AugAssign, x: str, result: str, tt: Any,
+                            rt: Any) -> None:
+        """Refuse ``x op= v`` where ``x`` is an integer and ``x op v`` a float (``v`` a
+        float, or ``op`` the true division ``/``): Python would rebind a variable ``x``
+        to a float (and an element or field keeps its type), while here the float would
+        have to be converted silently. ``x`` and ``result`` are the target and ``x op v``
+        as written."""
+        conv = f"{x} = {T.host_type_name(tt)}({result})"
+        if isinstance(node.target, ast.Name):
+            fix = (f"Python would make {x} a float, but a variable keeps the type of its first "
+                   f"assignment here: start {x} as a float ({x} = 0.0, say), or convert: {conv}")
+        else:
+            fix = f"an element or field keeps its type: convert explicitly: {conv}"
+        if isinstance(node.op, ast.Div):
+            fix += ", or use //= for integer division"
+        self.error(node, f"{x} is {T.host_type_name(tt)} and {result} is {T.host_type_name(rt)}: "
+                         f"{fix}")
+
     # -- Python's numeric promotion ---------------------------------------------------------
     def int_to_float(self, e: ast.expr, ft: T.ScalarType) -> ast.expr:
-        """``e`` (an integer scalar) converted to float type ``ft``, as ``ft(e)`` would be."""
-        return self.cast_call(call_at(ft.name, [e], e), ft)
+        """``e`` (an integer scalar) converted to float type ``ft``, as ``ft(e)`` would be;
+        the conversion keeps ``e`` as ``ps_promoted`` (an augmented assignment checks the
+        target's own type)."""
+        out = self.cast_call(call_at(ft.name, [e], e), ft)
+        out.ps_promoted = e
+        return out
 
     def promote(self, node: ast.AST, a: str, b: str, true_div: bool = False) -> None:
         """Python's rule for mixed operands: an integer scalar next to a float (a float

@@ -296,6 +296,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
 
     def st_AugAssign(self, node: ast.AugAssign) -> None:
         """``target op= value``: typed as ``target op value`` (kept as ``ps_binop``), then stored."""
+        written = ast.unparse(node.target), ast.unparse(ast.BinOp(node.target, node.op, node.value))
         load = copy_tree(node.target)
         for n in ast.walk(load):
             if hasattr(n, "ctx"):
@@ -306,6 +307,9 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
             self.error(node, "augmented assignment to a constant")
         # a routed operator is a prelude call that keeps its two sides
         left, right = getattr(binop, "ps_operands", None) or (binop.left, binop.right)
+        promoted = getattr(left, "ps_promoted", None)
+        if promoted is not None:    # an integer target next to a float: Python's x becomes a float
+            self.int_target_of_float(node, *written, promoted.ps_type, binop.ps_type)
         tt = left.ps_type
         if decay(binop.ps_type) != decay(tt):
             self.mismatch(node.value, tt, binop.ps_type, "augmented assignment")

@@ -13,8 +13,9 @@ thread index it divides. Two changes of shape, both refused in the original form
 numba declares the shared array and calls ``syncthreads()`` inside
 ``if tid < size:``, and pyshade wants a shared array at the top level of the kernel
 and every barrier outside a condition that differs between invocations (``tid``). So
-only the load is guarded, and an invocation past the end loads 0 (numba's example
-launches exactly ``len(data)`` threads in one block, where the guard is always true).
+only the load is guarded, and an invocation past the end loads 0. (The example relies
+on its launch, ``array_sum.forall(len(a))`` over 1024 elements, putting every element
+in one block of ``len(a)`` threads, where the guard holds for every thread.)
 """
 
 from __future__ import annotations

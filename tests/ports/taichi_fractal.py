@@ -42,8 +42,10 @@ def paint(pixels: ps.Buffer[f32, 2], t: f32) -> None:
 
 
 def inputs(rng: np.random.Generator) -> dict:
-    """A frame of the example's animation (``paint(i * 0.03)``), at a random step."""
-    return {"t": np.float32(int(rng.integers(0, 1000)) * 0.03)}
+    """A frame of the example's animation (``paint(i * 0.03)``) at a random step of its
+    first 105, where ``t`` is in [0, pi]: Vulkan bounds the error of ``cos`` there only
+    (by 2**-11, absolute), and SwiftShader uses much of it."""
+    return {"t": np.float32(int(rng.integers(0, 105)) * 0.03)}
 
 
 def run(dev: ps.Device, t: np.float32) -> dict:
@@ -52,11 +54,11 @@ def run(dev: ps.Device, t: np.float32) -> dict:
     return {"pixels": pixels.numpy()}
 
 
-def reference(t: np.float32) -> dict:
-    """The same iteration in float32 numpy, operation by operation."""
+def julia(c1: np.float32) -> np.ndarray:
+    """The picture for ``c = (-0.8, c1)``, in float32 numpy, operation by operation."""
     f = np.float32
     i, j = np.meshgrid(np.arange(2 * n), np.arange(n), indexing="ij")
-    c0, c1 = f(-0.8), f(np.cos(np.float64(t))) * f(0.2)
+    c0 = f(-0.8)
     z0 = (f(i) / f(n) - f(1)) * f(2)
     z1 = (f(j) / f(n) - f(0.5)) * f(2)
     iterations = np.zeros(i.shape, np.int32)
@@ -65,4 +67,8 @@ def reference(t: np.float32) -> dict:
         z0, z1 = (np.where(going, z0 * z0 - z1 * z1 + c0, z0),
                   np.where(going, z1 * z0 * f(2) + c1, z1))
         iterations += going
-    return {"pixels": f(1) - iterations.astype(np.float32) * f(0.02)}
+    return f(1) - iterations.astype(np.float32) * f(0.02)
+
+
+def reference(t: np.float32) -> dict:
+    return {"pixels": julia(np.float32(np.cos(np.float64(t))) * np.float32(0.2))}
