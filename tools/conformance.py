@@ -39,7 +39,6 @@ import pyshade as ps  # noqa: E402
 
 DTYPE = {"i32": np.int32, "u32": np.uint32, "f32": np.float32, "bool": np.uint32}
 RAISED = object()       # the cpu device raised for this element
-HALF_PI_BOUND = math.pi
 
 # The ulp bound of each math function on a GPU: the loosest of the targets' specs where a
 # spec gives one in ulp (Vulkan's "Precision and Operation of SPIR-V Instructions", WGSL

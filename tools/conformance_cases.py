@@ -297,8 +297,7 @@ NP = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
       "acosh": "arccosh", "atanh": "arctanh", "erf": "", "erfc": ""}
 # The GPU's value where Python raises, for the functions numpy lacks or spells otherwise.
 GPU_SPECIAL: dict[str, Callable[[float], float]] = {
-    "erf": lambda a: math.erf(a), "erfc": lambda a: math.erfc(a),
-    "degrees": lambda a: math.degrees(a), "radians": lambda a: math.radians(a),
+    "erf": math.erf, "erfc": math.erfc, "degrees": math.degrees, "radians": math.radians,
 }
 
 

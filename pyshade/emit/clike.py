@@ -26,7 +26,7 @@ from ..prelude_math import PRELUDE
 from .atomic_bits import AtomicBits
 from .base import CMP_SYMBOLS, Emitter, IdNames
 from .packed import PackedVec3
-from .textutil import _is_float, array_parts, elem_type, shortest_f32  # noqa: F401
+from .textutil import any_float, array_parts, elem_type, shortest_f32  # noqa: F401 - re-exported
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "*", ast.Div: "/",
           ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
@@ -377,7 +377,7 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
     def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
         """``a OP b`` for one comparison operator ``op`` (an ``ast`` class); float ``!=`` as
         ``FLOAT_NE`` says (DXC's and naga's ``!=`` of a NaN gave false on lavapipe)."""
-        if op is ast.NotEq and self.FLOAT_NE and _is_float(a.ps_type, b.ps_type):
+        if op is ast.NotEq and self.FLOAT_NE and any_float(a.ps_type, b.ps_type):
             return self.FLOAT_NE.format(a=self.sub(a), b=self.sub(b))
         return f"{self.sub(a)} {CMP_SYMBOLS[op]} {self.sub(b)}"
 
@@ -512,7 +512,7 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
         """A conversion ``T(x)`` (f32 -> int is a prelude call by now); float -> bool as
         ``x != 0`` where ``FLOAT_NE`` says (HLSL's ``bool(nan)`` was false)."""
         a = node.args[0]
-        if self.FLOAT_NE and t == T.bool_ and _is_float(a.ps_type):
+        if self.FLOAT_NE and t == T.bool_ and any_float(a.ps_type):
             return self.FLOAT_NE.format(a=self.sub(a), b=self.zero_value(a.ps_type, node))
         return f"{self.type_name(t, node)}({self.expr(a)})"
 

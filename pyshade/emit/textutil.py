@@ -7,7 +7,7 @@ import struct
 from .. import types as T
 
 
-def _is_float(*ts: T.Type) -> bool:
+def any_float(*ts: T.Type) -> bool:
     """Whether any of the types is a float scalar or vector."""
     return any(getattr(t.elem if isinstance(t, T.VectorType) else t, "is_float", False)
                for t in ts)
