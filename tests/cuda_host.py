@@ -8,7 +8,8 @@ struct layouts and the prelude's C++ are exercised. What this cannot check is NV
 and the GPU's own behaviour: the H200 does that (bench/h200_cuda.sh).
 
 A launch loops over the groups; within a group the invocations run one after another,
-or, when the kernel has a barrier, one thread each with a ``std::barrier``. The same
+or, when the kernel has a barrier, one thread each with a ``std::barrier`` (threads
+made once per launch, each running its invocation of every group in turn). The same
 CUDA text is first compiled by NVRTC (the launch path's ``compile_source``), so the
 code is valid for both compilers.
 """
@@ -45,29 +46,35 @@ template <class... A> void ps_host_invoke(void (*f)(A...), void** b) {
 extern "C" void ps_host_run(void** b, unsigned gx, unsigned gy, unsigned gz) {
     blockDim = {%(bx)d, %(by)d, %(bz)d};
     gridDim = {gx, gy, gz};
+    if (%(threaded)d) {
+        // One thread per invocation of a group, made once per launch: each runs its
+        // invocation of every group in turn, and a barrier at the end of each group
+        // keeps the groups apart (they share the static __shared__ arrays).
+        std::barrier<> bar(%(bx)d * %(by)d * %(bz)d);
+        ps_host_barrier = &bar;
+        std::vector<std::thread> ts;
+        for (unsigned k = 0; k < %(bz)du; ++k) for (unsigned j = 0; j < %(by)du; ++j)
+        for (unsigned i = 0; i < %(bx)du; ++i)
+            ts.emplace_back([=, &bar] {
+                threadIdx = {i, j, k};
+                for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y)
+                for (unsigned x = 0; x < gx; ++x) {
+                    blockIdx = {x, y, z};
+                    ps_host_invoke(::%(entry)s, b);
+                    bar.arrive_and_wait();
+                }
+            });
+        for (auto& t : ts) t.join();
+        ps_host_barrier = nullptr;
+        return;
+    }
     for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y)
     for (unsigned x = 0; x < gx; ++x) {
-        uint3 g = {x, y, z};
-        if (%(threaded)d) {
-            std::barrier<> bar(%(bx)d * %(by)d * %(bz)d);
-            ps_host_barrier = &bar;
-            std::vector<std::thread> ts;
-            for (unsigned k = 0; k < %(bz)du; ++k) for (unsigned j = 0; j < %(by)du; ++j)
-            for (unsigned i = 0; i < %(bx)du; ++i)
-                ts.emplace_back([=, &bar] {
-                    blockIdx = g; threadIdx = {i, j, k};
-                    ps_host_invoke(::%(entry)s, b);
-                    bar.arrive_and_drop();
-                });
-            for (auto& t : ts) t.join();
-            ps_host_barrier = nullptr;
-        } else {
-            blockIdx = g;
-            for (unsigned k = 0; k < %(bz)du; ++k) for (unsigned j = 0; j < %(by)du; ++j)
-            for (unsigned i = 0; i < %(bx)du; ++i) {
-                threadIdx = {i, j, k};
-                ps_host_invoke(::%(entry)s, b);
-            }
+        blockIdx = {x, y, z};
+        for (unsigned k = 0; k < %(bz)du; ++k) for (unsigned j = 0; j < %(by)du; ++j)
+        for (unsigned i = 0; i < %(bx)du; ++i) {
+            threadIdx = {i, j, k};
+            ps_host_invoke(::%(entry)s, b);
         }
     }
 }
