@@ -1,11 +1,20 @@
-"""Bitonic sort: the demo's kernel (``examples/bitonic_sort.py``), usable as a library function.
+"""``sort`` and ``argsort`` on the device, and the demo's bitonic kernel
+(``examples/bitonic_sort.py``).
 
-The kernel below is the canonical example (with docstrings added): a NewType, an IntEnum
-with ``match``, a portable struct, a TypeVar generic and a ``Const`` trait
-class. ``sort`` pads the data to a power of two with a value that sorts last,
-records every step in one ``dev.batch()`` submission, and drops the padding.
-With ``in_place=True`` a device array, CuPy array or torch CUDA tensor is sorted
-where it lives, without a copy to the host.
+``bitonic_step`` below is the canonical example (with docstrings added): a NewType,
+an IntEnum with ``match``, a portable struct, a TypeVar generic and a ``Const``
+trait class; ``sort_steps`` lists its passes. The library functions sort u32 keys
+(``keys.py``: every dtype's order as unsigned order, made and undone on the
+device) with one of two engines, both written in pyshade and run on every device:
+
+- ``"bitonic"`` (``network.py``): the bitonic network, padded on the device to a
+  power of two, with every pass whose partner distance fits a workgroup tile done in
+  shared memory; few launches, so it wins for small arrays;
+- ``"radix"`` (``radix.py``): an LSD radix sort, 8 passes of 4-bit digits, O(n) work,
+  stable by construction; it wins for large arrays.
+
+``method="auto"`` takes the bitonic network below ``RADIX_MIN`` elements and the
+radix sort from there. Every launch of a call is recorded in one ``dev.batch()``.
 """
 
 from __future__ import annotations
@@ -17,6 +26,11 @@ import numpy as np
 
 import pyshade as ps
 from pyshade import f32, i32, u32
+
+from . import network
+from ._arrays import give, operand
+from .keys import copy_prefix, from_keys, iota, kind_of, to_keys
+from .radix import record_radix
 
 T = TypeVar("T", u32, i32, f32)
 Stage = NewType("Stage", u32)                 # newtype: zero cost
@@ -67,209 +81,112 @@ def bitonic_step(data: ps.Buffer[T], p: BitonicParams, cmp: ps.Const[type[Natura
             data[i], data[partner] = b, a
 
 
-# Floats are not compared as floats: GPUs may flush subnormals in comparisons
-# (NVIDIA does), -0.0 < 0.0 is false, and NaN compares false with everything.
-# float_keys maps each f32 bit pattern to a u32 key whose unsigned order is the
-# IEEE total order (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN), the
-# bitonic network sorts the keys, and float_from_keys maps them back, moving
-# the negative NaNs (which sort first) behind the positive ones so that every
-# NaN ends up last, as in numpy.sort. Only bits move, so every element keeps
-# its exact bit pattern, NaN payloads and signs included.
-_SIGN = 0x80000000
-_NEG_INF_KEY = 0x007FFFFF     # key of -inf (0xFF800000): only negative NaNs have smaller keys
-_PAD_BITS = 0x7FFFFFFF        # a positive NaN whose key is 0xFFFFFFFF, the largest: sorts last
-
-
-@ps.kernel(workgroup_size=256)
-def float_keys(data: ps.Buffer[u32]) -> None:
-    """In place: f32 bit patterns -> u32 keys whose unsigned order is IEEE total order.
-
-    Negatives get all bits flipped (a larger magnitude gives a smaller key),
-    non-negatives get the sign bit set (they sort above every negative)."""
-    i = ps.global_id().x
-    if i < len(data):
-        b = data[i]
-        if (b & _SIGN) != 0:
-            data[i] = ~b
-        else:
-            data[i] = b | _SIGN
-
-
-@ps.kernel(workgroup_size=256)
-def float_from_keys(keys: ps.Buffer[u32], out: ps.Buffer[u32], n: u32, order: SortOrder) -> None:
-    """``out[i]`` = the f32 bits of the i-th element of the sorted result.
-
-    ``keys[:n]`` are sorted ascending; the negative NaNs form a prefix (their
-    keys are below the key of -inf) of length m, found by binary search, and
-    are rotated to the end: the ascending result is ``keys[m:n] + keys[:m]``.
-    ``DESCENDING`` reads that result backwards, so it is exactly its reverse."""
-    i = ps.global_id().x
-    if i < n:
-        lo = u32(0)
-        hi = n
-        while lo < hi:
-            mid = lo + (hi - lo) // 2
-            if keys[mid] < _NEG_INF_KEY:
-                lo = mid + 1
-            else:
-                hi = mid
-        j = i
-        match order:
-            case SortOrder.ASCENDING:
-                pass
-            case SortOrder.DESCENDING:
-                j = n - 1 - i
-        src = j + lo
-        if j >= n - lo:
-            src = j - (n - lo)
-        k = keys[src]
-        if (k & _SIGN) != 0:
-            out[i] = k ^ _SIGN
-        else:
-            out[i] = ~k
-
-
-_DTYPES = (np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float32))
-
-
-def _pad_value(dtype: np.dtype, descending: bool) -> Any:
-    info = np.iinfo(dtype)
-    return info.min if descending else info.max
-
-
 def sort_steps(n: int) -> list[tuple[int, int]]:
-    """The (stage, pass_of_stage) pairs of a bitonic network over n = 2^k items."""
+    """The (stage, pass_of_stage) pairs of ``bitonic_step``'s network over n = 2^k items
+    (the library functions use ``network.py``, which does most passes in shared memory)."""
     k = max(n - 1, 0).bit_length()
     return [(s, p) for s in range(k) for p in range(s + 1)]
 
 
-@ps.kernel(workgroup_size=256)
-def _pad_copy(src: ps.Buffer[T], dst: ps.Buffer[T], n: u32, pad: T) -> None:
-    """dst[i] = src[i] for i < n, else the padding value (dst is 2^k long)."""
-    i = ps.global_id().x
-    if i < len(dst):
-        if i < n:
-            dst[i] = src[i]
-        else:
-            dst[i] = pad
+RADIX_MIN = 1 << 14
+METHODS = ("auto", "bitonic", "radix")
 
 
-@ps.kernel(workgroup_size=256)
-def _copy_prefix(src: ps.Buffer[T], dst: ps.Buffer[T]) -> None:
-    """dst[i] = src[i] for every i of dst (src may be longer)."""
-    i = ps.global_id().x
-    if i < len(dst):
-        dst[i] = src[i]
+def _use_radix(n: int, method: str) -> bool:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, "
+                         f"got {method!r}")
+    return method == "radix" or (method == "auto" and n >= RADIX_MIN)
+
+
+def _record_sort(dev: ps.Device, words: ps.DeviceArray, n: int, kind: int, flip: int,
+                 method: str, with_vals: bool) -> tuple[ps.DeviceArray, ps.DeviceArray | None]:
+    """Record: keys of the n words (``to_keys``), sorted ascending with the chosen engine;
+    with ``with_vals``, the indices 0..n-1 carried along. Returns (keys, indices),
+    each at least n long (the network pads; the padding sorts last)."""
+    radix = _use_radix(n, method)
+    length = n if radix else network.padded_length(n)
+    keys = dev.empty(length, np.uint32)
+    to_keys.launch(words, keys, n, flip, kind=kind, threads=length, device=dev)
+    vals = None
+    if with_vals:
+        vals = dev.empty(length, np.int32)
+        iota.launch(vals, threads=length, device=dev)
+    if radix:
+        record_radix(dev, keys, vals, n)
+    else:
+        network.record_network(dev, keys, vals)
+    return keys, vals
 
 
 def sort(array: Any, descending: bool = False, device: Any = None, *,
-         in_place: bool = False) -> Any:
-    """Sort a 1-D u32/i32/f32 array on ``device`` (default: the best available).
+         in_place: bool = False, method: str = "auto") -> Any:
+    """Sort a 1-D uint32, int32 or float32 array on the device.
 
-    With ``in_place=True``, ``array`` is a device array (``dev.array``), a CuPy array
-    or a torch CUDA tensor: it is sorted on its device, with no copy to the host, and
-    returned (the cuda device uses CuPy and torch memory in place; a padded scratch
-    buffer is used when the length is not a power of two, or for float32 keys).
+    The result equals ``numpy.sort(array)`` (reversed when ``descending``), bit for
+    bit: float32 subnormals and infinities sort by value, -0.0 before +0.0, and NaNs
+    (of either sign) last, each element keeping its bits, NaN payloads included.
+    Among NaNs, which numpy leaves unordered, the result is ascending by bit pattern
+    for positive NaNs, then negative NaNs by descending bit pattern (the IEEE total
+    order with negative NaNs moved to the end). Any length works.
 
-    Returns a new numpy array equal to ``numpy.sort(array)`` (reversed when
-    ``descending``), bit for bit: float32 subnormals and infinities sort by
-    value, -0.0 before +0.0, and NaNs (of either sign) last, each element
-    keeping its bits, NaN payloads included. Among NaNs, which numpy leaves
-    unordered, the result is ascending by bit pattern for positive NaNs,
-    then negative NaNs by descending bit pattern (the IEEE total order with
-    negative NaNs moved to the end). Any length works: the data are padded to
-    a power of two with a value that sorts last.
+    ``array`` may be a device array (the result is a new device array on its device:
+    nothing goes through the host), a CuPy array or torch CUDA tensor (adopted by the
+    cuda device without a copy; the result is a cuda device array, which CuPy and
+    torch take in place through ``__cuda_array_interface__``), or host data (uploaded
+    to ``device``, default the best available; the result is a numpy array).
+
+    With ``in_place=True``, ``array`` (a device array, CuPy array or torch CUDA
+    tensor) is sorted where it lives and returned. ``method`` picks the engine:
+    ``"bitonic"`` (the bitonic network, shared-memory tiles), ``"radix"`` (LSD radix
+    sort) or ``"auto"`` (bitonic below ``RADIX_MIN`` elements, radix from there); the
+    result is the same.
     """
     from ..launch.binder import is_foreign_array
-    if in_place:
-        if isinstance(array, ps.DeviceArray):
-            return _sort_in_place(array.device, array, descending, array)
-        if not is_foreign_array(array):
-            raise TypeError(f"sort(in_place=True) needs a device array, a CuPy array or a "
-                            f"torch CUDA tensor, got {type(array).__name__}")
-        dev = ps.device(device or "cuda") if not isinstance(device, ps.Device) else device
-        adopt = getattr(dev, "adopt", None)
-        if adopt is None:
-            raise TypeError(f"sort(): a {type(array).__name__} lives on a GPU that "
-                            f"{dev.name} cannot use in place: pass device='cuda'")
-        return _sort_in_place(dev, adopt(array), descending, array)
-    dev = ps.device(device) if not isinstance(device, ps.Device) else device
-    adopt = getattr(dev, "adopt", None)
-    if isinstance(array, ps.DeviceArray):
-        host = array.numpy()
-    elif is_foreign_array(array) and adopt is not None:
-        host = adopt(array).numpy()
-    else:
-        host = np.asarray(array)
-    if host.ndim != 1 or host.dtype not in _DTYPES:
-        raise TypeError(f"sort() needs a 1-D uint32, int32 or float32 array, got "
-                        f"{host.dtype} with shape {host.shape}")
-    n = host.size
-    if n < 2:
-        return host.copy()
-    n2 = 1 << (n - 1).bit_length()
-    if host.dtype.kind == "f":
-        return _sort_float32(dev, host, n2, descending)
-    padded = np.full(n2, _pad_value(host.dtype, descending), dtype=host.dtype)
-    padded[:n] = host
-    buf = dev.array(padded)
-    order = SortOrder.DESCENDING if descending else SortOrder.ASCENDING
-    with dev.batch():
-        _network(dev, buf, n2, order)
-    return buf.numpy()[:n]
+    if in_place and not (isinstance(array, ps.DeviceArray) or is_foreign_array(array)):
+        raise TypeError(f"sort(in_place=True) needs a device array, a CuPy array or a "
+                        f"torch CUDA tensor, got {type(array).__name__}")
+    op = operand(array, device, "sort")
+    dev, n = op.device, op.n
+    _use_radix(n, method)                   # checks ``method`` whatever n is
+    out = op.array if in_place else dev.empty(n, op.dtype)
+    if n:
+        kind = kind_of(op.dtype)
+        with dev.batch():
+            keys, _ = _record_sort(dev, op.array.view(np.uint32), n, kind, 0, method, False)
+            from_keys.launch(keys, out.view(np.uint32), n, int(descending), kind=kind,
+                             threads=n, device=dev)
+    return array if in_place else give(op, out)
 
 
-def _sort_in_place(dev: ps.Device, arr: Any, descending: bool, result: Any) -> Any:
-    """Sort the device array ``arr`` in place; returns ``result`` (what the caller gave)."""
-    if len(arr.shape) != 1 or arr.dtype not in _DTYPES:
-        raise TypeError(f"sort() needs a 1-D uint32, int32 or float32 array, got "
-                        f"{arr.dtype} with shape {arr.shape}")
-    n = arr.size
-    if n < 2:
-        return result
-    n2 = 1 << (n - 1).bit_length()
-    order = SortOrder.DESCENDING if descending else SortOrder.ASCENDING
-    with dev.batch():
-        if arr.dtype.kind == "f":
-            # keys in a padded scratch buffer, mapped back into the array itself
-            bits = arr.view(np.uint32)
-            keys = dev.empty(n2, np.uint32)
-            _pad_copy.launch(bits, keys, n, bits.dtype.type(_PAD_BITS), threads=n2, device=dev)
-            float_keys.launch(keys, threads=n2, device=dev)
-            _network(dev, keys, n2, SortOrder.ASCENDING)
-            float_from_keys.launch(keys, bits, n, order, threads=n, device=dev)
-        elif n2 == n:
-            _network(dev, arr, n, order)
-        else:
-            pad = arr.dtype.type(_pad_value(arr.dtype, descending))
-            work = dev.empty(n2, arr.dtype)
-            _pad_copy.launch(arr, work, n, pad, threads=n2, device=dev)
-            _network(dev, work, n2, order)
-            _copy_prefix.launch(work, arr, threads=n, device=dev)
-    return result
+def argsort(array: Any, descending: bool = False, device: Any = None, *,
+            method: str = "auto") -> Any:
+    """The indices that sort a 1-D uint32, int32 or float32 array, as int32, computed
+    on the device.
 
+    The sort is stable: the result equals ``numpy.argsort(array, kind="stable")``,
+    ties (-0.0 and 0.0 are equal; every NaN is equal, and last) in index order.
+    ``descending=True`` sorts by descending value (NaNs first), ties still in index
+    order (as ``torch.argsort(x, descending=True, stable=True)``), which is not the
+    reverse of the ascending result when there are ties.
 
-def _network(dev: ps.Device, buf: ps.DeviceArray, n2: int, order: SortOrder) -> None:
-    """Record the whole bitonic network over ``buf`` (n2 = 2^k elements)."""
-    for stage, pass_of_stage in sort_steps(n2):
-        params = BitonicParams(n=n2, stage=Stage(stage), pass_of_stage=Pass(pass_of_stage),
-                               order=order)
-        bitonic_step.launch(buf, params, Natural, threads=n2, device=dev)
-
-
-def _sort_float32(dev: ps.Device, host: np.ndarray, n2: int, descending: bool) -> np.ndarray:
-    """Sort f32 data as u32 keys (see the module docstring)."""
-    n = host.size
-    # The data travel as u32 bit patterns: a f32 buffer could change bits on the
-    # way (the cpu device holds f32 values as Python floats, which quiets
-    # signalling NaNs), while u32 words are only ever moved.
-    padded = np.full(n2, _PAD_BITS, dtype=np.uint32)
-    padded[:n] = host.view(np.uint32)
-    keys = dev.array(padded)
-    out = dev.zeros(n, np.uint32)
-    order = SortOrder.DESCENDING if descending else SortOrder.ASCENDING
-    with dev.batch():
-        float_keys.launch(keys, threads=n2, device=dev)
-        _network(dev, keys, n2, SortOrder.ASCENDING)
-        float_from_keys.launch(keys, out, n, order, threads=n, device=dev)
-    return out.numpy().view(np.float32)
+    ``array`` may be a device array (the indices are a new int32 device array on its
+    device), a CuPy array or torch CUDA tensor (adopted by the cuda device; the
+    indices are a cuda device array), or host data (uploaded to ``device``, default
+    the best available; the indices are a numpy int32 array). ``method`` is as for
+    ``sort``; both engines give the same indices.
+    """
+    op = operand(array, device, "argsort")
+    dev, n = op.device, op.n
+    _use_radix(n, method)
+    if n >= 2**31:
+        raise ValueError(f"argsort(): {n} elements do not have int32 indices")
+    out = dev.empty(n, np.int32)
+    if n:
+        flip = 0xFFFFFFFF if descending else 0
+        with dev.batch():
+            _, vals = _record_sort(dev, op.array.view(np.uint32), n,
+                                   kind_of(op.dtype, arg=True), flip, method, True)
+            assert vals is not None
+            copy_prefix.launch(vals, out, threads=n, device=dev)
+    return give(op, out)
