@@ -8,8 +8,8 @@ struct layouts and the prelude's C++ are exercised. What this cannot check is NV
 and the GPU's own behaviour: the H200 does that (bench/h200_cuda.sh).
 
 A launch loops over the groups; within a group the invocations run one after another,
-or, when the kernel has a barrier, one thread each with a ``std::barrier`` (threads
-made once per launch, each running its invocation of every group in turn). The same
+or, when the kernel has a barrier, one fiber each on the launching thread
+(``tests/cuda_host/ps_fibers.h``): a barrier switches to the next invocation. The same
 CUDA text is first compiled by NVRTC (the launch path's ``compile_source``), so the
 code is valid for both compilers.
 """
@@ -47,25 +47,16 @@ extern "C" void ps_host_run(void** b, unsigned gx, unsigned gy, unsigned gz) {
     blockDim = {%(bx)d, %(by)d, %(bz)d};
     gridDim = {gx, gy, gz};
     if (%(threaded)d) {
-        // One thread per invocation of a group, made once per launch: each runs its
-        // invocation of every group in turn, and a barrier at the end of each group
-        // keeps the groups apart (they share the static __shared__ arrays).
-        std::barrier<> bar(%(bx)d * %(by)d * %(bz)d);
-        ps_host_barrier = &bar;
-        std::vector<std::thread> ts;
-        for (unsigned k = 0; k < %(bz)du; ++k) for (unsigned j = 0; j < %(by)du; ++j)
-        for (unsigned i = 0; i < %(bx)du; ++i)
-            ts.emplace_back([=, &bar] {
-                threadIdx = {i, j, k};
-                for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y)
-                for (unsigned x = 0; x < gx; ++x) {
-                    blockIdx = {x, y, z};
-                    ps_host_invoke(::%(entry)s, b);
-                    bar.arrive_and_wait();
-                }
-            });
-        for (auto& t : ts) t.join();
-        ps_host_barrier = nullptr;
+        // the invocations of a group as fibers (ps_fibers.h), made once per launch
+        ps_fibers f(%(bx)d * %(by)d * %(bz)d);
+        f.resume = [](unsigned t) {
+            threadIdx = {t %% %(bx)du, t / %(bx)du %% %(by)du, t / (%(bx)du * %(by)du)};
+        };
+        for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y)
+        for (unsigned x = 0; x < gx; ++x) {
+            blockIdx = {x, y, z};
+            f.run([b](unsigned) { ps_host_invoke(::%(entry)s, b); });
+        }
         return;
     }
     for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y)
@@ -141,6 +132,7 @@ class CudaHostDevice(Device):
         where g++ cannot precompile it."""
         header = self._dir / "cuda_host.h"
         shutil.copy(HERE / "cuda_host.h", header)
+        shutil.copy(HERE / "ps_fibers.h", self._dir / "ps_fibers.h")
         r = subprocess.run([self.cxx, *self.FLAGS, "-x", "c++-header", str(header), "-o",
                             str(header) + ".gch"], capture_output=True, text=True)
         return header if r.returncode == 0 else HERE / "cuda_host.h"

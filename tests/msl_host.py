@@ -11,8 +11,8 @@ and Metal execution is untested until a Mac runs the suite.
 The kernel's entry point takes its buffers, its parameter block and its invocation ids
 as parameters (emit/msl.py); a generated launcher calls it once per invocation with the
 ids, looping over the groups; within a group the invocations run one after another, or,
-when the kernel has a barrier, one thread each with a ``std::barrier`` (threads made
-once per launch, each running its invocation of every group in turn). Threadgroup
+when the kernel has a barrier, one fiber each on the launching thread
+(``tests/cuda_host/ps_fibers.h``): a barrier switches to the next invocation. Threadgroup
 arrays, which MSL declares in the kernel function, become ``static`` locals here (the
 one source rewrite, since no macro can make a declaration shared): the groups run one
 at a time, so one copy is the group's.
@@ -52,23 +52,16 @@ static void ps_host_one(void** b, uint3 g, unsigned gx, unsigned gy, unsigned gz
 }
 extern "C" void ps_host_run(void** b, unsigned gx, unsigned gy, unsigned gz) {
     if (%(threaded)d) {
-        // One thread per invocation of a group, made once per launch: each runs its
-        // invocation of every group in turn, and a barrier at the end of each group
-        // keeps the groups apart (they share the static threadgroup arrays).
-        std::barrier<> bar(%(bx)d * %(by)d * %(bz)d);
-        ps_host_barrier = &bar;
-        std::vector<std::thread> ts;
-        for (unsigned k = 0; k < %(bz)du; ++k) for (unsigned j = 0; j < %(by)du; ++j)
-        for (unsigned i = 0; i < %(bx)du; ++i)
-            ts.emplace_back([=, &bar] {
-                for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y)
-                for (unsigned x = 0; x < gx; ++x) {
-                    ps_host_one(b, uint3(x, y, z), gx, gy, gz, i, j, k);
-                    bar.arrive_and_wait();
-                }
+        // the invocations of a group as fibers (ps_fibers.h), made once per launch
+        ps_fibers f(%(bx)d * %(by)d * %(bz)d);
+        for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y)
+        for (unsigned x = 0; x < gx; ++x) {
+            uint3 g(x, y, z);
+            f.run([=](unsigned t) {
+                ps_host_one(b, g, gx, gy, gz, t %% %(bx)du, t / %(bx)du %% %(by)du,
+                            t / (%(bx)du * %(by)du));
             });
-        for (auto& t : ts) t.join();
-        ps_host_barrier = nullptr;
+        }
         return;
     }
     for (unsigned z = 0; z < gz; ++z) for (unsigned y = 0; y < gy; ++y)

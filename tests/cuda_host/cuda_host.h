@@ -3,7 +3,6 @@
 // It checks the emitter's C++ (precedence, conversions, overloads, layouts) and its
 // semantics against numpy; it cannot check NVRTC or the GPU (the H200 does that).
 #pragma once
-#include <barrier>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +11,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "ps_fibers.h"
 
 #define __global__
 #define __device__
@@ -42,12 +43,11 @@ PS_MAKE(uint, unsigned)
 
 thread_local uint3 threadIdx, blockIdx;
 uint3 blockDim, gridDim;
-std::barrier<>* ps_host_barrier = nullptr;
-inline void __syncthreads() { if (ps_host_barrier) ps_host_barrier->arrive_and_wait(); }
+inline void __syncthreads() { if (ps_host_fibers) ps_host_fibers->yield(); }
 inline void __threadfence_block() {}
 inline void __threadfence() {}
 
-// Atomics: the invocations of a group may run on threads.
+// Atomics: sequentially consistent (a device may be used from several threads).
 template <class T> T atomicAdd(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 template <class T> T atomicSub(T* p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
 template <class T> T atomicAnd(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
