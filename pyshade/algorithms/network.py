@@ -120,10 +120,10 @@ def record_network(dev: ps.Device, keys: ps.DeviceArray, vals: ps.DeviceArray | 
     n2 = keys.size
     kv = vals is not None
     v = vals if vals is not None else dev.empty(1, "int32")
-    bitonic_tile.launch(keys, v, 0, LOG_TILE, kv=kv, threads=n2 // 2, device=dev)
+    bitonic_tile.launch(keys, v, 0, LOG_TILE, kv, threads=n2 // 2, device=dev)
     for stage in range(LOG_TILE, n2.bit_length() - 1):
         dist = 1 << stage
         while dist >= TILE:
-            bitonic_global.launch(keys, v, stage, dist, kv=kv, threads=n2 // 2, device=dev)
+            bitonic_global.launch(keys, v, stage, dist, kv, threads=n2 // 2, device=dev)
             dist >>= 1
-        bitonic_tile.launch(keys, v, stage, stage + 1, kv=kv, threads=n2 // 2, device=dev)
+        bitonic_tile.launch(keys, v, stage, stage + 1, kv, threads=n2 // 2, device=dev)

@@ -158,7 +158,7 @@ def record_radix(dev: ps.Device, keys: ps.DeviceArray, vals: ps.DeviceArray | No
         shift = p * BITS
         radix_rank.launch(k_a, ranks, counts, n, shift, threads=tiles * WG, device=dev)
         record_scan(dev, counts, offsets, BUCKETS * tiles, False)
-        radix_scatter.launch(k_a, v_a, ranks, offsets, k_b, v_b, n, shift, kv=kv,
+        radix_scatter.launch(k_a, v_a, ranks, offsets, k_b, v_b, n, shift, kv,
                              threads=n, device=dev)
         k_a, k_b = k_b, k_a
         if kv:

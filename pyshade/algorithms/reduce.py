@@ -28,7 +28,7 @@ from pyshade import f32, i32, u32
 
 from ._arrays import Operand, give, groups_for, operand
 from .keys import ABS, KIND_F32, KIND_I32, KIND_U32, POS_INF, SIGN, kind_of
-from .scan import identity
+from .scan import element_type, identity
 
 T = TypeVar("T", u32, i32, f32)
 
@@ -38,10 +38,12 @@ OPS = ("sum", "min", "max")
 
 
 @ps.kernel(workgroup_size=WG)
-def sum_tiles(data: ps.Buffer[T], partial: ps.Buffer[T], n: u32, ident: T) -> None:
+def sum_tiles(data: ps.Buffer[T], partial: ps.Buffer[T], n: u32, ident: T,
+              elem: ps.Const[type[T]]) -> None:
     """``partial[tile]`` = the sum of the tile's elements of ``data[:n]`` (``ident``,
-    0 or -0.0, where there are none)."""
-    part = ps.shared_array(T, WG)
+    0 or -0.0, where there are none); ``elem`` is ``T`` as a value, for the shared
+    array."""
+    part = ps.shared_array(elem, WG)
     lx = ps.local_index()
     grp = ps.global_id().x // WG
     a = grp * TILE + lx
@@ -164,7 +166,8 @@ def _reduce(arr: Operand, op: str) -> ps.DeviceArray:
             while True:
                 tiles = groups_for(n, TILE)
                 part = dev.empty(tiles, dtype)
-                sum_tiles.launch(src, part, n, ident, threads=tiles * WG, device=dev)
+                sum_tiles.launch(src, part, n, ident, element_type(dtype), threads=tiles * WG,
+                                 device=dev)
                 if tiles == 1:
                     return part
                 src, n = part, tiles
@@ -175,7 +178,7 @@ def _reduce(arr: Operand, op: str) -> ps.DeviceArray:
         while True:
             tiles = groups_for(n, TILE)
             part = dev.empty(tiles, np.uint32)
-            minmax_tiles.launch(src, part, n, word, kind=kind, is_max=is_max,
+            minmax_tiles.launch(src, part, n, word, kind, is_max,
                                 threads=tiles * WG, device=dev)
             if tiles == 1:
                 return part.view(dtype)

@@ -38,11 +38,12 @@ TILE = 2 * WG
 
 @ps.kernel(workgroup_size=WG)
 def scan_tiles(data: ps.Buffer[T], out: ps.Buffer[T], sums: ps.Buffer[T], n: u32, ident: T,
-               inclusive: ps.Const[bool]) -> None:
+               inclusive: ps.Const[bool], elem: ps.Const[type[T]]) -> None:
     """Scan each tile of ``TILE`` elements of ``data[:n]`` into ``out`` (inclusive or
     exclusive within the tile) and write the tile's total to ``sums[tile]``;
-    ``ident`` (0, or -0.0 for floats) pads the last tile."""
-    tile = ps.shared_array(T, TILE)
+    ``ident`` (0, or -0.0 for floats) pads the last tile. ``elem`` is ``T`` as a value
+    (a type checker takes no TypeVar as an argument), for the shared array."""
+    tile = ps.shared_array(elem, TILE)
     lx = ps.local_index()
     grp = ps.global_id().x // WG
     a = grp * TILE + lx
@@ -88,7 +89,7 @@ def scan_tiles(data: ps.Buffer[T], out: ps.Buffer[T], sums: ps.Buffer[T], n: u32
         e0 = e0 + x0
         e1 = e1 + x1
     elif a == 0:
-        e0 = T(0)         # the empty sum is +0.0, not the -0.0 padding
+        e0 = elem(0)            # the empty sum is +0.0, not the -0.0 padding
     if a < n:
         out[a] = e0
     if b < n:
@@ -108,6 +109,11 @@ def add_tile_offsets(out: ps.Buffer[T], offsets: ps.Buffer[T], n: u32) -> None:
             out[i] = offsets[t] + out[i]
 
 
+def element_type(dtype: np.dtype) -> Any:
+    """The kernel scalar type of a dtype (``ps.u32``, ``ps.i32``, ``ps.f32``)."""
+    return {"u": u32, "i": i32, "f": f32}[dtype.kind]
+
+
 def identity(dtype: np.dtype) -> Any:
     """The padding of a sum: 0, or -0.0 for float32 (``-0.0 + x`` is ``x`` for every
     ``x``, -0.0 included)."""
@@ -123,7 +129,7 @@ def record_scan(dev: ps.Device, src: ps.DeviceArray, out: ps.DeviceArray, n: int
     dtype = np.dtype(src.dtype)
     tiles = groups_for(n, TILE)
     sums = dev.empty(tiles, dtype)
-    scan_tiles.launch(src, out, sums, n, identity(dtype), inclusive=inclusive,
+    scan_tiles.launch(src, out, sums, n, identity(dtype), inclusive, element_type(dtype),
                       threads=tiles * WG, device=dev)
     if tiles > 1:
         offsets = dev.empty(tiles, dtype)

@@ -107,7 +107,7 @@ def _record_sort(dev: ps.Device, words: ps.DeviceArray, n: int, kind: int, flip:
     radix = _use_radix(n, method)
     length = n if radix else network.padded_length(n)
     keys = dev.empty(length, np.uint32)
-    to_keys.launch(words, keys, n, flip, kind=kind, threads=length, device=dev)
+    to_keys.launch(words, keys, n, flip, kind, threads=length, device=dev)
     vals = None
     if with_vals:
         vals = dev.empty(length, np.int32)
@@ -154,7 +154,7 @@ def sort(array: Any, descending: bool = False, device: Any = None, *,
         kind = kind_of(op.dtype)
         with dev.batch():
             keys, _ = _record_sort(dev, op.array.view(np.uint32), n, kind, 0, method, False)
-            from_keys.launch(keys, out.view(np.uint32), n, int(descending), kind=kind,
+            from_keys.launch(keys, out.view(np.uint32), n, int(descending), kind,
                              threads=n, device=dev)
     return array if in_place else give(op, out)
 
