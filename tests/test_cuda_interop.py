@@ -121,3 +121,37 @@ def test_2d_cupy_array_and_torch_tensor_in_place() -> None:
     t = torch.tensor(host, device="cuda")
     scale2d.launch(t, np.float32(2.0), groups=(4, 3, 1), device=dev)
     np.testing.assert_array_equal(t.cpu().numpy(), want)
+
+
+def _algorithm_results(host: np.ndarray) -> dict:
+    """What each library algorithm gives for ``host`` on numpy's side."""
+    return {"sort": np.sort(host), "argsort": np.argsort(host, kind="stable"),
+            "scan": np.cumsum(host, dtype=host.dtype), "reduce": np.max(host)}
+
+
+@pytest.mark.parametrize("fn", ["sort", "argsort", "scan", "reduce"])
+def test_algorithms_keep_cupy_and_torch_data_on_the_gpu(monkeypatch: pytest.MonkeyPatch,
+                                                        fn: str) -> None:
+    """sort/argsort/scan/reduce of a CuPy array or torch tensor run with no copy to the
+    host and give a cuda device array, which CuPy and torch use in place."""
+    from pyshade import algorithms
+    dev = _cuda()
+    cupy = pytest.importorskip("cupy")
+    rng = np.random.default_rng()
+    n = 100_003
+    host = rng.integers(-2**31, 2**31 - 1, n).astype(np.int32)
+    op = getattr(algorithms, fn)
+    call = (lambda a: op(a, "max")) if fn == "reduce" else op
+    want = np.asarray(_algorithm_results(host)[fn]).reshape(-1)
+    with no_host_copies(monkeypatch):
+        out = call(cupy.asarray(host))
+        dev.synchronize()
+    assert isinstance(out, ps.DeviceArray) and out.device is dev
+    np.testing.assert_array_equal(cupy.asnumpy(cupy.asarray(out)), want)
+    torch = pytest.importorskip("torch")
+    t = torch.from_numpy(host).to("cuda")
+    with no_host_copies(monkeypatch):
+        out = call(t)
+        dev.synchronize()
+    assert isinstance(out, ps.DeviceArray) and out.device is dev
+    np.testing.assert_array_equal(torch.as_tensor(out, device="cuda").cpu().numpy(), want)
