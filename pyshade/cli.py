@@ -154,8 +154,8 @@ def cmd_devices(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """``pyshade demo``: time the bitonic sort on each device and dtype against ``numpy.sort``;
-    returns 1 on a wrong result."""
+    """``pyshade demo``: time ``pyshade.algorithms.sort`` on each device and dtype against
+    ``numpy.sort``; returns 1 on a wrong result."""
     from pyshade.algorithms import sort
     # Every available device, and each other language route it has (vulkan via hlsl).
     routes = [(n, None) for n in args.device] if args.device else [
@@ -196,7 +196,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
                          "ok" if ok else "FAILED"))
     head = ("device", "adapter", "dtype", "n", "time", "result")
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
-    print("bitonic sort (pyshade.algorithms.sort) against numpy.sort:")
+    print("pyshade.algorithms.sort (bitonic network below 16384 keys, radix sort from there) "
+          "against numpy.sort:")
     for r in [head] + rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
     return 1 if failed else 0
