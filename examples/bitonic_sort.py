@@ -8,7 +8,8 @@ drives the whole network in one ``dev.batch()`` and checks numpy's answer:
 
     python examples/bitonic_sort.py --device wgpu --n 100000 --dtype f32 --descending
 
-``pyshade.algorithms.sort`` is the same kernel packaged as a library function.
+``pyshade.algorithms.sort`` is the library version: the same network with most passes
+done in shared memory, and a radix sort for large arrays, on data left on the device.
 """
 
 import argparse

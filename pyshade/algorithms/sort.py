@@ -88,11 +88,16 @@ def sort_steps(n: int) -> list[tuple[int, int]]:
     return [(s, p) for s in range(k) for p in range(s + 1)]
 
 
+#: From this many keys ``method="auto"`` takes the radix sort: below it the bitonic
+#: network's fewer launches win (bench/algorithms_bench.py; docs/performance.md).
 RADIX_MIN = 1 << 14
+#: The values of ``sort``'s and ``argsort``'s ``method``.
 METHODS = ("auto", "bitonic", "radix")
 
 
 def _use_radix(n: int, method: str) -> bool:
+    """Whether ``method`` sorts n keys with the radix sort (ValueError for an unknown
+    method)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, "
                          f"got {method!r}")
@@ -181,12 +186,15 @@ def argsort(array: Any, descending: bool = False, device: Any = None, *,
     _use_radix(n, method)
     if n >= 2**31:
         raise ValueError(f"argsort(): {n} elements do not have int32 indices")
-    out = dev.empty(n, np.int32)
-    if n:
-        flip = 0xFFFFFFFF if descending else 0
-        with dev.batch():
-            _, vals = _record_sort(dev, op.array.view(np.uint32), n,
-                                   kind_of(op.dtype, arg=True), flip, method, True)
-            assert vals is not None
+    if not n:
+        return give(op, dev.empty(0, np.int32))
+    flip = 0xFFFFFFFF if descending else 0
+    with dev.batch():
+        _, vals = _record_sort(dev, op.array.view(np.uint32), n, kind_of(op.dtype, arg=True),
+                               flip, method, True)
+        assert vals is not None
+        out = vals
+        if vals.size != n:              # the network's padding: keep the first n
+            out = dev.empty(n, np.int32)
             copy_prefix.launch(vals, out, threads=n, device=dev)
     return give(op, out)
