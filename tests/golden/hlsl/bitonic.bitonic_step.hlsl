@@ -15,36 +15,36 @@ struct ps_Params {
 };
 [[vk::push_constant]] ConstantBuffer<ps_Params> ps_params : register(b0);
 
-#line 47 "sort.py"
-bool before(float a, float b) {  // sort.py:47
-#line 49 "sort.py"
-    return a < b;  // sort.py:49
+#line 61 "sort.py"
+bool before(float a, float b) {  // sort.py:61
+#line 63 "sort.py"
+    return a < b;  // sort.py:63
 }
 
 [numthreads(256, 1, 1)]
-void bitonic_step(uint3 ps_global_id : SV_DispatchThreadID) {  // sort.py:53
+void bitonic_step(uint3 ps_global_id : SV_DispatchThreadID) {  // sort.py:67
     BitonicParams p = ps_params.p;
-#line 56 "sort.py"
-    uint i = ps_global_id.x;  // sort.py:56
-    uint partner = i ^ (1u << (p.stage - p.pass_of_stage));  // sort.py:57
-    if ((partner > i) && (partner < p.n)) {  // sort.py:58
-        bool up = ((i >> (p.stage + 1u)) & 1u) == 0u;  // sort.py:59
-#line 61 "sort.py"
-        if (p.order == SortOrder_ASCENDING) {  // sort.py:61
-#line 63 "sort.py"
-        } else {  // sort.py:63
+#line 70 "sort.py"
+    uint i = ps_global_id.x;  // sort.py:70
+    uint partner = i ^ (1u << (p.stage - p.pass_of_stage));  // sort.py:71
+    if ((partner > i) && (partner < p.n)) {  // sort.py:72
+        bool up = ((i >> (p.stage + 1u)) & 1u) == 0u;  // sort.py:73
+#line 75 "sort.py"
+        if (p.order == SortOrder_ASCENDING) {  // sort.py:75
+#line 77 "sort.py"
+        } else {  // sort.py:77
             // case SortOrder.DESCENDING: the members left
-#line 64 "sort.py"
-            up = !up;  // sort.py:64
+#line 78 "sort.py"
+            up = !up;  // sort.py:78
         }
-#line 65 "sort.py"
-        precise float a = data[i];  // sort.py:65
-#line 65 "sort.py"
-        precise float b = data[partner];  // sort.py:65
-        if (before(b, a) == up) {  // sort.py:66
-            data[i] = b;  // sort.py:67
-#line 67 "sort.py"
-            data[partner] = a;  // sort.py:67
+#line 79 "sort.py"
+        precise float a = data[i];  // sort.py:79
+#line 79 "sort.py"
+        precise float b = data[partner];  // sort.py:79
+        if (before(b, a) == up) {  // sort.py:80
+            data[i] = b;  // sort.py:81
+#line 81 "sort.py"
+            data[partner] = a;  // sort.py:81
         }
     }
 }

@@ -8,20 +8,20 @@ SortOrder_DESCENDING = 1
 BitonicParams = make_struct_class('BitonicParams', ['n', 'stage', 'pass_of_stage', 'order'], {'n': 0, 'stage': 0, 'pass_of_stage': 0, 'order': 0})
 
 def before(a, b):
-    return a < b  # sort.py:49
+    return a < b  # sort.py:63
 
 def bitonic_step(ps_global_id, data, p):
-    i = ps_global_id.x  # sort.py:56
-    partner = i ^ _u32(_shl(1, _u32(p.stage - p.pass_of_stage), 32))  # sort.py:57
-    if (partner > i) and (partner < p.n):  # sort.py:58
-        up = (_shr(i, _u32(p.stage + 1), 32) & 1) == 0  # sort.py:59
-        if p.order == SortOrder_ASCENDING:  # sort.py:61
-            pass  # sort.py:62
-        else:  # sort.py:63
+    i = ps_global_id.x  # sort.py:70
+    partner = i ^ _u32(_shl(1, _u32(p.stage - p.pass_of_stage), 32))  # sort.py:71
+    if (partner > i) and (partner < p.n):  # sort.py:72
+        up = (_shr(i, _u32(p.stage + 1), 32) & 1) == 0  # sort.py:73
+        if p.order == SortOrder_ASCENDING:  # sort.py:75
+            pass  # sort.py:76
+        else:  # sort.py:77
             # case SortOrder.DESCENDING: the members left
-            up = not up  # sort.py:64
-        a = data[i]  # sort.py:65
-        b = data[partner]  # sort.py:65
-        if before(b, a) == up:  # sort.py:66
-            data[i] = b  # sort.py:67
-            data[partner] = a  # sort.py:67
+            up = not up  # sort.py:78
+        a = data[i]  # sort.py:79
+        b = data[partner]  # sort.py:79
+        if before(b, a) == up:  # sort.py:80
+            data[i] = b  # sort.py:81
+            data[partner] = a  # sort.py:81

@@ -15,27 +15,27 @@ struct ps_Params {
 }
 @group(0) @binding(1) var<uniform> ps_params: ps_Params;
 
-fn before(a: f32, b: f32) -> bool {  // sort.py:47
-    return a < b;  // sort.py:49
+fn before(a: f32, b: f32) -> bool {  // sort.py:61
+    return a < b;  // sort.py:63
 }
 
 @compute @workgroup_size(256, 1, 1)
-fn bitonic_step(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // sort.py:53
+fn bitonic_step(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // sort.py:67
     let p: BitonicParams = ps_params.p;
-    let i: u32 = ps_global_id.x;  // sort.py:56
-    let partner: u32 = i ^ (1u << (p.stage - p.pass_of_stage));  // sort.py:57
-    if ((partner > i) && (partner < p.n)) {  // sort.py:58
-        var up: bool = ((i >> (p.stage + 1u)) & 1u) == 0u;  // sort.py:59
-        if (p.order == SortOrder_ASCENDING) {  // sort.py:61
-        } else {  // sort.py:63
+    let i: u32 = ps_global_id.x;  // sort.py:70
+    let partner: u32 = i ^ (1u << (p.stage - p.pass_of_stage));  // sort.py:71
+    if ((partner > i) && (partner < p.n)) {  // sort.py:72
+        var up: bool = ((i >> (p.stage + 1u)) & 1u) == 0u;  // sort.py:73
+        if (p.order == SortOrder_ASCENDING) {  // sort.py:75
+        } else {  // sort.py:77
             // case SortOrder.DESCENDING: the members left
-            up = !up;  // sort.py:64
+            up = !up;  // sort.py:78
         }
-        let a: f32 = data[i];  // sort.py:65
-        let b: f32 = data[partner];  // sort.py:65
-        if (before(b, a) == up) {  // sort.py:66
-            data[i] = b;  // sort.py:67
-            data[partner] = a;  // sort.py:67
+        let a: f32 = data[i];  // sort.py:79
+        let b: f32 = data[partner];  // sort.py:79
+        if (before(b, a) == up) {  // sort.py:80
+            data[i] = b;  // sort.py:81
+            data[partner] = a;  // sort.py:81
         }
     }
 }
