@@ -464,3 +464,30 @@ def test_registered_device_and_rows(dev) -> None:
     assert [r.adapter for r in rows] == labels
     with pytest.raises(BackendUnavailable, match="no Vulkan adapter 99"):
         ps.device("vulkan:99")
+
+
+def test_freed_arrays_are_pooled_and_reused(dev) -> None:
+    """A freed array's storage is kept (the driver's allocation is slow) and given to
+    the next array of the same byte size once nothing pending uses it; its contents
+    are the new array's, and the pool never holds more than POOL_BYTES."""
+    from pyshade.runtime.vulkan_memory import POOL_BYTES
+    mem = dev._mem
+    mem.release_pool()
+    a = dev.array(np.arange(3000, dtype=np.uint32))
+    handle = a.buf.handle
+    del a
+    gc.collect()
+    dev.synchronize()
+    assert mem.pool_bytes == 12000 and len(mem.pool[12000]) == 1
+    b = dev.array(np.arange(3000, dtype=np.float32) * 2)       # same bytes, other dtype
+    assert b.buf.handle == handle and mem.pool_bytes == 0
+    np.testing.assert_array_equal(b.numpy(), np.arange(3000, dtype=np.float32) * 2)
+    c = dev.empty(3001, np.uint32)                              # another size: a new buffer
+    assert c.buf.handle != handle
+    big = [dev.empty(POOL_BYTES // 4, np.uint8) for _ in range(5)]
+    del big
+    gc.collect()
+    dev.synchronize()
+    assert mem.pool_bytes <= POOL_BYTES and mem.pool_bytes >= POOL_BYTES // 2
+    mem.release_pool()
+    assert mem.pool_bytes == 0 and not mem.pool

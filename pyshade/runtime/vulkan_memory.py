@@ -39,6 +39,12 @@ _WAIT_NS = 60 * 10**9          # a fence not signalled within a minute: report, 
 _POOL_SETS, _POOL_STORAGE = 128, 128 * 8
 # Parameter arena per command buffer (uniform/storage parameter blocks).
 ARENA_SIZE = 1 << 18
+# Freed array storage kept for reuse, at most this many bytes: creating and binding
+# VkDeviceMemory costs NVIDIA's driver about 2.5 ms per 64 MiB (it clears it), far more
+# than the kernels that use it (bench/probes/algos_profile.py; CuPy pools for the same
+# reason). A new array of the same byte size takes a pooled buffer once the GPU is done
+# with it.
+POOL_BYTES = 1 << 30
 
 _uids = itertools.count()
 
@@ -46,15 +52,19 @@ _uids = itertools.count()
 class Buffer:
     """A VkBuffer with its own VkDeviceMemory; ``view`` is the host mapping, or None."""
 
-    __slots__ = ("mem", "handle", "memory", "size", "view", "uid")
+    __slots__ = ("mem", "handle", "memory", "size", "view", "uid", "pooled")
 
-    def __init__(self, mem: Memory, handle: Any, memory: Any, size: int, view: Any):
+    def __init__(self, mem: Memory, handle: Any, memory: Any, size: int, view: Any,
+                 pooled: bool = False):
         self.mem, self.handle, self.memory, self.size, self.view = mem, handle, memory, size, view
         self.uid = next(_uids)
+        #: array storage, kept in the memory's pool when freed
+        self.pooled = pooled
 
     def __del__(self) -> None:
         try:
-            self.mem.retire("buffer", self.handle, self.memory)
+            self.mem.retire("pooled" if self.pooled else "buffer", self.handle, self.memory,
+                            self.size, self.view)
         except Exception:       # interpreter shutdown: the process frees everything
             pass
 
@@ -70,6 +80,9 @@ class Memory:
         mp = dev.vk_adapter.memory
         self.types = [int(mp.memoryTypes[i].propertyFlags) for i in range(mp.memoryTypeCount)]
         self.retired: deque = deque()
+        # size in bytes -> [(handle, memory, view)] of freed array buffers, and their total
+        self.pool: dict[int, list[tuple[Any, Any, Any]]] = {}
+        self.pool_bytes = 0
         self._readback: Buffer | None = None
         self.unified = False
         probe = self._create(16, _USAGE_STORAGE | _USAGE_TRANSFER_SRC | _USAGE_TRANSFER_DST)
@@ -135,10 +148,34 @@ class Memory:
         return Buffer(self, handle, memory, size, view)
 
     def array_buffer(self, size: int) -> Buffer:
-        """Storage for a device array: device-local (mapped when unified)."""
+        """Storage for a device array: device-local (mapped when unified); a pooled
+        buffer of the same size when there is one (nothing pending uses it)."""
+        free = self.pool.get(size)
+        if free:
+            handle, memory, view = free.pop()
+            self.pool_bytes -= size
+            return Buffer(self, handle, memory, size, view, pooled=True)
         usage = _USAGE_STORAGE | _USAGE_TRANSFER_SRC | _USAGE_TRANSFER_DST
         need = _DEVICE_LOCAL | (_HOST_VISIBLE | _HOST_COHERENT if self.unified else 0)
-        return self.buffer(size, usage, need, mapped=self.unified)
+        try:
+            buf = self.buffer(size, usage, need, mapped=self.unified)
+        except MemoryError:
+            if not self.pool_bytes:
+                raise
+            self.release_pool()
+            buf = self.buffer(size, usage, need, mapped=self.unified)
+        buf.pooled = True
+        return buf
+
+    def release_pool(self) -> None:
+        """Destroy every pooled buffer (before an allocation that failed is retried)."""
+        ffi, lib, dev = self.ffi, self.lib, self.device
+        for free in self.pool.values():
+            for handle, memory, _ in free:
+                lib.vkDestroyBuffer(dev, handle, ffi.NULL)
+                lib.vkFreeMemory(dev, memory, ffi.NULL)
+        self.pool.clear()
+        self.pool_bytes = 0
 
     def staging(self, size: int) -> Buffer:
         """A host-visible buffer to copy ``size`` bytes from."""
@@ -173,7 +210,10 @@ class Memory:
             if pending is not None and tag >= pending:
                 queue.append(item)
                 continue
-            if kind == "buffer":
+            if kind == "pooled" and self.pool_bytes + h[2] <= POOL_BYTES:
+                self.pool.setdefault(h[2], []).append((h[0], h[1], h[3]))
+                self.pool_bytes += h[2]
+            elif kind in ("buffer", "pooled"):
                 lib.vkDestroyBuffer(dev, h[0], ffi.NULL)
                 lib.vkFreeMemory(dev, h[1], ffi.NULL)
             elif kind == "set":

@@ -1,0 +1,91 @@
+"""Where pyshade.algorithms' time goes per device (issue 17): the allocation of a
+2^24-word array, a plain copy kernel over it (memory bandwidth and the launch path),
+and each kernel of one radix pass alone (rank, the scan of the digit counts,
+scatter), each recorded in one dev.batch() and timed to dev.synchronize(), median of
+--reps after a warm-up.
+
+    python bench/probes/algos_profile.py --device cuda wgpu vulkan --n 16777216
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import pyshade as ps
+from pyshade import u32
+from pyshade.algorithms import radix
+from pyshade.algorithms._arrays import groups_for
+from pyshade.algorithms.scan import record_scan
+
+
+@ps.kernel(workgroup_size=256)
+def copy(src: ps.Buffer[u32], dst: ps.Buffer[u32], n: u32) -> None:
+    """dst[i] = src[i]."""
+    i = ps.global_id().x
+    if i < n:
+        dst[i] = src[i]
+
+
+def timed(dev: ps.Device, fn, reps: int) -> float:
+    """Median ms of ``fn()`` in one batch, to synchronize, after a warm-up."""
+    def once() -> None:
+        with dev.batch():
+            fn()
+        dev.synchronize()
+    once()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        once()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e3
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--device", nargs="+", default=["wgpu"])
+    p.add_argument("--n", type=int, default=1 << 20)
+    p.add_argument("--reps", type=int, default=5)
+    a = p.parse_args()
+    n = a.n
+    rng = np.random.default_rng(1)
+    host = rng.integers(0, 2**32, n, dtype=np.uint32)
+    rows = []
+    for name in a.device:
+        dev = ps.device(name)
+        keys = dev.array(host)
+        out = dev.empty(n, np.uint32)
+        tiles = groups_for(n, radix.TILE)
+        ranks = dev.empty(n, np.uint32)
+        counts = dev.empty(radix.BUCKETS * tiles, np.uint32)
+        offsets = dev.empty(radix.BUCKETS * tiles, np.uint32)
+        vals = dev.empty(1, np.int32)
+        vals2 = dev.empty(1, np.int32)
+        cases = {
+            "sync only": lambda: None,
+            "empty(n) x1": lambda: dev.empty(n, np.uint32),
+            "copy n": lambda: copy.launch(keys, out, n, threads=n, device=dev),
+            "copy n x10": lambda: [copy.launch(keys, out, n, threads=n, device=dev)
+                                   for _ in range(10)],
+            "radix_rank": lambda: radix.radix_rank.launch(keys, ranks, counts, n, 0,
+                                                          threads=tiles * radix.WG,
+                                                          device=dev),
+            "scan counts": lambda: record_scan(dev, counts, offsets,
+                                                    radix.BUCKETS * tiles, False),
+            "radix_scatter": lambda: radix.radix_scatter.launch(
+                keys, vals, ranks, offsets, out, vals2, n, 0, False, threads=n, device=dev),
+            "radix sort": lambda: radix.record_radix(dev, out, None, n),
+        }
+        for case, fn in cases.items():
+            ms = timed(dev, fn, a.reps)
+            rows.append((dev.name, case, ms))
+            print(f"{dev.name:8} {case:14} {ms:9.3f} ms", flush=True)
+    print(f"\nn = {n}; {len(rows)} rows")
+
+
+if __name__ == "__main__":
+    main()
