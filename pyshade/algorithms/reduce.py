@@ -1,9 +1,14 @@
 """Reductions on the device: ``reduce(x, "sum" | "min" | "max")``.
 
-A tree reduction per workgroup: each of ``WG`` invocations combines two elements of
-its workgroup's tile of ``TILE = 2 * WG``, then the workgroup halves its partial
-results in shared memory until one is left; the partials are reduced the same way,
-recursively, down to one element. Every launch is recorded in one ``dev.batch()``.
+A tree reduction per workgroup: each of ``WG`` invocations loads ``ITEMS`` elements
+of its workgroup's tile of ``TILE = ITEMS * WG`` (element ``k * WG + lx`` of the
+tile, so that each load of the workgroup reads consecutive words) and combines them
+as a pairwise tree in registers, then the workgroup halves its partial results in
+shared memory until one is left; the partials are reduced the same way, recursively,
+down to one element (2^24 elements: two launches). Loading several elements per
+invocation keeps the loads in flight that a memory-bound kernel needs: with two per
+invocation the H200 read 2^24 floats at 0.8 TB/s (``bench/algorithms_bench.py``).
+Every launch is recorded in one ``dev.batch()``.
 
 - ``sum``: integers wrap (``numpy.sum(x, dtype=x.dtype)``); float32 is summed as a
   pairwise tree (as numpy does, in another order), within ``sum_tolerance(n)`` times
@@ -33,7 +38,8 @@ from .scan import element_type, identity
 T = TypeVar("T", u32, i32, f32)
 
 WG = 256
-TILE = 2 * WG
+ITEMS = 16              # elements per invocation (a power of two: the register tree)
+TILE = ITEMS * WG
 OPS = ("sum", "min", "max")
 
 
@@ -42,17 +48,23 @@ def sum_tiles(data: ps.Buffer[T], partial: ps.Buffer[T], n: u32, ident: T,
               elem: ps.Const[type[T]]) -> None:
     """``partial[tile]`` = the sum of the tile's elements of ``data[:n]`` (``ident``,
     0 or -0.0, where there are none); ``elem`` is ``T`` as a value, for the shared
-    array."""
+    and local arrays."""
     part = ps.shared_array(elem, WG)
+    vals = ps.array(elem, ITEMS)
     lx = ps.local_index()
     grp = ps.global_id().x // WG
-    a = grp * TILE + lx
-    acc = ident
-    if a < n:
-        acc = data[a]
-    if a + WG < n:
-        acc = acc + data[a + WG]
-    part[lx] = acc
+    first = grp * TILE + lx
+    for k in range(u32(ITEMS)):
+        vals[k] = ident
+        if first + k * WG < n:
+            vals[k] = data[first + k * WG]
+    # a pairwise tree, so that a float sum keeps the rounding bound of one tree
+    half = u32(ITEMS // 2)
+    while half > 0:
+        for k in range(half):
+            vals[k] = vals[k] + vals[k + half]
+        half >>= 1
+    part[lx] = vals[0]
     d = u32(WG // 2)
     while d > 0:
         ps.barrier()
@@ -98,15 +110,20 @@ def minmax_tiles(data: ps.Buffer[u32], partial: ps.Buffer[u32], n: u32, ident: u
     """``partial[tile]`` = the min (``is_max``: max) of the tile's words of ``data[:n]``,
     compared as ``kind`` (``ident``, which never wins, where there are none)."""
     part = ps.shared_array(u32, WG)
+    vals = ps.array(u32, ITEMS)
     lx = ps.local_index()
     grp = ps.global_id().x // WG
-    a = grp * TILE + lx
-    acc = ident
-    if a < n:
-        acc = data[a]
-    if a + WG < n:
-        acc = _pick(acc, data[a + WG], u32(kind), is_max)
-    part[lx] = acc
+    first = grp * TILE + lx
+    for k in range(u32(ITEMS)):
+        vals[k] = ident
+        if first + k * WG < n:
+            vals[k] = data[first + k * WG]
+    half = u32(ITEMS // 2)
+    while half > 0:
+        for k in range(half):
+            vals[k] = _pick(vals[k], vals[k + half], u32(kind), is_max)
+        half >>= 1
+    part[lx] = vals[0]
     d = u32(WG // 2)
     while d > 0:
         ps.barrier()
