@@ -45,21 +45,22 @@ OPS = ("sum", "min", "max")
 
 @ps.kernel(workgroup_size=WG)
 def sum_tiles(data: ps.Buffer[T], partial: ps.Buffer[T], n: u32, ident: T,
-              elem: ps.Const[type[T]]) -> None:
-    """``partial[tile]`` = the sum of the tile's elements of ``data[:n]`` (``ident``,
-    0 or -0.0, where there are none); ``elem`` is ``T`` as a value, for the shared
-    and local arrays."""
+              items: ps.Const[int], elem: ps.Const[type[T]]) -> None:
+    """``partial[tile]`` = the sum of the tile's ``items * WG`` elements of ``data[:n]``
+    (``ident``, 0 or -0.0, where there are none; ``items`` a power of two: ``ITEMS``
+    here, ``scan.ITEMS`` for the scan's tiles); ``elem`` is ``T`` as a value, for the
+    shared and local arrays."""
     part = ps.shared_array(elem, WG)
-    vals = ps.array(elem, ITEMS)
+    vals = ps.array(elem, items)
     lx = ps.local_index()
     grp = ps.global_id().x // WG
-    first = grp * TILE + lx
-    for k in range(u32(ITEMS)):
+    first = grp * (items * WG) + lx
+    for k in range(u32(items)):
         vals[k] = ident
         if first + k * WG < n:
             vals[k] = data[first + k * WG]
     # a pairwise tree, so that a float sum keeps the rounding bound of one tree
-    half = u32(ITEMS // 2)
+    half = u32(items // 2)
     while half > 0:
         for k in range(half):
             vals[k] = vals[k] + vals[k + half]
@@ -183,8 +184,8 @@ def _reduce(arr: Operand, op: str) -> ps.DeviceArray:
             while True:
                 tiles = groups_for(n, TILE)
                 part = dev.empty(tiles, dtype)
-                sum_tiles.launch(src, part, n, ident, element_type(dtype), threads=tiles * WG,
-                                 device=dev)
+                sum_tiles.launch(src, part, n, ident, ITEMS, element_type(dtype),
+                                 threads=tiles * WG, device=dev)
                 if tiles == 1:
                     return part
                 src, n = part, tiles
