@@ -95,7 +95,9 @@ def device(name: str | None = None, *, via: str | None = None, races: bool | Non
         raise BackendUnavailable(f"device options {sorted(options)} are not supported by this "
                                  "version")
     if races is not None:
-        if name is None or _split(name)[0] != "cpu":
+        if not isinstance(races, bool):
+            raise BackendUnavailable(f"races={races!r}: expected True or False")
+        if name is None or _split(name)[0] != "cpu" or via is not None:
             raise BackendUnavailable(f"races={races!r}: only the cpu device checks for data "
                                      "races (ps.device(\"cpu\", races=False))")
         if not races:

@@ -155,8 +155,9 @@ class CpuDevice(Device):
             tracker = R.Tracker(compiled.entry, code.co_filename,
                                 list(code.co_varnames[nids:nids + len(req.shared)]),
                                 layout.workgroup_size)
-            lists = [tracker.buffer(lst, b.name, arr.data.shape[:b.ndim])
-                     for lst, b, arr in zip(lists, layout.buffers, buffers)]
+            # A buffer the kernel never writes cannot race: it stays a plain list.
+            lists = [tracker.buffer(lst, b.name, arr.data.shape[:b.ndim]) if b.writable
+                     else lst for lst, b, arr in zip(lists, layout.buffers, buffers)]
         bufs = iter(lists)
         args = [next(bufs) if isinstance(t, T.BufferType) else values[n]
                 for n, t in compiled.params]

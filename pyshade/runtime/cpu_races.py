@@ -28,7 +28,11 @@ by two invocations conflict when ``p == s`` (same workgroup, no barrier between)
   conflicting earlier access whenever one exists (see ``_against``).
 
 Atomic operations (``_atomic``, ``_atomic_cas`` of this namespace) record themselves
-as atomic accesses: atomics never conflict with atomics, but do with plain accesses.
+as atomic accesses: atomics never conflict with atomics or with plain reads (every
+target compiles all accesses of a buffer or shared array used with atomics as atomics,
+so such a read is an atomic load: the first read of a compare-exchange loop), but do
+with plain writes. Lines are the kernel file's; an access in a helper of another file
+records ``(file, line)`` instead (``_loc``).
 A store to one component of a vector element (``v[i].x = 1.0``) is a store of the
 whole element, as the cpu device executes it.
 """
@@ -37,6 +41,7 @@ from __future__ import annotations
 
 import linecache
 import sys
+from collections import defaultdict
 from typing import Any
 
 from ..errors import LaunchError
@@ -49,13 +54,15 @@ _lset = list.__setitem__
 #: checks (``rec[0] is inv``) always leave such an element to the general path.
 SHARED = object()
 _READ, _WRITE, _ATOMIC = 0, 1, 2
-_PAST = ("read", "wrote", "updated atomically")
-_NOW = ("reads", "writes", "updates atomically")
+_PAST = ("read", "wrote", "atomically updated")
+_NOW = ("reads", "writes", "atomically updates")
 
 
 class Tracker:
     """The state of one launch: who runs now (``inv``, the invocation's ``global_id``
     vector: one object per invocation), in which segment, and the regions tracked."""
+
+    __slots__ = ("kernel", "wg", "filename", "shared_names", "inv", "seg", "wg0")
 
     def __init__(self, kernel: str, filename: str, shared_names: list[str],
                  wg: tuple[int, int, int]):
@@ -105,7 +112,9 @@ class Region:
         self.tr = tr
         self.name = name
         self.shape = shape
-        self.m: dict = {}
+        #: The records: a list by flat index for a buffer of leaf elements (the fast
+        #: path), else a dict by key path whose missing keys read None.
+        self.m: Any = defaultdict(_none)
 
     # -- the inline checks, for keys of nested lists and struct fields ----------------------
     def read_at(self, key: Any, frame: Any) -> None:
@@ -113,9 +122,9 @@ class Region:
         m = self.m
         tr = self.tr
         inv = tr.inv
-        rec = m.get(key)
+        rec = m[key]
         if rec is None:
-            m[key] = (inv, tr.seg, frame.f_lineno, None, None)
+            m[key] = (inv, tr.seg, _loc(frame, tr.filename), None, None)
         elif rec[0] is not inv or rec[1] != tr.seg:
             self.read(key, rec, frame)
 
@@ -124,12 +133,12 @@ class Region:
         m = self.m
         tr = self.tr
         inv = tr.inv
-        rec = m.get(key)
+        rec = m[key]
         if rec is None:
-            m[key] = (inv, None, None, tr.seg, frame.f_lineno)
+            m[key] = (inv, None, None, tr.seg, _loc(frame, tr.filename))
         elif rec[0] is inv:
             if rec[3] != tr.seg:
-                m[key] = (inv, rec[1], rec[2], tr.seg, frame.f_lineno)
+                m[key] = (inv, rec[1], rec[2], tr.seg, _loc(frame, tr.filename))
         else:
             self.write(key, rec, frame)
 
@@ -149,16 +158,13 @@ class Region:
         tr = self.tr
         inv, seg, wg0 = tr.inv, tr.seg, tr.wg0
         if rec.__class__ is tuple and rec[0] is inv:
-            self.m[key] = (inv, seg, frame.f_lineno, rec[3], rec[4])
+            self.m[key] = (inv, seg, _loc(frame, tr.filename), rec[3], rec[4])
             return
         g = self._general(key, rec)
         w = g[1]
         if w is not None and w[0] is not inv and (w[1] == seg or w[1] < wg0):
             self.race(key, w, _WRITE, _READ, frame)
-        hit = _against(g[5], g[6], g[7], inv, seg, wg0)
-        if hit is not None:
-            self.race(key, hit, _ATOMIC, _READ, frame)
-        _add(g, 2, inv, seg, wg0, frame)
+        _add(g, 2, inv, seg, wg0, _loc(frame, tr.filename))
 
     def write(self, key: Any, rec: Any, frame: Any) -> None:
         """A plain write of ``key`` by another invocation than its only one so far, or
@@ -169,34 +175,35 @@ class Region:
         self._check_writer(key, g, inv, seg, wg0, _WRITE, frame)
         w = g[1]
         if w is None or w[0] is not inv or w[1] != seg:
-            g[1] = (inv, seg, frame.f_lineno)
+            g[1] = (inv, seg, _loc(frame, tr.filename))
 
     def atomic(self, key: Any, frame: Any) -> None:
-        """An atomic read-modify-write of ``key``: conflicts with others' plain accesses."""
+        """An atomic read-modify-write of ``key``: conflicts with others' plain writes."""
         tr = self.tr
         inv, seg, wg0 = tr.inv, tr.seg, tr.wg0
-        rec = self.m.get(key)
+        rec = self.m[key]
         if rec is None:
-            self.m[key] = [SHARED, None, None, None, None, (inv, seg, frame.f_lineno), None,
-                           None]
+            self.m[key] = [SHARED, None, None, None, None,
+                           (inv, seg, _loc(frame, tr.filename)), None, None]
             return
         g = self._general(key, rec)
-        self._check_writer(key, g, inv, seg, wg0, _ATOMIC, frame, atomics=False)
-        _add(g, 5, inv, seg, wg0, frame)
+        w = g[1]                                # a plain read is an atomic load: no check
+        if w is not None and w[0] is not inv and (w[1] == seg or w[1] < wg0):
+            self.race(key, w, _WRITE, _ATOMIC, frame)
+        _add(g, 5, inv, seg, wg0, _loc(frame, tr.filename))
 
     def _check_writer(self, key: Any, g: list, inv: Any, seg: int, wg0: int, kind: int,
-                      frame: Any, atomics: bool = True) -> None:
-        """Raise if a write (or atomic) of ``key`` now conflicts with an earlier access."""
+                      frame: Any) -> None:
+        """Raise if a plain write of ``key`` now conflicts with an earlier access."""
         w = g[1]
         if w is not None and w[0] is not inv and (w[1] == seg or w[1] < wg0):
             self.race(key, w, _WRITE, kind, frame)
         hit = _against(g[2], g[3], g[4], inv, seg, wg0)
         if hit is not None:
             self.race(key, hit, _READ, kind, frame)
-        if atomics:
-            hit = _against(g[5], g[6], g[7], inv, seg, wg0)
-            if hit is not None:
-                self.race(key, hit, _ATOMIC, kind, frame)
+        hit = _against(g[5], g[6], g[7], inv, seg, wg0)
+        if hit is not None:
+            self.race(key, hit, _ATOMIC, kind, frame)
 
     # -- the report ---------------------------------------------------------------------
     def element(self, key: Any) -> str:
@@ -229,25 +236,40 @@ class Region:
         elem = self.element(key)
         a, b = _gid(prior[0]), _gid(tr.inv)
         same = all(x // n == y // n for x, y, n in zip(a, b, tr.wg))
-        where = ("in one workgroup with no ps.barrier() between them" if same else
-                 "in different workgroups (nothing orders workgroups within a launch)")
         kinds = {prior_kind, kind}
         what = ("two invocations write it" if kinds == {_WRITE} else
                 "one invocation writes it and another reads it" if kinds == {_WRITE, _READ}
-                else "one invocation updates it atomically and another "
-                + ("writes" if _WRITE in kinds else "reads") + " it without an atomic")
-        fname = tr.filename
+                else "one invocation updates it atomically and another writes it "
+                "without an atomic")
         lines = []
-        for gid, verb, line in ((a, _PAST[prior_kind], prior[2]),
-                                (b, _NOW[kind], frame.f_lineno)):
+        for gid, verb, loc in ((a, _PAST[prior_kind], prior[2]),
+                               (b, _NOW[kind], _loc(frame, tr.filename))):
+            fname, line = loc if type(loc) is tuple else (tr.filename, loc)
             src = linecache.getline(fname, line).strip()
             lines.append(f"  global_id {gid} {verb} {elem} at {fname}:{line}"
                          + (f"\n      {src}" if src else ""))
+        if same:
+            where = "in one workgroup, with no ps.barrier() between the two accesses"
+            fix = "or put a ps.barrier() between the two accesses"
+        else:
+            where = "in different workgroups, which nothing orders within a launch"
+            fix = "or split the kernel into two launches (a ps.barrier() orders one workgroup)"
         raise LaunchError(
-            f"data race on {elem} in kernel '{tr.kernel}': {what}, {where}\n"
-            + "\n".join(lines) + "\nlet each invocation own its elements, make both "
-            "accesses atomic, or put a ps.barrier() (one workgroup) or a new launch between "
-            "them; ps.device(\"cpu\", races=False) turns this check off")
+            f"{tr.kernel}(): data race on {elem}: {what} {where}\n" + "\n".join(lines)
+            + f"\ngive each invocation its own elements, use atomics, {fix}; "
+            "ps.device(\"cpu\", races=False) turns this check off")
+
+
+def _loc(frame: Any, kfile: str) -> Any:
+    """Where ``frame`` is: its line in the kernel's file ``kfile``, else (file, line)
+    (a helper from another module)."""
+    fname = frame.f_code.co_filename
+    return frame.f_lineno if fname == kfile else (fname, frame.f_lineno)
+
+
+def _none() -> None:
+    """A dict record's default: no access yet."""
+    return None
 
 
 def _gid(inv: Any) -> tuple:
@@ -273,18 +295,18 @@ def _against(first: Any, second: Any, old: Any, inv: Any, seg: int, wg0: int) ->
     return None
 
 
-def _add(g: list, at: int, inv: Any, seg: int, wg0: int, frame: Any) -> None:
+def _add(g: list, at: int, inv: Any, seg: int, wg0: int, loc: Any) -> None:
     """Record ``inv``'s access in ``seg`` in the three entries of ``g`` from ``at``."""
     first = g[at]
     if first is None:
-        g[at] = (inv, seg, frame.f_lineno)
+        g[at] = (inv, seg, loc)
     elif first[1] == seg:
         if g[at + 1] is None and first[0] is not inv:
-            g[at + 1] = (inv, seg, frame.f_lineno)
+            g[at + 1] = (inv, seg, loc)
     else:
         if first[1] < wg0:
             g[at + 2] = first
-        g[at] = (inv, seg, frame.f_lineno)
+        g[at] = (inv, seg, loc)
         g[at + 1] = None
 
 
@@ -292,37 +314,40 @@ def _add(g: list, at: int, inv: Any, seg: int, wg0: int, frame: Any) -> None:
 
 class _Leaf(S.Shaped):
     """A buffer or shared array whose elements are scalars, vectors or matrices, keyed
-    by their flat index: the hot path, checked inline."""
+    by their flat index: the hot path, checked inline (``_ps_m``, ``_ps_tr``: the
+    region's records and tracker, one attribute away)."""
 
-    __slots__ = ("_ps_st",)
+    __slots__ = ("_ps_st", "_ps_m", "_ps_tr")
 
     def __getitem__(self, i: Any) -> Any:
         v = _lget(self, i)                      # an index out of range raises first
-        st = self._ps_st
-        m = st.m
-        tr = st.tr
-        inv = tr.inv
-        rec = m.get(i)
+        tr = self._ps_tr
+        m = self._ps_m
+        rec = m[i]
         if rec is None:
-            m[i] = (inv, tr.seg, _frame(1).f_lineno, None, None)
-        elif rec[0] is not inv or rec[1] != tr.seg:
-            st.read(i, rec, _frame(1))
+            f = _frame(1)
+            m[i] = (tr.inv, tr.seg, f.f_lineno if f.f_code.co_filename is tr.filename
+                    else _loc(f, tr.filename), None, None)
+        elif rec[0] is not tr.inv or rec[1] != tr.seg:
+            self._ps_st.read(i, rec, _frame(1))
         return v
 
     def __setitem__(self, i: Any, v: Any) -> None:
         _lset(self, i, v)
-        st = self._ps_st
-        m = st.m
-        tr = st.tr
-        inv = tr.inv
-        rec = m.get(i)
+        tr = self._ps_tr
+        m = self._ps_m
+        rec = m[i]
         if rec is None:
-            m[i] = (inv, None, None, tr.seg, _frame(1).f_lineno)
-        elif rec[0] is inv:
+            f = _frame(1)
+            m[i] = (tr.inv, None, None, tr.seg, f.f_lineno if f.f_code.co_filename
+                    is tr.filename else _loc(f, tr.filename))
+        elif rec[0] is tr.inv:
             if rec[3] != tr.seg:
-                m[i] = (inv, rec[1], rec[2], tr.seg, _frame(1).f_lineno)
+                f = _frame(1)
+                m[i] = (rec[0], rec[1], rec[2], tr.seg, f.f_lineno
+                        if f.f_code.co_filename is tr.filename else _loc(f, tr.filename))
         else:
-            st.write(i, rec, _frame(1))
+            self._ps_st.write(i, rec, _frame(1))
 
     def _ps_leaves(self) -> Any:
         return range(len(self))
@@ -406,6 +431,8 @@ def _wrap_root(lst: list, st: Region) -> list:
         out._ps_key = ()
     else:
         out = _Leaf(lst)
+        st.m = out._ps_m = [None] * len(lst)
+        out._ps_tr = st.tr
     out._ps_st = st
     if isinstance(lst, S.Shaped):
         out.shape = lst.shape
@@ -458,7 +485,7 @@ def _tracked_class(cls: type) -> type:
     if sub is not None:
         return sub                              # type: ignore[no-any-return]
     body: dict = {"__slots__": ("_ps_st", "_ps_key"),
-                  "_copy": lambda self: _snapshot(self, _kernel_frame(self))}
+                  "_copy": lambda self: _snapshot(self, _kernel_frame())}
     for f in cls._fields:                       # type: ignore[attr-defined]
         body[f] = _field_property(f, cls.__dict__[f])
     sub = type(cls.__name__, (cls,), body)
@@ -495,11 +522,11 @@ def _field_property(f: str, slot: Any) -> property:
     return property(getter, setter)
 
 
-def _kernel_frame(x: Any) -> Any:
-    """The innermost frame of the kernel's code (its file), below pyshade's helpers."""
-    fname = x._ps_st.tr.filename
-    f = _frame(1)
-    while f.f_back is not None and f.f_code.co_filename != fname:
+def _kernel_frame() -> Any:
+    """The innermost frame of the kernel's code (its namespace, whatever the file of
+    the function), below pyshade's helpers."""
+    f = _frame(2)
+    while f.f_back is not None and f.f_globals.get("__name__") != "pyshade_kernel":
         f = f.f_back
     return f
 
