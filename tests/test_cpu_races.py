@@ -461,3 +461,21 @@ def test_races_on_another_device_is_an_error() -> None:
     with pytest.raises(ps.BackendUnavailable) as info:
         ps.device("cpu", races="no")        # type: ignore[arg-type]
     assert str(info.value) == "races='no': expected True or False"
+
+
+@ps.kernel(workgroup_size=4)
+def math(out: ps.Buffer[u32]) -> None:   # names that the python translation renames
+    list = ps.shared_array(u32, 4)
+    t = ps.local_id().x
+    list[t // 2] = t  # renamed
+    ps.barrier()
+    out[t] = list[0]
+
+
+def test_a_race_names_the_kernel_and_arrays_as_written(cpu: ps.Device) -> None:
+    assert "def math_(" in ps.translate(math, "python")
+    msg = _race(lambda: math.launch(cpu.zeros(4, np.uint32), threads=4, device=cpu))
+    assert msg == _message(
+        "math", "list[0]", "two invocations write it",
+        _access((0, 0, 0), "wrote", "list[0]", "renamed"),
+        _access((1, 0, 0), "writes", "list[0]", "renamed"))

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import linecache
 import platform
+import re
 import threading
 from itertools import repeat
 from typing import Any, Sequence
@@ -150,11 +152,8 @@ class CpuDevice(Device):
         req = compiled.requirements
         tracker = None
         if self.races:
-            code = fn.__code__
-            nids = len(req.ids)
-            tracker = R.Tracker(compiled.entry, code.co_filename,
-                                list(code.co_varnames[nids:nids + len(req.shared)]),
-                                layout.workgroup_size)
+            tracker = R.Tracker(_kernel_name(compiled), fn.__code__.co_filename,
+                                list(req.shared_names), layout.workgroup_size)
             # A buffer the kernel never writes cannot race: it stays a plain list.
             lists = [tracker.buffer(lst, b.name, arr.data.shape[:b.ndim]) if b.writable
                      else lst for lst, b, arr in zip(lists, layout.buffers, buffers)]
@@ -166,6 +165,14 @@ class CpuDevice(Device):
         for arr, b, lst in zip(buffers, layout.buffers, lists):
             if b.writable:
                 conv.from_py_list(b.elem, R.plain(lst), arr.data)
+
+
+def _kernel_name(compiled: Compiled) -> str:
+    """The kernel's Python name (the entry point may be renamed: ``list_``), from its
+    ``def`` line."""
+    m = re.match(r"\s*(?:async\s+)?def\s+(\w+)",
+                 linecache.getline(compiled.filename, compiled.lineno))
+    return m.group(1) if m else compiled.entry
 
 
 def run_launch(fn: Any, args: list, ids: list[str], shared_types: list, conv: Converter,
