@@ -152,8 +152,8 @@ class CpuDevice(Device):
         req = compiled.requirements
         tracker = None
         if self.races:
-            tracker = R.Tracker(_kernel_name(compiled), fn.__code__.co_filename,
-                                list(req.shared_names), layout.workgroup_size)
+            tracker = R.Tracker(_kernel_name(compiled), list(req.shared_names),
+                                layout.workgroup_size)
             # A buffer the kernel never writes cannot race: it stays a plain list.
             lists = [tracker.buffer(lst, b.name, arr.data.shape[:b.ndim]) if b.writable
                      else lst for lst, b, arr in zip(lists, layout.buffers, buffers)]

@@ -19,9 +19,11 @@ by two invocations conflict when ``p == s`` (same workgroup, no barrier between)
 ``p < wg0`` (another workgroup). Per element the detector keeps:
 
 - while only one invocation has touched it (the common case): a tuple ``(inv, read
-  segment, read line, write segment, write line)``, checked and updated inline;
+  segment, read code, read offset, write segment, write code, write offset)``, checked
+  and updated inline (a place is the frame's code object and instruction offset,
+  cheaper to read than its line: ``_where`` finds the file and line of a race);
 - once a second invocation touches it: a list ``[SHARED, w, r1, r1b, rold, a1, a1b,
-  aold]`` of ``(inv, segment, line)`` entries: the last plain write (conflict-free
+  aold]`` of ``(inv, segment, (code, offset))`` entries: the last plain write (conflict-free
   writes come from one workgroup, so the last one stands for all), the first reader
   of the latest reading segment, a second reader of that segment, and the latest
   reader of an earlier workgroup; the same three for atomics. These suffice to find a
@@ -31,9 +33,7 @@ Atomic operations (``_atomic``, ``_atomic_cas`` of this namespace) record themse
 as atomic accesses: atomics never conflict with atomics or with plain reads (every
 target compiles all accesses of a buffer or shared array used with atomics as atomics,
 so such a read is an atomic load: the first read of a compare-exchange loop), but do
-with plain writes. Lines are the kernel file's; an access in a helper of another file
-records ``(file, line)`` instead (``_loc``).
-A store to one component of a vector element (``v[i].x = 1.0``) is a store of the
+with plain writes. A store to one component of a vector element (``v[i].x = 1.0``) is a store of the
 whole element, as the cpu device executes it.
 """
 
@@ -62,13 +62,11 @@ class Tracker:
     """The state of one launch: who runs now (``inv``, the invocation's ``global_id``
     vector: one object per invocation), in which segment, and the regions tracked."""
 
-    __slots__ = ("kernel", "wg", "filename", "shared_names", "inv", "seg", "wg0")
+    __slots__ = ("kernel", "wg", "shared_names", "inv", "seg", "wg0")
 
-    def __init__(self, kernel: str, filename: str, shared_names: list[str],
-                 wg: tuple[int, int, int]):
+    def __init__(self, kernel: str, shared_names: list[str], wg: tuple[int, int, int]):
         self.kernel = kernel
         self.wg = wg
-        self.filename = filename
         self.shared_names = shared_names
         self.inv: Any = None
         self.seg = 0
@@ -124,7 +122,7 @@ class Region:
         inv = tr.inv
         rec = m[key]
         if rec is None:
-            m[key] = (inv, tr.seg, _loc(frame, tr.filename), None, None)
+            m[key] = (inv, tr.seg, frame.f_code, frame.f_lasti, None, None, None)
         elif rec[0] is not inv or rec[1] != tr.seg:
             self.read(key, rec, frame)
 
@@ -135,10 +133,10 @@ class Region:
         inv = tr.inv
         rec = m[key]
         if rec is None:
-            m[key] = (inv, None, None, tr.seg, _loc(frame, tr.filename))
+            m[key] = (inv, None, None, None, tr.seg, frame.f_code, frame.f_lasti)
         elif rec[0] is inv:
-            if rec[3] != tr.seg:
-                m[key] = (inv, rec[1], rec[2], tr.seg, _loc(frame, tr.filename))
+            if rec[4] != tr.seg:
+                m[key] = (inv, rec[1], rec[2], rec[3], tr.seg, frame.f_code, frame.f_lasti)
         else:
             self.write(key, rec, frame)
 
@@ -147,9 +145,10 @@ class Region:
         """The general record of an element so far touched by one invocation."""
         if rec.__class__ is not tuple:
             return rec                          # type: ignore[no-any-return]
-        inv, rseg, rline, wseg, wline = rec
-        g = [SHARED, None if wline is None else (inv, wseg, wline),
-             None if rline is None else (inv, rseg, rline), None, None, None, None, None]
+        inv, rseg, rcode, rlasti, wseg, wcode, wlasti = rec
+        g = [SHARED, None if wseg is None else (inv, wseg, (wcode, wlasti)),
+             None if rseg is None else (inv, rseg, (rcode, rlasti)), None, None, None, None,
+             None]
         self.m[key] = g
         return g
 
@@ -158,13 +157,13 @@ class Region:
         tr = self.tr
         inv, seg, wg0 = tr.inv, tr.seg, tr.wg0
         if rec.__class__ is tuple and rec[0] is inv:
-            self.m[key] = (inv, seg, _loc(frame, tr.filename), rec[3], rec[4])
+            self.m[key] = (inv, seg, frame.f_code, frame.f_lasti, rec[4], rec[5], rec[6])
             return
         g = self._general(key, rec)
         w = g[1]
         if w is not None and w[0] is not inv and (w[1] == seg or w[1] < wg0):
             self.race(key, w, _WRITE, _READ, frame)
-        _add(g, 2, inv, seg, wg0, _loc(frame, tr.filename))
+        _add(g, 2, inv, seg, wg0, _loc(frame))
 
     def write(self, key: Any, rec: Any, frame: Any) -> None:
         """A plain write of ``key`` by another invocation than its only one so far, or
@@ -175,7 +174,7 @@ class Region:
         self._check_writer(key, g, inv, seg, wg0, _WRITE, frame)
         w = g[1]
         if w is None or w[0] is not inv or w[1] != seg:
-            g[1] = (inv, seg, _loc(frame, tr.filename))
+            g[1] = (inv, seg, _loc(frame))
 
     def atomic(self, key: Any, frame: Any) -> None:
         """An atomic read-modify-write of ``key``: conflicts with others' plain writes."""
@@ -184,13 +183,13 @@ class Region:
         rec = self.m[key]
         if rec is None:
             self.m[key] = [SHARED, None, None, None, None,
-                           (inv, seg, _loc(frame, tr.filename)), None, None]
+                           (inv, seg, _loc(frame)), None, None]
             return
         g = self._general(key, rec)
         w = g[1]                                # a plain read is an atomic load: no check
         if w is not None and w[0] is not inv and (w[1] == seg or w[1] < wg0):
             self.race(key, w, _WRITE, _ATOMIC, frame)
-        _add(g, 5, inv, seg, wg0, _loc(frame, tr.filename))
+        _add(g, 5, inv, seg, wg0, _loc(frame))
 
     def _check_writer(self, key: Any, g: list, inv: Any, seg: int, wg0: int, kind: int,
                       frame: Any) -> None:
@@ -242,9 +241,9 @@ class Region:
                 else "one invocation updates it atomically and another writes it "
                 "without an atomic")
         lines = []
-        for gid, verb, loc in ((a, _PAST[prior_kind], prior[2]),
-                               (b, _NOW[kind], _loc(frame, tr.filename))):
-            fname, line = loc if type(loc) is tuple else (tr.filename, loc)
+        for gid, verb, (fname, line) in (
+                (a, _PAST[prior_kind], _where(*prior[2])),
+                (b, _NOW[kind], (frame.f_code.co_filename, frame.f_lineno))):
             src = linecache.getline(fname, line).strip()
             lines.append(f"  global_id {gid} {verb} {elem} at {fname}:{line}"
                          + (f"\n      {src}" if src else ""))
@@ -260,11 +259,21 @@ class Region:
             "ps.device(\"cpu\", races=False) turns this check off")
 
 
-def _loc(frame: Any, kfile: str) -> Any:
-    """Where ``frame`` is: its line in the kernel's file ``kfile``, else (file, line)
-    (a helper from another module)."""
-    fname = frame.f_code.co_filename
-    return frame.f_lineno if fname == kfile else (fname, frame.f_lineno)
+def _loc(frame: Any) -> tuple:
+    """Where ``frame`` is now: its code and instruction offset (cheaper to read than its
+    line, which ``_where`` finds when a race is reported)."""
+    return frame.f_code, frame.f_lasti
+
+
+def _where(code: Any, lasti: int) -> tuple[str, int]:
+    """The (file, line) of instruction offset ``lasti`` of ``code`` (the kernel's file,
+    or a helper's own)."""
+    line = code.co_firstlineno
+    for start, end, ln in code.co_lines():
+        if start <= lasti < end and ln is not None:
+            line = ln
+            break
+    return code.co_filename, line
 
 
 def _none() -> None:
@@ -326,8 +335,7 @@ class _Leaf(S.Shaped):
         rec = m[i]
         if rec is None:
             f = _frame(1)
-            m[i] = (tr.inv, tr.seg, f.f_lineno if f.f_code.co_filename is tr.filename
-                    else _loc(f, tr.filename), None, None)
+            m[i] = (tr.inv, tr.seg, f.f_code, f.f_lasti, None, None, None)
         elif rec[0] is not tr.inv or rec[1] != tr.seg:
             self._ps_st.read(i, rec, _frame(1))
         return v
@@ -339,13 +347,11 @@ class _Leaf(S.Shaped):
         rec = m[i]
         if rec is None:
             f = _frame(1)
-            m[i] = (tr.inv, None, None, tr.seg, f.f_lineno if f.f_code.co_filename
-                    is tr.filename else _loc(f, tr.filename))
+            m[i] = (tr.inv, None, None, None, tr.seg, f.f_code, f.f_lasti)
         elif rec[0] is tr.inv:
-            if rec[3] != tr.seg:
+            if rec[4] != tr.seg:
                 f = _frame(1)
-                m[i] = (rec[0], rec[1], rec[2], tr.seg, f.f_lineno
-                        if f.f_code.co_filename is tr.filename else _loc(f, tr.filename))
+                m[i] = (rec[0], rec[1], rec[2], rec[3], tr.seg, f.f_code, f.f_lasti)
         else:
             self._ps_st.write(i, rec, _frame(1))
 
