@@ -7,7 +7,7 @@ that the machine's load hits both.
 Kernels: the section-7 sort of 4096 u32 keys (``pyshade.algorithms.sort``: 78 launches
 of the bitonic step plus its copies), a saxpy of 2**16 elements (one read-only and one
 written buffer, no workgroup structure) and a shared-memory block sum of 2**16 elements
-in 256 workgroups with 7 barriers each.
+in 256 workgroups with 9 barriers each.
 """
 
 from __future__ import annotations
