@@ -53,6 +53,9 @@ class Requirements:
     features: tuple[tuple[str, Location], ...] = ()
     shared: tuple = ()
     shared_at: Location | None = None
+    #: The shared arrays' Python names, in the order of ``shared`` (the cpu device's
+    #: race reports name them).
+    shared_names: tuple[str, ...] = ()
     ids: tuple[str, ...] = ()
 
     @property

@@ -279,9 +279,10 @@ def test_concurrent_launches_on_the_cpu_device_lose_no_write() -> None:
 # -- an uncaught error shows the user's call and the kernel, not pyshade's frames ----------
 
 @ps.kernel
-def reads_past_the_end(x: ps.Buffer[ps.u32]) -> None:
+def reads_past_the_end(x: ps.Buffer[ps.u32], y: ps.Buffer[ps.u32]) -> None:
+    # y, not x: x[i] = x[i + 1] would be a data race (invocation i + 1 writes what i reads)
     i = ps.global_id().x
-    x[i] = x[i + 1]
+    y[i] = x[i + 1]
 
 
 def _frames(exc: BaseException) -> list[str]:
@@ -300,7 +301,8 @@ def test_launch_errors_carry_no_internal_frames() -> None:
 def test_a_kernel_error_on_the_cpu_shows_the_kernel_line() -> None:
     cpu = ps.device("cpu")
     with pytest.raises(IndexError) as info:
-        reads_past_the_end.launch(cpu.zeros(4, np.uint32), threads=4, device=cpu)
+        reads_past_the_end.launch(cpu.zeros(4, np.uint32), cpu.zeros(4, np.uint32), threads=4,
+                                  device=cpu)
     frames = _frames(info.value)
     pyshade_frames = [f for f in frames if not f.startswith("test_interactive.py")]
     assert pyshade_frames == ["kernel.py:launch"], frames

@@ -74,5 +74,6 @@ def requirements_of(prog: Program) -> Requirements:
     return Requirements(
         features=tuple((feat, Location.of(fn, node)) for feat, (fn, node) in needs.items()),
         shared=tuple(s.type for s in k.shared.values()),
+        shared_names=tuple(k.shared),
         shared_at=Location.of(k.src.filename, shared_node) if k.shared else None,
         ids=tuple(i for i in _IDS if i in k.ids_used))

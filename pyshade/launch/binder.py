@@ -257,7 +257,7 @@ class Binder:
             if v.__class__ is not np.ndarray and not isinstance(v, DeviceArray) \
                     and is_foreign_array(v) and hasattr(dev, "adopt"):
                 v = self._adopt(v, slot)
-            if v.device is not dev:
+            if v.device is not dev and not dev.shares_arrays(v.device):
                 raise LaunchError(f"{self.kname}(): parameter '{slot.name}' is an array on "
                                   f"{v.device.name}, the launch is on {dev.name}: copy it with "
                                   "dev.array(arr.numpy())")

@@ -59,7 +59,7 @@ _DEVICE_CLASSES = {"cpu": "cpu:CpuDevice", "wgpu": "wgpu:WgpuDevice",
                    "metal": "metal:MetalDevice", "d3d12": "d3d12:D3D12Device"}
 
 
-def _make(name: str, via: str | None = None) -> Device:
+def _make(name: str, via: str | None = None, races: bool = True) -> Device:
     backend, index = _split(name)
     if via is not None and backend != "vulkan":
         raise BackendUnavailable(f"via={via!r}: only the vulkan device compiles kernels from "
@@ -72,21 +72,36 @@ def _make(name: str, via: str | None = None) -> Device:
     module, _, cls_name = path.partition(":")
     cls = getattr(importlib.import_module(f"{__name__}.{module}"), cls_name)
     if backend == "cpu":
-        return cls()  # type: ignore[no-any-return]
+        return cls(races=races)  # type: ignore[no-any-return]
     if backend == "vulkan":
         return cls(index=index, via=via or "glsl")  # type: ignore[no-any-return]
     return cls(index=index)  # type: ignore[no-any-return]
 
 
-def device(name: str | None = None, *, via: str | None = None, **options: Any) -> Device:
+def device(name: str | None = None, *, via: str | None = None, races: bool | None = None,
+           **options: Any) -> Device:
     """A device by name, or the best available one (``PYSHADE_DEVICE`` overrides).
 
     ``via`` picks the language the vulkan device compiles kernels from: "glsl"
     (glslang, the default) or "hlsl" (DXC). Each (name, via) is one device.
+
+    ``races`` is the cpu device's data-race detector, on by default: a launch in
+    which two invocations access one element, at least one writing, with no barrier
+    (in one workgroup) or atomics ordering them raises ``LaunchError`` naming both.
+    ``ps.device("cpu", races=False)`` is the cpu device without the check (faster);
+    arrays of either cpu device work on the other.
     """
     if options:
         raise BackendUnavailable(f"device options {sorted(options)} are not supported by this "
                                  "version")
+    if races is not None:
+        if not isinstance(races, bool):
+            raise BackendUnavailable(f"races={races!r}: expected True or False")
+        if name is None or _split(name)[0] != "cpu" or via is not None:
+            raise BackendUnavailable(f"races={races!r}: only the cpu device checks for data "
+                                     "races (ps.device(\"cpu\", races=False))")
+        if not races:
+            return _cached("cpu races=False", lambda: _make(name, races=False), "cpu")
     if via is not None:
         if name is None:
             raise BackendUnavailable(f"via={via!r} needs a device name (\"vulkan\")")

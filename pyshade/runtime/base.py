@@ -177,6 +177,11 @@ class Device:
         """Upload ``data`` (array-like) and return a device array."""
         raise NotImplementedError
 
+    def shares_arrays(self, other: "Device") -> bool:
+        """Whether the arrays of device ``other`` can be bound here as they are (the cpu
+        devices with and without the race detector share theirs)."""
+        return other is self
+
     def empty(self, shape: int | Sequence[int], dtype: Any = np.float32) -> DeviceArray:
         """A device array whose contents are unspecified (every device zeroes it today)."""
         return self.zeros(shape, dtype)
@@ -218,7 +223,7 @@ class Device:
             raise LaunchError(f"group counts {g} must be 3 non-negative counts within this "
                               f"adapter's limits {tuple(limits)}")
         for slot, arr in zip(layout.buffers, buffers):
-            if not isinstance(arr, DeviceArray) or arr.device is not self:
+            if not isinstance(arr, DeviceArray) or not self.shares_arrays(arr.device):
                 raise LaunchError(f"argument '{slot.name}' is not an array on this device "
                                   f"({self!r}): got {arr!r}")
         pb = layout.params

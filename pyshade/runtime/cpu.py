@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import linecache
 import platform
+import re
 import threading
 from itertools import repeat
 from typing import Any, Sequence
@@ -26,6 +28,7 @@ import numpy as np
 from .. import types as T
 from ..cache import LRU
 from ..errors import LaunchError
+from . import cpu_races as R
 from . import cpu_support as S
 from .base import Compiled, Device, DeviceArray
 from .cpu_convert import Converter
@@ -33,6 +36,9 @@ from .cpu_convert import Converter
 _tnew = tuple.__new__
 # What the Python emission calls (``_u32``, ``Vec``, ``make_struct_class``...).
 _SUPPORT = {name: getattr(S, name) for name in S.__all__}
+# ... and with the race detector, its versions of ``_copy`` and the atomics.
+_SUPPORT_RACES = {**_SUPPORT, **R.SUPPORT}
+_LOCK = threading.RLock()
 
 
 class CpuArray(DeviceArray):
@@ -73,14 +79,23 @@ class CpuDevice(Device):
     #: first: one namespace is a module's worth of functions (some kB to some 100 kB).
     max_namespaces = 256
 
-    def __init__(self) -> None:
-        self.adapter = f"CPython {platform.python_version()} interpreter"
+    def __init__(self, races: bool = True) -> None:
+        #: Whether launches check for data races (``cpu_races``); ``ps.device("cpu",
+        #: races=False)`` is the device without the check.
+        self.races = bool(races)
+        self.adapter = f"CPython {platform.python_version()} interpreter" + (
+            "" if self.races else ", race detector off")
         self._namespaces = LRU(self.max_namespaces)
         # Launches and read-backs one at a time, as on every GPU device: a launch reads
         # its buffers into lists and writes them back at its end, so two at once on one
-        # array would lose each other's writes. (The interpreter runs one thread at a
-        # time anyway: the lock costs no parallelism.)
-        self.lock = threading.RLock()
+        # array would lose each other's writes. One lock for every cpu device, since
+        # each runs the others' arrays. (The interpreter runs one thread at a time
+        # anyway: the lock costs no parallelism.)
+        self.lock = _LOCK
+
+    def shares_arrays(self, other: Device) -> bool:
+        """Every cpu device (with or without the race detector) runs every cpu array."""
+        return isinstance(other, CpuDevice)
 
     def array(self, data: Any, dtype: Any = None) -> CpuArray:
         """Copy ``data`` into a new CPU array (C order, whatever the layout of ``data``)."""
@@ -102,7 +117,8 @@ class CpuDevice(Device):
         if ns is not None and ns["__ps_code__"] is compiled.binary:
             return ns
         # The emitted code calls the support helpers by name: the device supplies them.
-        ns = {**_SUPPORT, "__name__": "pyshade_kernel", "__ps_code__": compiled.binary}
+        support = _SUPPORT_RACES if self.races else _SUPPORT
+        ns = {**support, "__name__": "pyshade_kernel", "__ps_code__": compiled.binary}
         exec(compiled.binary, ns)  # noqa: S102 - our own generated code
         self._namespaces.size = max(1, self.max_namespaces)
         return self._namespaces.put(key, ns)
@@ -133,20 +149,37 @@ class CpuDevice(Device):
             for name, off, t in layout.params.fields:
                 raw = np.frombuffer(params, dtype=t.np_dtype, count=1, offset=off)
                 values[name] = conv.load(t, raw)[0]
+        req = compiled.requirements
+        tracker = None
+        if self.races:
+            tracker = R.Tracker(_kernel_name(compiled), list(req.shared_names),
+                                layout.workgroup_size)
+            # A buffer the kernel never writes cannot race: it stays a plain list.
+            lists = [tracker.buffer(lst, b.name, arr.data.shape[:b.ndim]) if b.writable
+                     else lst for lst, b, arr in zip(lists, layout.buffers, buffers)]
         bufs = iter(lists)
         args = [next(bufs) if isinstance(t, T.BufferType) else values[n]
                 for n, t in compiled.params]
-        req = compiled.requirements
         run_launch(fn, args, list(req.ids), list(req.shared), conv, layout.workgroup_size,
-                   groups)
+                   groups, tracker)
         for arr, b, lst in zip(buffers, layout.buffers, lists):
             if b.writable:
-                conv.from_py_list(b.elem, lst, arr.data)
+                conv.from_py_list(b.elem, R.plain(lst), arr.data)
+
+
+def _kernel_name(compiled: Compiled) -> str:
+    """The kernel's Python name (the entry point may be renamed: ``list_``), from its
+    ``def`` line."""
+    m = re.match(r"\s*(?:async\s+)?def\s+(\w+)",
+                 linecache.getline(compiled.filename, compiled.lineno))
+    return m.group(1) if m else compiled.entry
 
 
 def run_launch(fn: Any, args: list, ids: list[str], shared_types: list, conv: Converter,
-               wg: tuple[int, int, int], groups: tuple[int, int, int]) -> None:
-    """Call ``fn`` for every invocation, workgroup by workgroup."""
+               wg: tuple[int, int, int], groups: tuple[int, int, int],
+               tracker: R.Tracker | None = None) -> None:
+    """Call ``fn`` for every invocation, workgroup by workgroup (telling ``tracker``, the
+    race detector, which invocation runs, each new workgroup and each barrier)."""
     gen = inspect.isgeneratorfunction(fn)
     X, Y, Z = wg
     GX, GY, GZ = groups
@@ -160,15 +193,23 @@ def run_launch(fn: Any, args: list, ids: list[str], shared_types: list, conv: Co
         gid = None
         try:
             for chunk in global_ids(GX * X):
-                for gid in chunk:
-                    fn(gid, *args)
+                if tracker is None:
+                    for gid in chunk:
+                        fn(gid, *args)
+                else:
+                    for gid in chunk:
+                        tracker.inv = gid
+                        fn(gid, *args)
         except Exception as e:
-            if gid is not None:
+            # A race's message names both invocations already.
+            if gid is not None and not isinstance(e, LaunchError):
                 e.add_note(f"(in the invocation with global_id={tuple(gid)})")
             raise
         return
     for gz, gy, gx in itertools.product(range(GZ), range(GY), range(GX)):
         shared = [conv.zero(t) for t in shared_types]
+        if tracker is not None:
+            shared = tracker.workgroup(shared)
         wid = S.Vec((gx, gy, gz))
         calls = []
         for li, (lx, ly, lz) in enumerate(locals_):
@@ -178,20 +219,27 @@ def run_launch(fn: Any, args: list, ids: list[str], shared_types: list, conv: Co
             calls.append(([vals[i] for i in ids] + shared + args, vals["global_id"]))
         if not gen:
             for a, g in calls:
+                if tracker is not None:
+                    tracker.inv = g
                 _call(fn, a, g)
             continue
         live = [(fn(*a), g) for a, g in calls]
         while live:
             waiting, done = [], []
             for it, g in live:
+                if tracker is not None:
+                    tracker.inv = g
                 try:
                     next(it)
                     waiting.append((it, g))
                 except StopIteration:
                     done.append(g)
                 except Exception as e:
-                    e.add_note(f"(in the invocation with global_id={tuple(g)})")
+                    if not isinstance(e, LaunchError):
+                        e.add_note(f"(in the invocation with global_id={tuple(g)})")
                     raise
+            if tracker is not None:
+                tracker.barrier()
             if waiting and done:
                 raise LaunchError(f"barrier() reached by only some invocations of workgroup "
                                   f"{tuple(wid)}: invocation {tuple(waiting[0][1])} waits at a "
@@ -235,6 +283,8 @@ def _call(fn: Any, args: Any, gid: Any) -> None:
     try:
         fn(*args)
     except Exception as e:
+        if isinstance(e, LaunchError):
+            raise
         where = tuple(gid) if isinstance(gid, tuple) else (gid, 0, 0)
         e.add_note(f"(in the invocation with global_id={where})")
         raise

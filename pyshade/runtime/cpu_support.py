@@ -127,6 +127,11 @@ def make_struct_class(name: str, fields: list[str], defaults: dict | None = None
 
 # ------------------------------------------------------------------ atomics
 
+# The list's own item access: the race detector's tracked lists (``cpu_races``) record
+# an atomic as one atomic access, not as the plain read and write inside it.
+_lget = list.__getitem__
+_lset = list.__setitem__
+
 _ATOMIC_OPS = {
     "add": lambda o, v: o + v, "sub": lambda o, v: o - v,
     "min": lambda o, v: v if v < o else o, "max": lambda o, v: v if v > o else o,
@@ -141,11 +146,11 @@ def _atomic(op, lst, i, v, wrap):
     ``_f32`` (min and max are Python's, NaN and -0.0 included)."""
     if i < 0:
         raise IndexError(f"index {i} is negative")
-    old = lst[i]
+    old = _lget(lst, i)
     fn = _ATOMIC_OPS.get(op)
     if fn is None:
         raise ValueError(f"unknown atomic operation {op!r}")
-    lst[i] = wrap(fn(old, v))
+    _lset(lst, i, wrap(fn(old, v)))
     return old
 
 
@@ -155,11 +160,11 @@ def _atomic_cas(lst, i, expected, new):
     -0.0 does not match 0.0."""
     if i < 0:
         raise IndexError(f"index {i} is negative")
-    old = lst[i]
+    old = _lget(lst, i)
     if type(old) is float:
         same = _f32_to_bits(old) == _f32_to_bits(expected)
     else:
         same = old == expected
     if same:
-        lst[i] = new
+        _lset(lst, i, new)
     return old
