@@ -227,9 +227,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             launches=200 if args.quick else 1000)
         out = args.out or "pyshade-bench"
         os.makedirs(out, exist_ok=True)
-        rep = benchmarks.run(settings, only, " ".join(["pyshade", *sys.argv[1:]])
-                             if args.argv is None else " ".join(["pyshade", *args.argv]))
-        report.save_json(rep, os.path.join(out, "bench.json"))
+        command = " ".join(["pyshade", *(sys.argv[1:] if args.argv is None else args.argv)])
+        path = os.path.join(out, "bench.json")
+        rep = benchmarks.run(settings, only, command,
+                             progress=lambda partial: report.save_json(partial, path))
+        report.save_json(rep, path)
     text = report.markdown(rep)
     with open(os.path.join(out, "bench.md"), "w") as f:
         f.write(text)

@@ -13,7 +13,7 @@ import importlib
 import platform
 import sys
 import traceback
-from typing import Any
+from typing import Any, Callable
 
 from .common import Results, Settings
 
@@ -43,12 +43,16 @@ def _cupy_dist() -> str:
     return (packages_distributions().get("cupy") or ["cupy"])[0]
 
 
-def run(settings: Settings, only: tuple[str, ...] = FAMILIES, command: str = "") -> dict:
+def run(settings: Settings, only: tuple[str, ...] = FAMILIES, command: str = "",
+        progress: Callable[[dict], None] | None = None) -> dict:
     """Run the families in ``only`` on ``settings.devices``; the report (a JSON-able dict).
     A family that raises is listed under ``failed`` (its traceback on stderr) and the
-    others still run."""
+    others still run. ``progress`` gets the report so far after each family (so a run
+    stopped by a time limit still leaves what it measured)."""
     res = Results()
     failed: list[dict[str, str]] = []
+    date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    rep: dict[str, Any] = {}
     for fam in FAMILIES:
         if fam not in only:
             continue
@@ -60,14 +64,20 @@ def run(settings: Settings, only: tuple[str, ...] = FAMILIES, command: str = "")
             traceback.print_exc()
             failed.append({"family": fam, "device": ",".join(settings.devices),
                            "reason": f"{type(e).__name__}: {e}".splitlines()[0]})
-    devices: dict[str, Any] = {}
-    for name, dev in settings._opened.items():
-        devices[name] = getattr(dev, "adapter", "?")
-    return {"command": command, "date": datetime.datetime.now(datetime.timezone.utc)
-            .isoformat(timespec="seconds"),
+        rep = _report(settings, only, command, date, res, failed)
+        if progress is not None:
+            progress(rep)
+    return rep or _report(settings, only, command, date, res, failed)
+
+
+def _report(settings: Settings, only: tuple[str, ...], command: str, date: str,
+            res: Results, failed: list[dict[str, str]]) -> dict[str, Any]:
+    devices = {name: getattr(dev, "adapter", "?") for name, dev in settings._opened.items()}
+    return {"command": command, "date": date,
             "machine": f"{platform.node()} {platform.machine()} {platform.system()}",
             "versions": versions(), "devices": devices,
             "settings": {"devices": settings.devices, "sizes": settings.sizes,
                          "reps": settings.reps, "quick": settings.quick,
                          "launches": settings.launches, "only": list(only)},
-            "results": res.rows, "skipped": res.skipped, "failed": failed}
+            "results": list(res.rows), "skipped": list(res.skipped),
+            "failed": failed + res.failed}

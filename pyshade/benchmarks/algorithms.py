@@ -95,20 +95,23 @@ def _torch(torch: Any, op: str, host: np.ndarray, reps: int, extra: dict[str, An
 
 
 def _device(s: Settings, out: Results, name: str, dtypes: tuple[str, ...],
-            ops: tuple[str, ...]) -> None:
+            ops: tuple[str, ...], host_ms: dict[tuple[str, str, int], float]) -> None:
     dev = s.device(name)
     cp, torch = _cuda_libraries() if dev.backend == "cuda" else (None, None)
-    rng = np.random.default_rng(0)
     for dtype in dtypes:
         for n in s.sizes_for(name):
-            host = data(rng, dtype, n)
+            # The same keys on every device, so numpy's time (host_ms) is measured once.
+            host = data(np.random.default_rng(n), dtype, n)
             x = dev.array(host)
             for op, fn, np_fn, cp_fn in OPS:
                 if op not in ops:
                     continue
                 assert _same(fn(x), host, np_fn(host), op), f"{op} on {name} differs from numpy"
-                extra: dict[str, Any] = {
-                    "numpy_ms": median_ms(lambda np_fn=np_fn: np_fn(host), lambda: None, s.reps)}
+                key = (op, dtype, n)
+                if key not in host_ms:
+                    host_ms[key] = median_ms(lambda np_fn=np_fn: np_fn(host), lambda: None,
+                                             s.reps)
+                extra: dict[str, Any] = {"numpy_ms": host_ms[key]}
                 if cp is not None:
                     cx = cp.asarray(host)
                     extra["cupy_ms"] = median_ms(lambda cp_fn=cp_fn, cx=cx: cp_fn(cp, cx),
@@ -125,5 +128,7 @@ def run(s: Settings, out: Results, dtypes: tuple[str, ...] = DTYPES,
         ops: tuple[str, ...] | None = None) -> None:
     """Run the family on every device of ``s`` (``ops``: names from ``OPS``, default all)."""
     chosen = tuple(o[0] for o in OPS) if ops is None else ops
+    host_ms: dict[tuple[str, str, int], float] = {}
     for name in s.devices:
-        attempt(out, FAMILY, name, lambda name=name: _device(s, out, name, dtypes, chosen))
+        attempt(out, FAMILY, name,
+                lambda name=name: _device(s, out, name, dtypes, chosen, host_ms))

@@ -48,6 +48,7 @@ class Results:
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    failed: list[dict[str, str]] = field(default_factory=list)
 
     def add(self, family: str, device: str, name: str, pyshade: float, unit: str, *,
             n: int | None = None, baseline: float | None = None,
@@ -73,6 +74,13 @@ class Results:
                  "reason": reason.strip().splitlines()[0] if reason.strip() else "unavailable"}
         if entry not in self.skipped:       # once, not once per size
             self.skipped.append(entry)
+
+
+    def fail(self, family: str, device: str, reason: str) -> None:
+        """Record a benchmark that should have run here and did not (exit status 1)."""
+        self.failed.append({"family": family, "device": device,
+                            "reason": reason.strip().splitlines()[0] if reason.strip()
+                            else "failed"})
 
 
 def median_ms(fn: Callable[[], Any], sync: Callable[[], Any], reps: int,
@@ -103,23 +111,30 @@ def child_env(**extra: str) -> dict[str, str]:
     return env
 
 
+class ChildFailed(RuntimeError):
+    """A measuring child process exited with an error (its last line is the message)."""
+
+
 def run_child(code: str, args: list[str], env: dict[str, str], timeout: float = 300) -> str:
     """Run ``code`` in a fresh interpreter; its last line of output (JSON). Raises
-    RuntimeError with the child's last error line when it fails."""
+    ChildFailed with the child's last error line when it fails."""
     p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
                        env=env, timeout=timeout)
     if p.returncode != 0:
         lines = (p.stderr or p.stdout).strip().splitlines()
-        raise RuntimeError(lines[-1] if lines else f"exit status {p.returncode}")
+        raise ChildFailed(lines[-1] if lines else f"exit status {p.returncode}")
     return p.stdout.strip().splitlines()[-1]
 
 
 def attempt(out: Results, family: str, device: str, fn: Callable[[], Any]) -> None:
     """Run one family's part on one device; a missing backend, binding or tool (the
     binding's import, glslangValidator, an adapter) is recorded as skipped with its
-    reason. Anything else is a bug and propagates."""
+    reason. A child process that fails is recorded as failed (the other devices still
+    run); anything else is a bug and propagates."""
     from pyshade.errors import BackendUnavailable
     try:
         fn()
     except (BackendUnavailable, ImportError, OSError, subprocess.CalledProcessError) as e:
         out.skip(family, device, f"{type(e).__name__}: {e}")
+    except ChildFailed as e:
+        out.fail(family, device, f"child process: {e}")

@@ -12,7 +12,7 @@ import json
 import statistics
 import tempfile
 
-from .common import Results, Settings, child_env, run_child
+from .common import Results, Settings, attempt, child_env, run_child
 
 FAMILY = "translate"
 LIMIT_MS = 50.0
@@ -48,6 +48,10 @@ def cold_translate(processes: int = PROCESSES) -> dict:
 
 def run(s: Settings, out: Results) -> None:
     """Measure the cold translation (device independent: device ``-``)."""
+    attempt(out, FAMILY, "-", lambda: _measure(out))
+
+
+def _measure(out: Results) -> None:
     r = cold_translate()
     total = statistics.median(r["total_ms"])
     per = {t: round(statistics.median(x[t] for x in r["targets"]), 2) for t in r["targets"][0]}
