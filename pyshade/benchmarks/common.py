@@ -138,3 +138,19 @@ def attempt(out: Results, family: str, device: str, fn: Callable[[], Any]) -> No
         out.skip(family, device, f"{type(e).__name__}: {e}")
     except ChildFailed as e:
         out.fail(family, device, f"child process: {e}")
+
+
+def per_device(s: Settings, out: Results, family: str, runners: dict[str, Callable[..., None]],
+               missing: str, sized: bool = False) -> None:
+    """Run ``runners[device](s, out)`` (with ``sized``: ``(s, out, n)`` for each of the
+    device's sizes) on every device of ``s``; a device without a runner is skipped with
+    ``missing`` (``{device}`` is replaced)."""
+    for name in s.devices:
+        fn = runners.get(name)
+        if fn is None:
+            out.skip(family, name, missing.format(device=repr(name)))
+        elif not sized:
+            attempt(out, family, name, lambda fn=fn: fn(s, out))
+        else:
+            for n in s.sizes_for(name):
+                attempt(out, family, name, lambda fn=fn, n=n: fn(s, out, n))

@@ -20,7 +20,7 @@ import numpy as np
 
 from pyshade.algorithms.sort import BitonicParams, SortOrder, bitonic_step, sort_steps
 
-from .common import Results, Settings, attempt
+from .common import Results, Settings, per_device
 
 FAMILY = "kernels"
 NAME = "bitonic sort network, ms"
@@ -161,10 +161,4 @@ RUNNERS = {"wgpu": _wgpu, "vulkan": _vulkan, "cuda": _cuda}
 
 def run(s: Settings, out: Results) -> None:
     """Run the family on every device of ``s`` that has a hand-written baseline."""
-    for name in s.devices:
-        fn = RUNNERS.get(name)
-        if fn is None:
-            out.skip(FAMILY, name, f"no hand-written kernel for {name!r}")
-            continue
-        for n in s.sizes_for(name):
-            attempt(out, FAMILY, name, lambda fn=fn, n=n: fn(s, out, n))
+    per_device(s, out, FAMILY, RUNNERS, "no hand-written kernel for {device}", sized=True)

@@ -15,17 +15,18 @@ untimed. Per device:
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import struct
 import time
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
 import pyshade as ps
 from pyshade import u32
 
-from .common import Results, Settings, attempt
+from .common import Results, Settings, per_device
 
 FAMILY = "launch"
 
@@ -36,6 +37,20 @@ def fill(x: ps.Buffer[u32], v: u32) -> None:
     i = ps.global_id().x
     if i < len(x):
         x[i] = v
+
+
+def _pyshade_fill(dev: Any, x: Any, m: int, batch: bool) -> Callable[[], float]:
+    """``m`` launches of ``fill`` (in one ``dev.batch()`` if ``batch``): a function that
+    returns their host seconds, the wait for the GPU after, untimed."""
+    def go() -> float:
+        t0 = time.perf_counter()
+        with dev.batch() if batch else contextlib.nullcontext():
+            for i in range(m):
+                fill.launch(x, i, threads=len(x), device=dev)
+        t = time.perf_counter() - t0
+        dev.synchronize()
+        return t
+    return go
 
 
 def _per_launch_us(fns: dict[str, Callable[[], float]], reps: int, launches: int
@@ -59,13 +74,7 @@ def _wgpu(s: Settings, out: Results) -> None:
     fmt = struct.Struct("<II")
     vals = [(i, n) for i in range(m)]
 
-    def ps_single() -> float:
-        t0 = time.perf_counter()
-        for i in range(m):
-            fill.launch(x, i, threads=n, device=dev)
-        t = time.perf_counter() - t0
-        dev.synchronize()
-        return t
+    ps_single = _pyshade_fill(dev, x, m, batch=False)
 
     def direct_single() -> float:
         t0 = time.perf_counter()
@@ -75,14 +84,7 @@ def _wgpu(s: Settings, out: Results) -> None:
         d.sync()
         return t
 
-    def ps_batch() -> float:
-        t0 = time.perf_counter()
-        with dev.batch():
-            for i in range(m):
-                fill.launch(x, i, threads=n, device=dev)
-        t = time.perf_counter() - t0
-        dev.synchronize()
-        return t
+    ps_batch = _pyshade_fill(dev, x, m, batch=True)
 
     def direct_batch() -> float:
         t0 = time.perf_counter()
@@ -108,15 +110,7 @@ def _vulkan(s: Settings, out: Results) -> None:
     hand = HandVulkan(n, dev.adapter.split(" / ")[0], glsl=FILL_GLSL)
     blocks = [struct.pack("<4I", i, n, 0, 0) for i in range(m)]
 
-    def ps_batch() -> float:
-        t0 = time.perf_counter()
-        with dev.batch():
-            for i in range(m):
-                fill.launch(x, i, threads=n, device=dev)
-        t = time.perf_counter() - t0
-        dev.synchronize()
-        return t
-
+    ps_batch = _pyshade_fill(dev, x, m, batch=True)
     us = _per_launch_us({"psb": ps_batch, "hb": lambda: hand.launches(blocks, 1)}, s.reps, m)
     assert (x.numpy() == m - 1).all() and (hand.download(n) == m - 1).all()
     out.add(FAMILY, "vulkan", "launch in a batch, host us", us["psb"], "us", baseline=us["hb"],
@@ -160,9 +154,4 @@ RUNNERS = {"wgpu": _wgpu, "vulkan": _vulkan, "cuda": _cuda}
 
 def run(s: Settings, out: Results) -> None:
     """Run the family on every device of ``s`` that has a raw binding to compare with."""
-    for name in s.devices:
-        fn = RUNNERS.get(name)
-        if fn is None:
-            out.skip(FAMILY, name, f"no raw binding to compare with on {name!r}")
-            continue
-        attempt(out, FAMILY, name, lambda fn=fn: fn(s, out))
+    per_device(s, out, FAMILY, RUNNERS, "no raw binding to compare with on {device}")

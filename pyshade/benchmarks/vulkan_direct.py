@@ -241,20 +241,14 @@ class HandVulkan:
         groups = -(-n // 256)
         gx, gy = (groups, 1) if groups <= 65535 else (32768, -(-groups // 32768))
         params = [np.array([n, s, p, 0], np.uint32).tobytes() for s, p in sort_steps(n)]
-        qp, NULL = self.qpool, ffi.NULL
+        qp = self.qpool
         t0 = time.perf_counter()
         c = self.cmd[0]
         lib.vkBeginCommandBuffer(c, self.begin)
         if qp is not None:
             lib.vkCmdResetQueryPool(c, qp, 0, 2)
             lib.vkCmdWriteTimestamp(c, 0x1, qp, 0)                # TOP_OF_PIPE
-        lib.vkCmdBindPipeline(c, 1, self.pipeline)
-        lib.vkCmdBindDescriptorSets(c, 1, self.playout, 0, 1, self.sets, 0, NULL)
-        for i, pb in enumerate(params):
-            if i:
-                lib.vkCmdPipelineBarrier(c, 0x800, 0x800, 0, 1, self.barrier, 0, NULL, 0, NULL)
-            lib.vkCmdPushConstants(c, self.playout, 0x20, 0, 16, pb)
-            lib.vkCmdDispatch(c, gx, gy, 1)
+        self._dispatches(c, params, gx, gy)
         if qp is not None:
             lib.vkCmdWriteTimestamp(c, 0x2000, qp, 1)             # BOTTOM_OF_PIPE
         lib.vkEndCommandBuffer(c)
@@ -271,21 +265,27 @@ class HandVulkan:
             gpu = ((ts[1] - ts[0]) & mask) * self.props.limits.timestampPeriod * 1e-9
         return wall, gpu
 
-    def launches(self, blocks: list[bytes], groups: int) -> float:
-        """One dispatch per 16-byte push-constant block, in one command buffer with a
-        barrier between dispatches, submitted once: host seconds spent recording and
-        submitting (the wait on the fence comes after, untimed)."""
+    def _dispatches(self, c: Any, blocks: list[bytes], gx: int, gy: int) -> None:
+        """Bind the pipeline, then one push-constant block + dispatch per block, with a
+        full compute-to-compute barrier between dispatches."""
         lib, NULL = self.lib, self.ffi.NULL
-        t0 = time.perf_counter()
-        c = self.cmd[0]
-        lib.vkBeginCommandBuffer(c, self.begin)
         lib.vkCmdBindPipeline(c, 1, self.pipeline)
         lib.vkCmdBindDescriptorSets(c, 1, self.playout, 0, 1, self.sets, 0, NULL)
         for i, pb in enumerate(blocks):
             if i:
                 lib.vkCmdPipelineBarrier(c, 0x800, 0x800, 0, 1, self.barrier, 0, NULL, 0, NULL)
             lib.vkCmdPushConstants(c, self.playout, 0x20, 0, 16, pb)
-            lib.vkCmdDispatch(c, groups, 1, 1)
+            lib.vkCmdDispatch(c, gx, gy, 1)
+
+    def launches(self, blocks: list[bytes], groups: int) -> float:
+        """One dispatch per 16-byte push-constant block, in one command buffer with a
+        barrier between dispatches, submitted once: host seconds spent recording and
+        submitting (the wait on the fence comes after, untimed)."""
+        lib = self.lib
+        t0 = time.perf_counter()
+        c = self.cmd[0]
+        lib.vkBeginCommandBuffer(c, self.begin)
+        self._dispatches(c, blocks, groups, 1)
         lib.vkEndCommandBuffer(c)
         lib.vkResetFences(self.device, 1, self.fence)
         lib.vkQueueSubmit(self.queue, 1, self.submit, self.fence[0])
