@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 17 on the lent H200 (device tool, kind nvidia-h200; carry .gl .whl .tools .dxc):
-# the algorithms' tests on the GPU devices, then bench/algorithms_bench.py on cuda, wgpu
+# the algorithms' tests on the GPU devices, then `pyshade bench --only algorithms` on cuda, wgpu
 # and vulkan against CuPy (CUB) and numpy. Logs and JSON under $OUT; a table last.
 #   run(command="bash bench/h200_algos.sh", carry=[".gl", ".whl", ".tools", ".dxc"])
 # H200_ALGOS_TESTS=0 skips the tests; H200_ALGOS_SIZES overrides the sizes.
@@ -19,7 +19,8 @@ fi
 export PYTHONPATH=/tmp/site:$PWD PATH=$PWD/.tools/bin:$PATH
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 SIZES=${H200_ALGOS_SIZES:-65536 1048576 16777216}
-timeout "${H200_BENCH_TIMEOUT:-400}" python3 bench/algorithms_bench.py --device cuda wgpu vulkan \
-    --sizes $SIZES --reps 5 --json "$OUT/h200_algorithms.json" > "$OUT/h200_algorithms.txt" 2>&1 || rc=1
+timeout "${H200_BENCH_TIMEOUT:-400}" python3 -m pyshade bench --only algorithms \
+    --device cuda wgpu vulkan --sizes $SIZES --reps 5 --out "$OUT/h200_algorithms" \
+    > "$OUT/h200_algorithms.txt" 2>&1 || rc=1
 cat "$OUT/h200_algorithms.txt" | cut -c1-160
 exit $rc

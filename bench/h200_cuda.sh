@@ -11,7 +11,8 @@ python3 -c "import pyshade as ps; print(ps.device('cuda'))"
 timeout 240 python3 -m pytest -q -p no:cacheprovider -rs -k "cuda and not tint and not differential" \
     tests > "$OUT/h200_cuda_suite.txt" 2>&1
 tail -3 "$OUT/h200_cuda_suite.txt"; grep -E "^(FAILED|ERROR)" "$OUT/h200_cuda_suite.txt" | head -30
-timeout 150 python3 bench/cuda_bench.py --json "$OUT/h200_cuda_bench.json" 2>&1 | tail -8 \
+timeout 150 python3 -m pyshade bench --only launch,kernels --device cuda --reps 7 \
+    --sizes 65536 1048576 16777216 --out "$OUT/h200_cuda_bench" 2>&1 | tail -8 \
     | tee "$OUT/h200_cuda_bench.txt"
 PYSHADE_DIFF_DEVICES=cpu,cuda timeout 330 python3 -m pytest -q -p no:cacheprovider \
     tests/test_differential.py > "$OUT/h200_cuda_diff.txt" 2>&1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One H200 session (device tool, kind nvidia-h200; carry .gl .whl .tools, optionally .dxc):
 #   a. the GPU and pyshade's devices;  b. the cuda half of the test suite (-n 8);
-#   c. the wgpu + vulkan half on NVIDIA's Vulkan driver (-n 8);  d. bench/coldstart_bench.py
+#   c. the wgpu + vulkan half on NVIDIA's Vulkan driver (-n 8);  d. pyshade bench --only coldstart
 #   on cuda, vulkan and wgpu;  e. a table of step -> result, printed last.
 #     run(command="bash bench/h200_session.sh", carry=[".gl", ".whl", ".tools"], timeout_s=600)
 # Kit (all ignored by git, made on the developer machine):
@@ -137,44 +137,18 @@ suite vk_suite "$OUT/vk_suite.txt" 200 80 \
     "(wgpu or vulkan) and not tint and not swiftshader and not lavapipe and not llvmpipe"
 
 # ---- d. cold and warm first launch -----------------------------------------------------
-cs_why() {   # the last line of what the benchmark's child process says on device $1
-    local l; l=$(cap 30 0); [ "$l" -ge 5 ] || l=5
-    timeout -k 2 "$l" python3 - "$1" <<'EOF'
-import os, subprocess, sys, tempfile
-sys.path.insert(0, "bench")
-import coldstart_bench as c
-with tempfile.TemporaryDirectory() as cache:
-    p = subprocess.run([sys.executable, "-c", c.CHILD, str(c.ROOT / "examples"), sys.argv[1]],
-                       capture_output=True, text=True,
-                       env=dict(os.environ, PYSHADE_CACHE="1", PYSHADE_CACHE_DIR=cache))
-print((p.stderr.strip() or p.stdout.strip() or f"rc {p.returncode}").splitlines()[-1])
-EOF
-}
 t=$SECONDS
 lim=$(cap 150 5)
-cs=$OUT/coldstart_h200.txt
 if [ "$lim" -lt 20 ]; then
     echo "coldstart: skipped, ${lim}s of the budget left"; row coldstart skip 0 "no budget left"
 else
-    timeout -k 5 "$lim" python3 bench/coldstart_bench.py --devices cuda vulkan wgpu --reps 5 \
-        --out "$cs" > /tmp/coldstart.log 2>&1
+    # A device that fails is listed in bench.md (skipped or FAILED, with its reason).
+    timeout -k 5 "$lim" python3 -m pyshade bench --only coldstart --device cuda vulkan wgpu \
+        --reps 5 --out "$OUT/coldstart" > /tmp/coldstart.log 2>&1
     rc=$?
-    if [ "$rc" != 0 ]; then
-        # coldstart_bench.py stops at the first device that fails: each device alone, 3 pairs.
-        { echo "# the three-device run failed (rc $rc): $(tail -1 /tmp/coldstart.log | cut -c1-200)"
-          echo "# then each device alone, --reps 3:"; } > "$cs"
-        for d in cuda vulkan wgpu; do
-            l=$(cap 60 5); if [ "$l" -lt 15 ]; then echo "# $d: no budget left" >> "$cs"; continue; fi
-            if timeout -k 5 "$l" python3 bench/coldstart_bench.py --devices "$d" --reps 3 \
-                    --out "/tmp/cs_$d.txt" > "/tmp/cs_$d.log" 2>&1; then
-                tail -1 "/tmp/cs_$d.txt" >> "$cs"
-            else
-                echo "# $d failed; its first launch says: $(cs_why "$d" 2>&1 | tail -1 | cut -c1-400)" >> "$cs"
-            fi
-        done
-    fi
-    res=$(awk '$1 ~ /^(cuda|vulkan|wgpu)$/ && NF >= 4 {printf "%s %s/%s ms (x%s); ", $1, $2, $3, $4}' "$cs")
-    echo "d. coldstart (cold/warm ms): ${res:-none}"
-    row coldstart "$rc" "$((SECONDS - t))" "cold/warm ${res:-none, see coldstart_h200.txt}"
+    res=$(awk -F' [|] ' '$1 == "| coldstart" {printf "%s %s/%s; ", $2, $5, $6}' \
+        "$OUT/coldstart/bench.md" 2>/dev/null)
+    echo "d. coldstart (cold/warm): ${res:-none}"
+    row coldstart "$rc" "$((SECONDS - t))" "cold/warm ${res:-none, see coldstart/bench.md}"
 fi
 # e. the table: printed by the EXIT trap

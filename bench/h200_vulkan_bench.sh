@@ -9,6 +9,6 @@ for i in 1 2; do
     python3 bench/probes/vulkan_dispatch_probe.py --launches 2000 2>&1 | grep -v XDG_RUNTIME \
         | tee -a "$OUT/h200_vulkan_probe.txt" | tail -5
 done
-python3 bench/vulkan_sort.py --sizes 65536 1048576 16777216 --reps 5 --wgpu \
-    --json "$OUT/h200_vulkan_sort.json" 2>&1 | grep -v XDG_RUNTIME | tee "$OUT/h200_vulkan_sort.txt"
+python3 -m pyshade bench --only kernels --device vulkan wgpu --sizes 65536 1048576 16777216 \
+    --reps 5 --out "$OUT/h200_vulkan_sort" 2>&1 | grep -v XDG_RUNTIME | tee "$OUT/h200_vulkan_sort.txt"
 python3 bench/probes/nvidia_vulkan_pow_probe.py 2>&1 | grep -v XDG_RUNTIME

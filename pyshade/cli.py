@@ -1,4 +1,4 @@
-"""Command line: ``pyshade translate | check | devices | demo``."""
+"""Command line: ``pyshade translate | check | devices | demo | bench``."""
 
 from __future__ import annotations
 
@@ -203,6 +203,47 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    """``pyshade bench``: run every benchmark available here (or re-render ``--from`` a
+    saved JSON); writes bench.json, bench.md and bench.png under ``--out`` and prints the
+    markdown table last. Returns 1 when a benchmark failed."""
+    from pyshade import benchmarks
+    from pyshade.benchmarks import report
+    if args.json_in:
+        rep = report.load_json(args.json_in)
+        out = args.out or os.path.dirname(os.path.abspath(args.json_in))
+        os.makedirs(out, exist_ok=True)
+    else:
+        only = tuple(f for part in args.only or [] for f in part.split(",") if f) \
+            or benchmarks.FAMILIES
+        unknown = sorted(set(only) - set(benchmarks.FAMILIES))
+        if unknown:
+            raise SystemExit(f"pyshade bench: unknown benchmark {', '.join(unknown)}; "
+                             f"choose from {','.join(benchmarks.FAMILIES)}")
+        devices = args.device or [d.name for d in ps.devices() if d.available]
+        settings = benchmarks.Settings(
+            devices=devices, sizes=args.sizes or ([4096] if args.quick else [1 << 16, 1 << 20]),
+            reps=args.reps or (2 if args.quick else 5), quick=args.quick,
+            launches=200 if args.quick else 1000)
+        out = args.out or "pyshade-bench"
+        os.makedirs(out, exist_ok=True)
+        command = " ".join(["pyshade", *(sys.argv[1:] if args.argv is None else args.argv)])
+        path = os.path.join(out, "bench.json")
+        rep = benchmarks.run(settings, only, command,
+                             progress=lambda partial: report.save_json(partial, path))
+        report.save_json(rep, path)
+    text = report.markdown(rep)
+    with open(os.path.join(out, "bench.md"), "w") as f:
+        f.write(text)
+    why = report.plot(rep, os.path.join(out, "bench.png"))
+    print(f"pyshade bench: wrote {out}/" + ("bench.json, " if not args.json_in else "")
+          + "bench.md" + ("" if why else ", bench.png"), file=sys.stderr)
+    if why:
+        print(f"pyshade bench: {why}", file=sys.stderr)
+    print(text, end="")
+    return 1 if rep.get("failed") else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``pyshade`` command."""
     p = argparse.ArgumentParser(prog="pyshade", description="Python GPU kernels everywhere.")
@@ -227,6 +268,18 @@ def main(argv: list[str] | None = None) -> int:
                    help="elements on the cpu device, which interprets each invocation")
     m.add_argument("--device", action="append", help="device name (repeatable)")
     m.set_defaults(fn=cmd_demo)
+    b = sub.add_parser("bench", help="every benchmark available here: JSON, a table, a plot")
+    b.add_argument("--device", nargs="+", help="device names (default: every available one)")
+    b.add_argument("--only", action="append",
+                   help="comma-separated: launch,kernels,algorithms,translate,coldstart")
+    b.add_argument("--sizes", type=int, nargs="+",
+                   help="keys per sort/algorithm (default 65536 1048576; --quick 4096)")
+    b.add_argument("--reps", type=int, default=0, help="repetitions (default 5; --quick 2)")
+    b.add_argument("--quick", action="store_true", help="small sizes, few repetitions")
+    b.add_argument("--out", default="", help="folder for bench.json/.md/.png")
+    b.add_argument("--from", dest="json_in", default="",
+                   help="re-render the table and plot of a saved bench.json")
+    b.set_defaults(fn=cmd_bench, argv=argv)
     args = p.parse_args(argv)
     return args.fn(args)
 

@@ -7,7 +7,7 @@ as a pairwise tree in registers, then the workgroup halves its partial results i
 shared memory until one is left; the partials are reduced the same way, recursively,
 down to one element (2^24 elements: two launches). Loading several elements per
 invocation keeps the loads in flight that a memory-bound kernel needs: with two per
-invocation the H200 read 2^24 floats at 0.8 TB/s (``bench/algorithms_bench.py``).
+invocation the H200 read 2^24 floats at 0.8 TB/s (``pyshade bench --only algorithms``).
 Every launch is recorded in one ``dev.batch()``.
 
 - ``sum``: integers wrap (``numpy.sum(x, dtype=x.dtype)``); float32 is summed as a

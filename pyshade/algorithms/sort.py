@@ -89,7 +89,7 @@ def sort_steps(n: int) -> list[tuple[int, int]]:
 
 
 #: From this many keys ``method="auto"`` takes the radix sort: below it the bitonic
-#: network's fewer launches win (bench/algorithms_bench.py; docs/performance.md).
+#: network's fewer launches win (pyshade bench --only algorithms; docs/performance.md).
 RADIX_MIN = 1 << 14
 #: The values of ``sort``'s and ``argsort``'s ``method``.
 METHODS = ("auto", "bitonic", "radix")

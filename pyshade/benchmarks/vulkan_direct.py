@@ -1,37 +1,17 @@
-"""The DESIGN.md section-7 sort loop on pyshade's ``vulkan`` device against the same
-algorithm hand-written in GLSL and recorded into one command buffer through the
-``vulkan`` binding directly (class ``HandVulkan``: no pyshade import, no pyshade code).
-
-Per size (``--sizes``), each the median of ``--reps`` interleaved runs on fresh keys:
-
-* ``pyshade``: every bitonic step a ``bitonic_step.launch`` inside ``dev.batch()``,
-  then ``dev.synchronize()``: wall time from the first launch to the end of the work.
-  ``pyshade record`` is the part spent in the launch loop (host).
-* ``hand``: the same steps as ``vkCmdPushConstants`` + ``vkCmdDispatch`` with a
-  barrier between them in one command buffer, submitted once, waited on a fence:
-  wall time from ``vkBeginCommandBuffer`` to the fence. ``hand gpu`` is the GPU time
-  between two timestamps around the dispatches (where the device has timestamps).
-
-``--wgpu`` also runs the loop through pyshade's ``wgpu`` device and through wgpu-py by
-hand (``launch_overhead.Direct``, also pyshade-free) at the largest size, to show
-where the wgpu route's extra time goes (host recording versus time on the GPU).
-
-Usage: ``python bench/vulkan_sort.py --sizes 65536 1048576 16777216 --json out.json``.
+"""Baseline: GLSL kernels run through the ``vulkan`` binding alone (no pyshade code, no
+pyshade import): glslangValidator by subprocess, one pipeline with push constants, one
+command buffer, as a careful user of the binding writes it. ``tests/test_bench_cli.py``
+checks that this module imports nothing from pyshade.
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime
-import json
 import os
-import platform
 import shutil
-import statistics
 import subprocess
-import sys
 import tempfile
 import time
+from typing import Any
 
 import numpy as np
 
@@ -59,10 +39,22 @@ def sort_steps(n: int) -> list[tuple[int, int]]:
     return [(s, p) for s in range(k) for p in range(s + 1)]
 
 
+FILL_GLSL = """#version 450
+layout(local_size_x = 64) in;
+layout(std430, set = 0, binding = 0) buffer Data { uint x[]; };
+layout(push_constant, std430) uniform P { uint v; uint n; uint pad0; uint pad1; } p;
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i < p.n) { x[i] = p.v; }
+}
+"""
+
+
 def glslang_spirv(src: str) -> bytes:
-    """SPIR-V from glslangValidator (subprocess; the hand version's own build step)."""
+    """SPIR-V from glslangValidator (subprocess; the hand version's own build step). The
+    tool is found on PATH, else in a checkout's ``.tools/bin``."""
     tool = shutil.which("glslangValidator") or os.path.join(
-        os.path.dirname(__file__), "..", ".tools", "bin", "glslangValidator")
+        os.getcwd(), ".tools", "bin", "glslangValidator")
     with tempfile.TemporaryDirectory() as d:
         path, out = os.path.join(d, "k.comp"), os.path.join(d, "k.spv")
         with open(path, "w") as f:
@@ -78,7 +70,7 @@ class HandVulkan:
     a device-local key buffer (uploaded and read back through a host-visible staging
     buffer), push constants, one command buffer for all steps."""
 
-    def __init__(self, capacity: int, adapter_name: str | None):
+    def __init__(self, capacity: int, adapter_name: str | None, glsl: str = HAND_GLSL):
         import vulkan as vk
         self.vk, ffi, lib = vk, vk.ffi, vk.lib
         self.ffi, self.lib, self.n = ffi, lib, capacity
@@ -126,7 +118,7 @@ class HandVulkan:
         ptr = ffi.new("void**")
         lib.vkMapMemory(self.device, self.stage_mem, 0, size, 0, ptr)
         self.mapped = ffi.buffer(ptr[0], size)
-        self._pipeline(glslang_spirv(HAND_GLSL))
+        self._pipeline(glslang_spirv(glsl))
         pool = ffi.new("VkCommandPool*")
         lib.vkCreateCommandPool(self.device, ffi.new("VkCommandPoolCreateInfo*", {
             "sType": vk.VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, "flags": 0x2,
@@ -219,7 +211,7 @@ class HandVulkan:
             "pBufferInfo": ffi.new("VkDescriptorBufferInfo*", {
                 "buffer": self.data, "offset": 0, "range": self.n * 4})}), 0, ffi.NULL)
 
-    def _run(self, record) -> None:
+    def _run(self, record: Any) -> None:
         lib, c = self.lib, self.cmd[0]
         lib.vkBeginCommandBuffer(c, self.begin)
         record(c)
@@ -228,7 +220,7 @@ class HandVulkan:
         lib.vkQueueSubmit(self.queue, 1, self.submit, self.fence[0])
         lib.vkWaitForFences(self.device, 1, self.fence, 1, 10**11)
 
-    def _copy(self, c, src, dst, nbytes: int) -> None:
+    def _copy(self, c: Any, src: Any, dst: Any, nbytes: int) -> None:
         self.lib.vkCmdCopyBuffer(c, src, dst, 1, self.ffi.new("VkBufferCopy*", {
             "srcOffset": 0, "dstOffset": 0, "size": nbytes}))
 
@@ -249,20 +241,14 @@ class HandVulkan:
         groups = -(-n // 256)
         gx, gy = (groups, 1) if groups <= 65535 else (32768, -(-groups // 32768))
         params = [np.array([n, s, p, 0], np.uint32).tobytes() for s, p in sort_steps(n)]
-        qp, NULL = self.qpool, ffi.NULL
+        qp = self.qpool
         t0 = time.perf_counter()
         c = self.cmd[0]
         lib.vkBeginCommandBuffer(c, self.begin)
         if qp is not None:
             lib.vkCmdResetQueryPool(c, qp, 0, 2)
             lib.vkCmdWriteTimestamp(c, 0x1, qp, 0)                # TOP_OF_PIPE
-        lib.vkCmdBindPipeline(c, 1, self.pipeline)
-        lib.vkCmdBindDescriptorSets(c, 1, self.playout, 0, 1, self.sets, 0, NULL)
-        for i, pb in enumerate(params):
-            if i:
-                lib.vkCmdPipelineBarrier(c, 0x800, 0x800, 0, 1, self.barrier, 0, NULL, 0, NULL)
-            lib.vkCmdPushConstants(c, self.playout, 0x20, 0, 16, pb)
-            lib.vkCmdDispatch(c, gx, gy, 1)
+        self._dispatches(c, params, gx, gy)
         if qp is not None:
             lib.vkCmdWriteTimestamp(c, 0x2000, qp, 1)             # BOTTOM_OF_PIPE
         lib.vkEndCommandBuffer(c)
@@ -279,98 +265,30 @@ class HandVulkan:
             gpu = ((ts[1] - ts[0]) & mask) * self.props.limits.timestampPeriod * 1e-9
         return wall, gpu
 
+    def _dispatches(self, c: Any, blocks: list[bytes], gx: int, gy: int) -> None:
+        """Bind the pipeline, then one push-constant block + dispatch per block, with a
+        full compute-to-compute barrier between dispatches."""
+        lib, NULL = self.lib, self.ffi.NULL
+        lib.vkCmdBindPipeline(c, 1, self.pipeline)
+        lib.vkCmdBindDescriptorSets(c, 1, self.playout, 0, 1, self.sets, 0, NULL)
+        for i, pb in enumerate(blocks):
+            if i:
+                lib.vkCmdPipelineBarrier(c, 0x800, 0x800, 0, 1, self.barrier, 0, NULL, 0, NULL)
+            lib.vkCmdPushConstants(c, self.playout, 0x20, 0, 16, pb)
+            lib.vkCmdDispatch(c, gx, gy, 1)
 
-def bench_size(n: int, reps: int, dev, hand: HandVulkan) -> dict:
-    """One size: pyshade's vulkan device and the hand version, interleaved."""
-    import pyshade as ps  # noqa: F401  (the pyshade side only)
-    from pyshade.algorithms.sort import BitonicParams, SortOrder, bitonic_step
-    steps = sort_steps(n)
-    rng = np.random.default_rng(n)
-    host = rng.integers(0, 2**32, n, dtype=np.uint32)
-    want = np.sort(host)
-    buf = dev.array(host)
-
-    def ps_sort() -> tuple[float, float]:
+    def launches(self, blocks: list[bytes], groups: int) -> float:
+        """One dispatch per 16-byte push-constant block, in one command buffer with a
+        barrier between dispatches, submitted once: host seconds spent recording and
+        submitting (the wait on the fence comes after, untimed)."""
+        lib = self.lib
         t0 = time.perf_counter()
-        with dev.batch():
-            for s, p in steps:
-                bitonic_step.launch(buf, BitonicParams(n=n, stage=s, pass_of_stage=p,
-                                                       order=SortOrder.ASCENDING),
-                                    threads=n, device=dev)
-            t1 = time.perf_counter()
-        dev.synchronize()
-        return time.perf_counter() - t0, t1 - t0
-
-    ps_sort()
-    assert (buf.numpy() == want).all(), "pyshade's vulkan sort is wrong"
-    hand.upload(host)
-    hand.sort(n)
-    assert (hand.download(n) == want).all(), "the hand-written sort is wrong"
-    tp, rec, th, tg = [], [], [], []
-    for _ in range(reps):
-        h = rng.integers(0, 2**32, n, dtype=np.uint32)
-        buf.write(h)
-        dev.synchronize()
-        w, r = ps_sort()
-        tp.append(w)
-        rec.append(r)
-        hand.upload(h)
-        w, g = hand.sort(n)
-        th.append(w)
-        if g is not None:
-            tg.append(g)
-    med = lambda xs: statistics.median(xs) * 1e3 if xs else None  # noqa: E731
-    out = {"n": n, "launches": len(steps), "pyshade_ms": med(tp), "pyshade_record_ms": med(rec),
-           "hand_ms": med(th), "hand_gpu_ms": med(tg)}
-    out["ratio"] = out["pyshade_ms"] / out["hand_ms"]
-    return out
-
-
-def bench_wgpu(n: int, reps: int) -> dict:
-    """The wgpu route at ``n``: pyshade's wgpu device and wgpu-py by hand."""
-    sys.path.insert(0, os.path.dirname(__file__))
-    from launch_overhead import bench_sort
-    return bench_sort(n, reps)
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", type=int, nargs="+", default=[1 << 16, 1 << 20])
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--adapter", default="vulkan")
-    ap.add_argument("--wgpu", action="store_true")
-    ap.add_argument("--json")
-    args = ap.parse_args()
-    import pyshade as ps
-    dev = ps.device(args.adapter)
-    hand = HandVulkan(max(args.sizes), dev.adapter.split(" / ")[0])
-    rows = []
-    for n in args.sizes:
-        rows.append(bench_size(n, args.reps, dev, hand))
-    result = {"command": " ".join(sys.argv), "date": datetime.datetime.now().isoformat(),
-              "host": platform.node(), "adapter": dev.adapter, "hand_adapter": hand.name,
-              "sort": rows}
-    if args.wgpu:
-        result["wgpu"] = bench_wgpu(max(args.sizes), args.reps)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=2)
-    print(f"{dev.adapter}: section-7 sort, median of {args.reps}")
-    print(f"{'keys':>10} {'launches':>8} {'pyshade ms':>11} {'(record)':>9} {'hand ms':>9} "
-          f"{'hand gpu':>9} {'ratio':>6}")
-    for r in rows:
-        g = f"{r['hand_gpu_ms']:9.2f}" if r["hand_gpu_ms"] is not None else f"{'-':>9}"
-        print(f"{'2^%d' % (r['n'].bit_length() - 1):>10} {r['launches']:>8} "
-              f"{r['pyshade_ms']:11.2f} {r['pyshade_record_ms']:9.2f} {r['hand_ms']:9.2f} "
-              f"{g} {r['ratio']:6.2f}")
-    if args.wgpu:
-        w = result["wgpu"]
-        v = rows[-1]
-        print(f"wgpu route 2^{w['n'].bit_length() - 1}: pyshade {w['pyshade_ms']:.2f} ms, "
-              f"hand wgpu-py {w['direct_ms']:.2f} ms; vulkan route pyshade "
-              f"{v['pyshade_ms']:.2f} ms, hand {v['hand_ms']:.2f} ms "
-              f"(GPU {v['hand_gpu_ms'] if v['hand_gpu_ms'] is None else round(v['hand_gpu_ms'], 2)} ms)")
-
-
-if __name__ == "__main__":
-    main()
+        c = self.cmd[0]
+        lib.vkBeginCommandBuffer(c, self.begin)
+        self._dispatches(c, blocks, groups, 1)
+        lib.vkEndCommandBuffer(c)
+        lib.vkResetFences(self.device, 1, self.fence)
+        lib.vkQueueSubmit(self.queue, 1, self.submit, self.fence[0])
+        t = time.perf_counter() - t0
+        lib.vkWaitForFences(self.device, 1, self.fence, 1, 10**11)
+        return t
