@@ -123,25 +123,41 @@ def identity(dtype: np.dtype) -> Any:
     return np.float32(-0.0) if dtype.kind == "f" else dtype.type(0)
 
 
+def scan_scratch(dev: ps.Device, n: int, dtype: Any) -> list[ps.DeviceArray]:
+    """The scratch arrays ``record_scan`` of n elements of ``dtype`` uses, every level's:
+    a caller that scans the same length repeatedly (the radix sort, once per pass)
+    allocates them once, since an allocation can cost more than the scan (NVIDIA's
+    Vulkan driver takes milliseconds per large buffer)."""
+    arrays: list[ps.DeviceArray] = []
+    tiles = groups_for(n, TILE)
+    while tiles > 1:                                    # one tile is scanned in place
+        arrays.append(dev.empty(tiles, dtype))          # the level's tile totals
+        arrays.append(dev.empty(tiles, dtype))          # their exclusive scan
+        tiles = groups_for(tiles, TILE)
+    return arrays
+
+
 def record_scan(dev: ps.Device, src: ps.DeviceArray, out: ps.DeviceArray, n: int,
-                inclusive: bool) -> None:
+                inclusive: bool, scratch: list[ps.DeviceArray] | None = None) -> None:
     """Record the scan of ``src[:n]`` into ``out[:n]`` on ``dev`` (same dtype; called
-    inside a ``dev.batch()``)."""
+    inside a ``dev.batch()``). ``scratch`` is ``scan_scratch(dev, n, dtype)``, made
+    here when not given."""
     if n == 0:
         return
     # imported here: reduce.py imports this module
     from .reduce import sum_tiles
     dtype = np.dtype(src.dtype)
+    if scratch is None:
+        scratch = scan_scratch(dev, n, dtype)
     tiles = groups_for(n, TILE)
     ident, elem = identity(dtype), element_type(dtype)
     if tiles == 1:
         scan_tiles.launch(src, out, src, n, ident, inclusive, False, elem, threads=WG,
                           device=dev)
         return
-    sums = dev.empty(tiles, dtype)
+    sums, offsets = scratch[0], scratch[1]
     sum_tiles.launch(src, sums, n, ident, ITEMS, elem, threads=tiles * WG, device=dev)
-    offsets = dev.empty(tiles, dtype)
-    record_scan(dev, sums, offsets, tiles, False)
+    record_scan(dev, sums, offsets, tiles, False, scratch[2:])
     scan_tiles.launch(src, out, offsets, n, ident, inclusive, True, elem,
                       threads=tiles * WG, device=dev)
 
