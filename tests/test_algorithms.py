@@ -18,8 +18,8 @@ from pyshade.algorithms import argsort, reduce, scan, sort
 from pyshade.algorithms.reduce import sum_tolerance
 from pyshade.algorithms.scan import scan_tolerance
 
-# around the tiles: 256 (radix rank workgroup 128 x 8 = 1024, scan/reduce tile 512,
-# bitonic tile 512), and 2^k +- 1
+# around the tiles: 256 (the radix histogram's workgroup; 4097 is two radix tiles of 2048
+# and one key), scan/reduce tile 512, bitonic tile 512, and 2^k +- 1
 SIZES = [0, 1, 2, 7, 255, 256, 257, 511, 512, 513, 1023, 1025, 4097]
 DTYPES = [np.uint32, np.int32, np.float32]
 DT_IDS = ["u32", "i32", "f32"]

@@ -1,8 +1,8 @@
 """Where pyshade.algorithms' time goes per device (issue 17): the allocation of a
 2^24-word array, a plain copy kernel over it (memory bandwidth and the launch path),
-and each kernel of one radix pass alone (rank, the scan of the digit counts,
-scatter), each recorded in one dev.batch() and timed to dev.synchronize(), median of
---reps after a warm-up.
+and each kernel of one radix pass alone (the tile histograms, the scan of the digit
+counts, the tiles' local sort and scatter), each recorded in one dev.batch() and timed
+to dev.synchronize(), median of --reps after a warm-up.
 
     python bench/probes/algos_profile.py --device cuda wgpu vulkan --n 16777216
 """
@@ -19,7 +19,7 @@ import pyshade as ps
 from pyshade import u32
 from pyshade.algorithms import radix
 from pyshade.algorithms._arrays import groups_for
-from pyshade.algorithms.scan import record_scan
+from pyshade.algorithms.scan import record_scan, scan_scratch
 
 
 @ps.kernel(workgroup_size=256)
@@ -60,24 +60,25 @@ def main() -> None:
         keys = dev.array(host)
         out = dev.empty(n, np.uint32)
         tiles = groups_for(n, radix.TILE)
-        ranks = dev.empty(n, np.uint32)
         counts = dev.empty(radix.BUCKETS * tiles, np.uint32)
         offsets = dev.empty(radix.BUCKETS * tiles, np.uint32)
         vals = dev.empty(1, np.int32)
         vals2 = dev.empty(1, np.int32)
+        scratch = scan_scratch(dev, radix.BUCKETS * tiles, np.uint32)
         cases = {
             "sync only": lambda: None,
             "empty(n) x1": lambda: dev.empty(n, np.uint32),
             "copy n": lambda: copy.launch(keys, out, n, threads=n, device=dev),
             "copy n x10": lambda: [copy.launch(keys, out, n, threads=n, device=dev)
                                    for _ in range(10)],
-            "radix_rank": lambda: radix.radix_rank.launch(keys, ranks, counts, n, 0,
-                                                          threads=tiles * radix.WG,
+            "radix_hist": lambda: radix.radix_hist.launch(keys, counts, n, 0,
+                                                          threads=tiles * radix.HIST_WG,
                                                           device=dev),
             "scan counts": lambda: record_scan(dev, counts, offsets,
-                                                    radix.BUCKETS * tiles, False),
+                                               radix.BUCKETS * tiles, False, scratch),
             "radix_scatter": lambda: radix.radix_scatter.launch(
-                keys, vals, ranks, offsets, out, vals2, n, 0, False, threads=n, device=dev),
+                keys, vals, offsets, out, vals2, n, 0, False, threads=tiles * radix.WG,
+                device=dev),
             "radix sort": lambda: radix.record_radix(dev, out, None, n),
         }
         for case, fn in cases.items():
