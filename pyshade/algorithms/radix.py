@@ -49,9 +49,11 @@ BITS = 8
 BUCKETS = 1 << BITS
 PASSES = 32 // BITS
 SPLIT_BITS = 4          # digit bits per local split: 16 counters in two uvec4
-# a tile in shared memory with one spare word every 32 (see _slot): 8448 bytes, and
-# with the scan's 4 KiB and the first places' 1 KiB the workgroup stays within the
-# 16 KiB every WebGPU device has
+RAKE = 8                # counters each raker of the local scan adds up
+RAKERS = WG // RAKE
+# a tile in shared memory with one spare word every 32 (see _slot): 8448 bytes; with
+# the scan's 4.5 KiB and the first places' 1 KiB the workgroup stays within the 16 KiB
+# every WebGPU device has
 SLOTS = TILE + TILE // 32
 IDX_BITS = 16           # an entry: digit << 16 | index in the tile
 
@@ -74,14 +76,11 @@ def _word(v: uvec4, w: u32) -> u32:
     return v.w
 
 
-def _unit(d: u32, half: u32) -> uvec4:
-    """The packed counters of digits ``8 * half .. 8 * half + 7`` (16 bits each, two
-    per word) with 1 in digit ``d``'s counter; zero when ``d`` is in the other half."""
-    w = d >> 1
+def _unit(d: u32) -> uvec4:
+    """Four words of packed 16-bit counters (digits 0..7 of a half) with 1 in digit
+    ``d``'s counter."""
     bit = u32(1) << ((d & 1) * 16)
-    if (w >> 2) != half:
-        return uvec4(0, 0, 0, 0)
-    w = w & 3
+    w = d >> 1
     if w == 0:
         return uvec4(bit, 0, 0, 0)
     if w == 1:
@@ -127,6 +126,8 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
     work = ps.shared_array(u32, SLOTS)
     scan_lo = ps.shared_array(uvec4, WG)
     scan_hi = ps.shared_array(uvec4, WG)
+    part_lo = ps.shared_array(uvec4, RAKERS + 1)
+    part_hi = ps.shared_array(uvec4, RAKERS + 1)
     first = ps.shared_array(u32, BUCKETS)
     lx = ps.local_index()
     tile = ps.global_id().x // WG
@@ -152,28 +153,46 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
                 d = (e >> at) & 15
                 entry[k] = e
                 rank[k] = _count(lo, hi, d)
-                lo = lo + _unit(d, 0)
-                hi = hi + _unit(d, 1)
-        # Hillis-Steele inclusive scan of the invocations' counters
+                # one half changes: one vector addition (the cpu device's cost is in them)
+                if d < 8:
+                    lo = lo + _unit(d)
+                else:
+                    hi = hi + _unit(d - 8)
+        # a raking scan of the invocations' counters, three barriers where a tree
+        # takes 2 log2(WG) (a barrier is costly on CPU drivers and the cpu device):
+        # RAKERS invocations each scan RAKE consecutive counters in place, one
+        # scans the rakers' totals
         scan_lo[lx] = lo
         scan_hi[lx] = hi
-        off = u32(1)
-        while off < WG:
-            ps.barrier()
-            a = scan_lo[lx]
-            b = scan_hi[lx]
-            if lx >= off:
-                a = a + scan_lo[lx - off]
-                b = b + scan_hi[lx - off]
-            ps.barrier()
-            scan_lo[lx] = a
-            scan_hi[lx] = b
-            off *= 2
+        ps.barrier()
+        if lx < RAKERS:
+            a = uvec4(0, 0, 0, 0)
+            b = uvec4(0, 0, 0, 0)
+            for r in range(u32(RAKE)):
+                a = a + scan_lo[lx * RAKE + r]
+                b = b + scan_hi[lx * RAKE + r]
+                scan_lo[lx * RAKE + r] = a
+                scan_hi[lx * RAKE + r] = b
+            part_lo[lx] = a
+            part_hi[lx] = b
+        ps.barrier()
+        if lx == 0:
+            a = uvec4(0, 0, 0, 0)
+            b = uvec4(0, 0, 0, 0)
+            for r in range(u32(RAKERS)):
+                x = part_lo[r]
+                y = part_hi[r]
+                part_lo[r] = a              # exclusive: the rakers before r
+                part_hi[r] = b
+                a = a + x
+                b = b + y
+            part_lo[RAKERS] = a             # the tile's totals
+            part_hi[RAKERS] = b
         ps.barrier()
         # the exclusive scan over the digits of the tile's totals, still packed: word w
         # holds the first places of digits 2w (low half) and 2w + 1 (high half)
-        t_lo = scan_lo[WG - 1]
-        t_hi = scan_hi[WG - 1]
+        t_lo = part_lo[RAKERS]
+        t_hi = part_hi[RAKERS]
         even_lo = t_lo & uvec4(0xFFFF)
         even_hi = t_hi & uvec4(0xFFFF)
         pair_lo = even_lo + (t_lo >> uvec4(16))
@@ -187,9 +206,10 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
         p7 = p6 + pair_hi.z
         start_lo = uvec4(0, p1, p2, p3) * uvec4(0x10001) + (even_lo << uvec4(16))
         start_hi = uvec4(p4, p5, p6, p7) * uvec4(0x10001) + (even_hi << uvec4(16))
-        # every field stays below TILE, so the packed additions never carry
-        place_lo = start_lo + scan_lo[lx] - lo
-        place_hi = start_hi + scan_hi[lx] - hi
+        # each digit's first place for this invocation's entries; every field stays
+        # below TILE, so no packed addition carries
+        place_lo = start_lo + part_lo[lx // RAKE] + scan_lo[lx] - lo
+        place_hi = start_hi + part_hi[lx // RAKE] + scan_hi[lx] - hi
         for k in range(u32(ITEMS)):
             if lx * ITEMS + k < count:
                 e = entry[k]
