@@ -49,10 +49,8 @@ BITS = 8
 BUCKETS = 1 << BITS
 PASSES = 32 // BITS
 SPLIT_BITS = 4          # digit bits per local split: 16 counters in two uvec4
-RAKE = 8                # counters each raker of the local scan adds up
-RAKERS = WG // RAKE
 # a tile in shared memory with one spare word every 32 (see _slot): 8448 bytes; with
-# the scan's 4.5 KiB and the first places' 1 KiB the workgroup stays within the 16 KiB
+# the scan's 4 KiB and the first places' 1 KiB the workgroup stays within the 16 KiB
 # every WebGPU device has
 SLOTS = TILE + TILE // 32
 IDX_BITS = 16           # an entry: digit << 16 | index in the tile
@@ -126,8 +124,6 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
     work = ps.shared_array(u32, SLOTS)
     scan_lo = ps.shared_array(uvec4, WG)
     scan_hi = ps.shared_array(uvec4, WG)
-    part_lo = ps.shared_array(uvec4, RAKERS + 1)
-    part_hi = ps.shared_array(uvec4, RAKERS + 1)
     first = ps.shared_array(u32, BUCKETS)
     lx = ps.local_index()
     tile = ps.global_id().x // WG
@@ -158,41 +154,28 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
                     lo = lo + _unit(d)
                 else:
                     hi = hi + _unit(d - 8)
-        # a raking scan of the invocations' counters, three barriers where a tree
-        # takes 2 log2(WG) (a barrier is costly on CPU drivers and the cpu device):
-        # RAKERS invocations each scan RAKE consecutive counters in place, one
-        # scans the rakers' totals
+        # Hillis-Steele inclusive scan of the invocations' counters (a raking scan,
+        # with 3 barriers instead of 14, was faster on lavapipe but 1.5 times slower on
+        # the H200, whose idle lanes in the serial parts cost more than the barriers)
         scan_lo[lx] = lo
         scan_hi[lx] = hi
-        ps.barrier()
-        if lx < RAKERS:
-            a = uvec4(0, 0, 0, 0)
-            b = uvec4(0, 0, 0, 0)
-            for r in range(u32(RAKE)):
-                a = a + scan_lo[lx * RAKE + r]
-                b = b + scan_hi[lx * RAKE + r]
-                scan_lo[lx * RAKE + r] = a
-                scan_hi[lx * RAKE + r] = b
-            part_lo[lx] = a
-            part_hi[lx] = b
-        ps.barrier()
-        if lx == 0:
-            a = uvec4(0, 0, 0, 0)
-            b = uvec4(0, 0, 0, 0)
-            for r in range(u32(RAKERS)):
-                x = part_lo[r]
-                y = part_hi[r]
-                part_lo[r] = a              # exclusive: the rakers before r
-                part_hi[r] = b
-                a = a + x
-                b = b + y
-            part_lo[RAKERS] = a             # the tile's totals
-            part_hi[RAKERS] = b
+        off = u32(1)
+        while off < WG:
+            ps.barrier()
+            a = scan_lo[lx]
+            b = scan_hi[lx]
+            if lx >= off:
+                a = a + scan_lo[lx - off]
+                b = b + scan_hi[lx - off]
+            ps.barrier()
+            scan_lo[lx] = a
+            scan_hi[lx] = b
+            off *= 2
         ps.barrier()
         # the exclusive scan over the digits of the tile's totals, still packed: word w
         # holds the first places of digits 2w (low half) and 2w + 1 (high half)
-        t_lo = part_lo[RAKERS]
-        t_hi = part_hi[RAKERS]
+        t_lo = scan_lo[WG - 1]
+        t_hi = scan_hi[WG - 1]
         even_lo = t_lo & uvec4(0xFFFF)
         even_hi = t_hi & uvec4(0xFFFF)
         pair_lo = even_lo + (t_lo >> uvec4(16))
@@ -208,8 +191,8 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
         start_hi = uvec4(p4, p5, p6, p7) * uvec4(0x10001) + (even_hi << uvec4(16))
         # each digit's first place for this invocation's entries; every field stays
         # below TILE, so no packed addition carries
-        place_lo = start_lo + part_lo[lx // RAKE] + scan_lo[lx] - lo
-        place_hi = start_hi + part_hi[lx // RAKE] + scan_hi[lx] - hi
+        place_lo = start_lo + scan_lo[lx] - lo
+        place_hi = start_hi + scan_hi[lx] - hi
         for k in range(u32(ITEMS)):
             if lx * ITEMS + k < count:
                 e = entry[k]
