@@ -19,10 +19,13 @@ Four passes of 8-bit digits, least significant first. Each pass:
    next); an inclusive scan of the invocations' counters in shared memory, and the
    exclusive scan of the tile's totals over the digits, give every entry its new
    place. The entries are (digit, index in the tile) packed into a word, so only
-   4 bytes per key move in shared memory. Then the key at sorted place j, of digit d,
-   goes to ``offsets[d * tiles + tile] + j - first[d]`` (``first[d]``: the tile's
-   first place of digit d), so consecutive invocations write consecutive addresses.
-   A partial last tile sorts only the keys it has.
+   4 bytes per key move in shared memory (a tile of keys, values and counters would
+   not fit the 16 KiB every device has). Then the key at sorted place j, of digit d,
+   is read again at its index (the tile was just read, so from cache) and written to
+   ``offsets[d * tiles + tile] + j - first[d]`` (``first[d]``: the tile's first place
+   of digit d, where the sorted digits change), so consecutive invocations write
+   consecutive addresses; the value with it. A partial last tile sorts only the keys
+   it has.
 
 The places come from scans, not from an order of atomics, so every pass is stable and
 the sort is deterministic; with the indices as values it is
@@ -102,7 +105,7 @@ def radix_hist(keys: ps.Buffer[u32], counts: ps.Buffer[u32], n: u32, shift: u32)
     hist = ps.shared_array(u32, BUCKETS)
     lx = ps.local_index()
     tile = ps.global_id().x // HIST_WG
-    ps.atomic_exchange(hist, lx, 0)
+    hist[lx] = 0
     ps.barrier()
     base = tile * TILE
     for k in range(u32(HIST_ITEMS)):
