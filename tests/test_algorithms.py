@@ -275,7 +275,8 @@ def test_one_batch_per_call(monkeypatch: pytest.MonkeyPatch, rng: np.random.Gene
         real_launch(self, *args, **kw)
     monkeypatch.setattr(dev, "batch", batch)
     monkeypatch.setattr(ps.Kernel, "launch", launch)
-    x = dev.array(_data(rng, np.float32, 3000))
+    # more than one reduce tile (4096), so that every call launches more than once
+    x = dev.array(_data(rng, np.float32, 5000))
     for call in (lambda: sort(x, method="radix"), lambda: sort(x, method="bitonic"),
                  lambda: argsort(x), lambda: scan(x), lambda: reduce(x, "max"),
                  lambda: reduce(x, "sum"), lambda: sort(x, in_place=True)):
