@@ -11,21 +11,29 @@ from typing import Any, Callable
 
 import pyshade as ps
 
-from .harness import Outcome, check_on, kernel_seed, launch, load, make_inputs, make_kernel, \
-    module_source
+from .harness import Outcome, check_on, kernel_seed, launch, load, make_inputs, make_kernel, module_source
 from .nodes import Kernel
 
 # Device groups, as PYSHADE_FUZZ_DEVICES names them (test_differential's names).
 GROUPS = ("cpu", "wgpu", "vulkan", "vulkan-hlsl", "cuda", "cuda-host", "msl-host")
 
 
-def devices(names: set[str] | None = None) -> list[tuple[str, ps.Device]]:
+def devices(names: set[str] | None = None,
+            strict: bool = False) -> list[tuple[str, ps.Device]]:
     """(label, device) of every available device of the named groups (all by default),
-    the cpu device first. Unavailable ones are left out (a skip reason is no failure
-    here: the test's own fixtures require CI's devices)."""
+    the cpu device first. Unavailable ones are left out, unless ``strict`` (the test in
+    CI, where a missing driver or toolchain must fail, not shrink the run silently)."""
     import pytest
-    from conftest import (CUDA_PARAMS, GPU_PARAMS, HLSL_PARAMS, VULKAN_PARAMS,
-                          cuda_host_device, gpu_device, msl_host_device, vulkan_device)
+    from conftest import (
+        CUDA_PARAMS,
+        GPU_PARAMS,
+        HLSL_PARAMS,
+        VULKAN_PARAMS,
+        cuda_host_device,
+        gpu_device,
+        msl_host_device,
+        vulkan_device,
+    )
     names = set(GROUPS) if names is None else names
     unknown = names - set(GROUPS)
     if unknown:
@@ -48,6 +56,8 @@ def devices(names: set[str] | None = None) -> list[tuple[str, ps.Device]]:
         try:
             out.append((label, make()))
         except (pytest.skip.Exception, pytest.fail.Exception, ps.BackendUnavailable):
+            if strict:
+                raise
             continue
     return out
 

@@ -14,7 +14,7 @@ with a default is visible after it, as Python's definite assignment rules allow.
 
 from __future__ import annotations
 
-from .exprs import CEIL, INPUT_MAG, ScalarExprs, Var
+from .exprs import CEIL, ScalarExprs, Var
 from .nodes import FLOATS, INTS, MATS, VECS, Clause, Func, St, X, scalar_of
 from .phases import Phases
 from .sinks import Sinks, components
