@@ -101,18 +101,19 @@ class Tally:
 
 def run(seed: int, count: int, devs: list[tuple[str, ps.Device]], workdir: Path,
         batch: int = 10, hosts_every: int = 1,
-        on_result: Callable[[Result], Any] | None = None) -> tuple[list[Result], dict]:
-    """Generate ``count`` kernels of ``seed``, ``batch`` to a module, and run each on the
-    cpu device and then on every other device, comparing. ``hosts_every``: the g++
+        on_result: Callable[[Result], Any] | None = None,
+        start: int = 0) -> tuple[list[Result], dict]:
+    """Generate kernels ``start`` to ``count`` of ``seed``, ``batch`` to a module, and run
+    each on the cpu device and then on every other device, comparing. ``hosts_every``: the g++
     stand-ins (cuda-host, msl-host) run every n-th kernel only (each compile takes
     seconds). Returns the results and a Tally per device label."""
     tallies: dict[str, Tally] = {label: Tally() for label, _ in devs}
     results = []
     cpu = next(d for label, d in devs if label == "cpu")
-    for start in range(0, count, batch):
-        kernels = [make_kernel(seed, j) for j in range(start, min(start + batch, count))]
-        mod = load(module_source(kernels), workdir, f"fuzz_{seed}_{start}")
-        for j, k in zip(range(start, start + len(kernels)), kernels):
+    for first in range(start, count, batch):
+        kernels = [make_kernel(seed, j) for j in range(first, min(first + batch, count))]
+        mod = load(module_source(kernels), workdir, f"fuzz_{seed}_{first}")
+        for j, k in zip(range(first, first + len(kernels)), kernels):
             res = Result(seed, j, k)
             results.append(res)
             fn = getattr(mod, k.name)
