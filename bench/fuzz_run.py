@@ -105,12 +105,14 @@ def main() -> None:
             timeouts.append(hung)
             kernels.append({"index": hung, "timeout": True, "outcomes": {}})
         print(f"  {stop}/{args.kernels} kernels, {time.time() - t0:.0f} s", flush=True)
-    summary = _summary(kernels, found, timeouts, time.time() - t0)
-    if args.json:
-        Path(args.json).write_text(json.dumps(
-            {"seed": args.seed, "command": " ".join(sys.argv), "devices": found,
-             "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
-             "summary": summary, "kernels": kernels}, indent=1))
+        # Written after every chunk: a run stopped early keeps what it did.
+        summary = _summary(kernels, found, timeouts, time.time() - t0)
+        if args.json:
+            Path(args.json).write_text(json.dumps(
+                {"seed": args.seed, "command": " ".join(sys.argv), "devices": found,
+                 "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+                 "finished": stop == args.kernels, "summary": summary, "kernels": kernels},
+                indent=1))
     _print_table(args, summary)
 
 
