@@ -81,9 +81,11 @@ def test_fuzz_regression(path: Path, tmp_path: Path) -> None:
     failed = []
     for label, dev in devs[1:]:
         o = harness.check_on(params, meta, fn, mod, label, dev, inputs, want)
-        if o.status in ("disagree", "error") and not any(
-                label.startswith(g) for g in info["xfail"]):
+        known = any(label.startswith(g) for g in info["xfail"])
+        if o.status in ("disagree", "error") and not known:
             failed.append(f"{label}: {o.error or o.mismatches[0]}")
+        elif o.status == "agree" and known:     # strict: a fixed limitation is news
+            failed.append(f"{label}: agrees now; drop it from FUZZ['xfail']")
     assert not failed, f"{path.name} ({info['first']}):\n" + "\n".join(failed)
 
 
