@@ -15,7 +15,7 @@ import pytest
 from conftest import get_device
 
 import pyshade as ps
-from pyshade import f32, u32, vec2, vec3
+from pyshade import f16, f32, f64, mat2, u32, vec2, vec3
 
 WG = 64
 
@@ -260,3 +260,70 @@ def test_recursion_overflow_is_a_located_error(tmp_path: Path,
     assert (e.filename, e.lineno, e.col_offset) == (str(tmp_path / "deep_overflow.py"), 9, 15)
     assert e.msg == ("this expression is nested 1001 levels deep, more than pyshade can "
                      "translate: split it with intermediate variables")
+
+
+# ------------------------------------------- float // and % of f16 and f64 (fuzz seed 1)
+
+
+@ps.kernel(workgroup_size=WG)
+def div_mod_f16(a: ps.Buffer[f16], b: ps.Buffer[f16], q: ps.Buffer[f16], r: ps.Buffer[f16]):
+    i = ps.global_id().x
+    if i < len(a):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+
+
+@ps.kernel(workgroup_size=WG)
+def div_mod_f64(a: ps.Buffer[f64], b: ps.Buffer[f64], q: ps.Buffer[f64], r: ps.Buffer[f64]):
+    i = ps.global_id().x
+    if i < len(a):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+
+
+@pytest.mark.parametrize("ty", ["f16", "f64"])
+def test_float_floordiv_mod_of_f16_and_f64(dev: ps.Device, ty: str) -> None:
+    """Routed to the prelude like f32's (they named a missing ``ps_floordiv_plain``, an
+    AttributeError on every GPU target). Small halves: every result is exact."""
+    feats = set(getattr(dev, "features", ()) or ())
+    if dev.target != "python" and ty not in feats and f"shader-{ty}" not in feats:
+        pytest.skip(f"{dev.name} has no {ty}")
+    if ty == "f64" and dev.target in ("wgsl", "msl"):
+        pytest.skip(f"{dev.target} has no f64")
+    if ty == "f64" and dev.target == "hlsl":
+        with pytest.raises(ps.TranslationError, match="floor.*not available on hlsl"):
+            ps.translate(div_mod_f64, "hlsl")       # HLSL has no f64 floor (documented)
+        return
+    dt = np.float16 if ty == "f16" else np.float64
+    a = np.array([7.5, -7.5, 7.5, -7.5, 0.5, -3.0, 6.0, 1.25], dt)
+    b = np.array([2.0, 2.0, -2.0, -2.0, 4.0, 1.5, -4.0, 0.5], dt)
+    q, r = dev.zeros(len(a), dt), dev.zeros(len(a), dt)
+    kern = div_mod_f16 if ty == "f16" else div_mod_f64
+    kern.launch(dev.array(a), dev.array(b), q, r, threads=len(a), device=dev)
+    np.testing.assert_array_equal(q.numpy(), np.array([x // y for x, y in zip(a, b)], dt))
+    np.testing.assert_array_equal(r.numpy(), np.array([x % y for x, y in zip(a, b)], dt))
+
+
+# ------------------------------------------- a conditional expression of matrix type
+
+
+@ps.kernel(workgroup_size=WG)
+def pick_matrix(x: ps.Buffer[f32], out: ps.Buffer[vec2]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        m = mat2(x[i], 1.0, 2.0, 3.0) if x[i] > 0.0 else mat2()
+        out[i] = m[0] + (mat2(vec2(x[i]), vec2(4.0)) if x[i] < 1.5 else m)[1]
+
+
+def test_conditional_expression_of_matrices(dev: ps.Device) -> None:
+    """WGSL's select() takes no matrix: a generated helper selects each column (naga
+    refused the kernel; fuzz seed 2 kernel 1)."""
+    x = np.array([1.0, -2.0, 0.5, 4.0], np.float32)
+    out = dev.zeros((4, 2), np.float32)
+    pick_matrix.launch(dev.array(x), out, threads=4, device=dev)
+    want = []
+    for v in x:
+        m = np.array([[v, 1.0], [2.0, 3.0]]) if v > 0 else np.zeros((2, 2))
+        other = np.array([[v, v], [4.0, 4.0]]) if v < 1.5 else m
+        want.append(m[0] + other[1])
+    np.testing.assert_array_equal(out.numpy(), np.array(want, np.float32))

@@ -16,7 +16,7 @@ from conftest import require_dxc, require_tools
 from test_exec_glsl import small_params
 
 import pyshade as ps
-from pyshade import f32, f64, i32, i64, u32, u64
+from pyshade import f32, f64, i32, i64, mat2, u32, u64, vec2
 from pyshade.runtime.base import BufferSlot, Compiled, Layout
 
 
@@ -245,3 +245,19 @@ def test_short_circuits_in_while_and_elif(hlsl_dev: ps.Device) -> None:
     assert cpu_counter[0] > 0 and cpu_counter[1] > 0 and cpu_counter[2] > 0
     np.testing.assert_array_equal(counter.numpy(), cpu_counter)
     np.testing.assert_array_equal(out.numpy(), cpu_out)
+
+
+@ps.kernel(workgroup_size=4)
+def subscripted_constructors(x: ps.Buffer[f32], out: ps.Buffer[vec2]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        out[i] = mat2()[0] + mat2(x[i], 1.0, 2.0, 3.0)[1] + vec2(x[i])[1]
+
+
+def test_subscripted_constructor(hlsl_dev: ps.Device) -> None:
+    """``mat2()[0]``: the cast HLSL spells it with is parenthesised before the subscript
+    (``(float2x2)0[0u]`` subscripted the 0; fuzz seed 2 kernel 3)."""
+    x = np.array([1.0, -2.0, 0.5, 4.0], np.float32)
+    out = hlsl_dev.zeros((4, 2), np.float32)
+    subscripted_constructors.launch(hlsl_dev.array(x), out, threads=4, device=hlsl_dev)
+    np.testing.assert_array_equal(out.numpy(), np.stack([2.0 + x, 3.0 + x], 1))

@@ -339,10 +339,13 @@ class HlslEmitter(LazyLogic, PreciseFloats, DeviceChecks, HlslHelpers, CLikeEmit
     def call_construct(self, node: ast.Call, t: T.Type) -> str:
         """A vector or matrix constructor: ``(T)0`` without arguments, ``(T)x`` for one
         scalar (HLSL's ``float3(x)`` wants three components)."""
+        # Parenthesised whole: a cast binds looser than a subscript, so ``mat2()[0]`` as
+        # ``(float2x2)0[0u]`` would subscript the 0 (DXC: "subscripted value is not an
+        # array"; fuzz seed 2 kernel 3).
         if not node.args:
-            return self.zero_local(t, node)
+            return f"({self.zero_local(t, node)})"
         if len(node.args) == 1 and not isinstance(node.args[0].ps_type, T.VectorType):
-            return f"({self.type_name(t, node)})({self.value(node.args[0])})"
+            return f"(({self.type_name(t, node)})({self.value(node.args[0])}))"
         return super().call_construct(node, t)
 
     # -- builtins with an HLSL shape (the Methods of spellings/hlsl.py) -------------------

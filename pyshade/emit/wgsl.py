@@ -182,6 +182,18 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
             raise self.error(node, "x if c else y becomes select() in WGSL, which "
                                    "evaluates both sides: this side has side effects; "
                                    "use an if statement")
+        t = node.ps_type
+        if isinstance(t, T.MatrixType):
+            # WGSL's select takes scalars and vectors only (naga refused a matrix; fuzz
+            # seed 2 kernel 1): a helper selects each column, each side evaluated once.
+            mt = self.type_name(t)
+
+            def make(name: str) -> str:
+                cols = ", ".join(f"select(f[{j}], t[{j}], c)" for j in range(t.n))
+                return (f"fn {name}(f: {mt}, t: {mt}, c: bool) -> {mt} {{\n"
+                        f"    return {mt}({cols});\n}}")
+            fn = self.helper(f"select_{mt.replace('<', '_').replace('>', '')}", make)
+            return f"{fn}({self.expr(node.orelse)}, {self.expr(node.body)}, {self.expr(node.test)})"
         return f"select({self.expr(node.orelse)}, {self.expr(node.body)}, {self.expr(node.test)})"
 
     def negate(self, node: ast.UnaryOp) -> str:

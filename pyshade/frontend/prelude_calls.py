@@ -101,7 +101,10 @@ class PreludeMixin:
             call = self.prelude_call(node, fn, [node.left, node.right])
         else:
             args = [self.splat(node.left, t), self.splat(node.right, t)]
-            call = self.prelude_call(node, f"ps_{_DIV[op]}_{_kind(_elem(t))}", args)
+            # Float // and % of every width share ps_*_float: unlike min/max, its body
+            # reads no bits, so f16 and f64 need no "plain" variant.
+            kind = "float" if _elem(t).kind == "float" else _kind(_elem(t))
+            call = self.prelude_call(node, f"ps_{_DIV[op]}_{kind}", args)
         call.ps_operands = (node.left, node.right)
         return call
 

@@ -159,6 +159,13 @@ inline bool __hlt(__half a, __half b) { return a.v < b.v; }
 inline bool __hle(__half a, __half b) { return a.v <= b.v; }
 inline bool __hgt(__half a, __half b) { return a.v > b.v; }
 inline bool __hge(__half a, __half b) { return a.v >= b.v; }
+// cuda_fp16.hpp's comparison operators (the emission compares __half with < and >).
+inline bool operator==(__half a, __half b) { return a.v == b.v; }
+inline bool operator!=(__half a, __half b) { return a.v != b.v; }
+inline bool operator<(__half a, __half b) { return a.v < b.v; }
+inline bool operator<=(__half a, __half b) { return a.v <= b.v; }
+inline bool operator>(__half a, __half b) { return a.v > b.v; }
+inline bool operator>=(__half a, __half b) { return a.v >= b.v; }
 inline bool __hisnan(__half a) { return a.v != a.v; }
 inline bool __hisinf(__half a) { return std::isinf((float)a.v); }
 

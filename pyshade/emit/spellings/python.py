@@ -28,7 +28,7 @@ SPELLINGS: dict[str, Any] = {
     "abs": "{abs}",
     "min": "{min}",
     "max": "{max}",
-    "round": "{r}(_round({0}))",
+    "round": "{map}(_round)",
     # Conversions: the type checker makes every ``int(x)`` a cast, never a builtin call.
     "tid": None,      # rewritten as i32(global_id().x) by the type checker
     "int": None,

@@ -35,11 +35,11 @@ ps_array_float2_2 ps_zero_ps_array_float2_2() {
 #line 187 "prelude.py"
 bool2 ps_key_before_ivec2(int2 x, int2 y) {  // prelude.py:187
 #line 191 "prelude.py"
-    int2 mag = (int2)(2147483647);  // prelude.py:191
-    int2 inf = (int2)(2139095040);  // prelude.py:192
+    int2 mag = ((int2)(2147483647));  // prelude.py:191
+    int2 inf = ((int2)(2139095040));  // prelude.py:192
     int2 kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
     int2 ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
-    bool2 ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != (int2)(0));  // prelude.py:195
+    bool2 ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != ((int2)(0)));  // prelude.py:195
     return (kx < ky) & ordered;  // prelude.py:196
 }
 
@@ -100,7 +100,7 @@ void histogram(uint3 ps_global_id : SV_DispatchThreadID) {  // arrays.py:53
             }
         }
 #line 66 "arrays.py"
-        corners[0u] = ps_min_float_vec2(corners[0u], (float2)(x));  // arrays.py:66
+        corners[0u] = ps_min_float_vec2(corners[0u], ((float2)(x)));  // arrays.py:66
         corners[1u].y = ps_max_float_f32(corners[1u].y, x);  // arrays.py:67
     }
 #line 68 "arrays.py"
@@ -115,5 +115,5 @@ void histogram(uint3 ps_global_id : SV_DispatchThreadID) {  // arrays.py:53
     }
 #line 72 "arrays.py"
     pts[0u] = corners[0u];  // arrays.py:72
-    pts[1u] = corners[1u] + (float2)(float(copy[0u].count));  // arrays.py:73
+    pts[1u] = corners[1u] + ((float2)(float(copy[0u].count)));  // arrays.py:73
 }

@@ -60,6 +60,6 @@ void blend(uint3 ps_global_id : SV_DispatchThreadID) {  // builtins.py:10
     bool far = distance(a, b) > length(m);  // builtins.py:22
     precise float w = mad(k, edge, soft);  // builtins.py:23
     precise float3 picked = (far ? m2 : m);  // builtins.py:24
-    precise float2 lanes = ps_select_float2((float2)(0.0f), (float2)(1.0f), (float2)(w) > float2(0.5f, 0.7f));  // builtins.py:25
-    out_[i] = float4(picked + (n * dot(m, m2)), 1.0f) + float4(lanes, step((float2)(0.1f), lanes));  // builtins.py:26
+    precise float2 lanes = ps_select_float2(((float2)(0.0f)), ((float2)(1.0f)), ((float2)(w)) > float2(0.5f, 0.7f));  // builtins.py:25
+    out_[i] = float4(picked + (n * dot(m, m2)), 1.0f) + float4(lanes, step(((float2)(0.1f)), lanes));  // builtins.py:26
 }

@@ -71,7 +71,7 @@ precise float ps_min_float_f32(float a, float b) {  // prelude.py:203
 #line 234 "prelude.py"
 bool3 ps_nan_bits_ivec3(int3 i) {  // prelude.py:234
 #line 236 "prelude.py"
-    return (i & (int3)(2147483647)) > (int3)(2139095040);  // prelude.py:236
+    return (i & ((int3)(2147483647))) > ((int3)(2139095040));  // prelude.py:236
 }
 
 #line 256 "prelude.py"
@@ -83,7 +83,7 @@ bool3 ps_isnan_vec3(float3 x_) {  // prelude.py:256
 #line 239 "prelude.py"
 bool3 ps_inf_bits_ivec3(int3 i) {  // prelude.py:239
 #line 241 "prelude.py"
-    return (i & (int3)(2147483647)) == (int3)(2139095040);  // prelude.py:241
+    return (i & ((int3)(2147483647))) == ((int3)(2139095040));  // prelude.py:241
 }
 
 #line 261 "prelude.py"
@@ -95,11 +95,11 @@ bool3 ps_isinf_vec3(float3 x_) {  // prelude.py:261
 #line 187 "prelude.py"
 bool3 ps_key_before_ivec3(int3 x_, int3 y) {  // prelude.py:187
 #line 191 "prelude.py"
-    int3 mag = (int3)(2147483647);  // prelude.py:191
-    int3 inf = (int3)(2139095040);  // prelude.py:192
+    int3 mag = ((int3)(2147483647));  // prelude.py:191
+    int3 inf = ((int3)(2139095040));  // prelude.py:192
     int3 kx = x_ ^ ((x_ >> 31u) & mag);  // prelude.py:193
     int3 ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
-    bool3 ordered = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != (int3)(0));  // prelude.py:195
+    bool3 ordered = (((x_ & mag) <= inf) & ((y & mag) <= inf)) & (((x_ | y) & mag) != ((int3)(0)));  // prelude.py:195
     return (kx < ky) & ordered;  // prelude.py:196
 }
 
@@ -133,7 +133,7 @@ void specials(uint3 ps_global_id : SV_DispatchThreadID) {  // math_funcs.py:37
     w = float3(sin(w.xy), 1.0f) * exp(w);  // math_funcs.py:52
     bool3 nan_mask = ps_isnan_vec3(w);  // math_funcs.py:53
     if (nan_mask.x || ps_isinf_vec3(w).y) {  // math_funcs.py:54
-        w = ps_max_float_vec3(w, (float3)(0.0f));  // math_funcs.py:55
+        w = ps_max_float_vec3(w, ((float3)(0.0f)));  // math_funcs.py:55
     }
 #line 56 "math_funcs.py"
     v[i] = float4(w, q);  // math_funcs.py:56

@@ -20,35 +20,35 @@ uint ps_floordiv_unsigned_u32(uint a, uint b) {  // prelude.py:82
 #line 95 "prelude_math.py"
 precise float4 ps_m_exp_k(float4 x_) {  // prelude_math.py:95
 #line 97 "prelude_math.py"
-    precise float4 xc = ps_select_float4(ps_select_float4(x_, (float4)(89.0f), x_ > (float4)(89.0f)), (float4)(-110.0f), x_ < (float4)(-110.0f));  // prelude_math.py:97
-    return floor((xc * (float4)(1.442695f)) + (float4)(0.5f));  // prelude_math.py:98
+    precise float4 xc = ps_select_float4(ps_select_float4(x_, ((float4)(89.0f)), x_ > ((float4)(89.0f))), ((float4)(-110.0f)), x_ < ((float4)(-110.0f)));  // prelude_math.py:97
+    return floor((xc * ((float4)(1.442695f))) + ((float4)(0.5f)));  // prelude_math.py:98
 }
 
 precise float4 ps_m_exp_p(float4 x_, float4 k) {  // prelude_math.py:101
 #line 105 "prelude_math.py"
-    precise float4 xc = ps_select_float4(ps_select_float4(x_, (float4)(89.0f), x_ > (float4)(89.0f)), (float4)(-110.0f), x_ < (float4)(-110.0f));  // prelude_math.py:105
-    precise float4 r = (xc - (k * (float4)(0.69314575f))) - (k * (float4)(1.4286068e-06f));  // prelude_math.py:106
-    precise float4 q = (float4)(2.4801588e-05f);  // prelude_math.py:107
-    q = (q * r) + (float4)(0.0001984127f);  // prelude_math.py:108
-    q = (q * r) + (float4)(0.0013888889f);  // prelude_math.py:109
-    q = (q * r) + (float4)(0.008333334f);  // prelude_math.py:110
-    q = (q * r) + (float4)(0.041666668f);  // prelude_math.py:111
-    q = (q * r) + (float4)(0.16666667f);  // prelude_math.py:112
-    q = (q * r) + (float4)(0.5f);  // prelude_math.py:113
+    precise float4 xc = ps_select_float4(ps_select_float4(x_, ((float4)(89.0f)), x_ > ((float4)(89.0f))), ((float4)(-110.0f)), x_ < ((float4)(-110.0f)));  // prelude_math.py:105
+    precise float4 r = (xc - (k * ((float4)(0.69314575f)))) - (k * ((float4)(1.4286068e-06f)));  // prelude_math.py:106
+    precise float4 q = ((float4)(2.4801588e-05f));  // prelude_math.py:107
+    q = (q * r) + ((float4)(0.0001984127f));  // prelude_math.py:108
+    q = (q * r) + ((float4)(0.0013888889f));  // prelude_math.py:109
+    q = (q * r) + ((float4)(0.008333334f));  // prelude_math.py:110
+    q = (q * r) + ((float4)(0.041666668f));  // prelude_math.py:111
+    q = (q * r) + ((float4)(0.16666667f));  // prelude_math.py:112
+    q = (q * r) + ((float4)(0.5f));  // prelude_math.py:113
     return r + ((r * r) * q);  // prelude_math.py:114
 }
 
 #line 88 "prelude_math.py"
 precise float4 ps_m_pow2(float4 k) {  // prelude_math.py:88
 #line 91 "prelude_math.py"
-    precise int4 e = asint(k + (float4)(12583039.0f)) - asint((float4)(12582912.0f));  // prelude_math.py:91
+    precise int4 e = asint(k + ((float4)(12583039.0f))) - asint(((float4)(12582912.0f)));  // prelude_math.py:91
     return asfloat(e << 23u);  // prelude_math.py:92
 }
 
 #line 234 "prelude.py"
 bool4 ps_nan_bits_ivec4(int4 i) {  // prelude.py:234
 #line 236 "prelude.py"
-    return (i & (int4)(2147483647)) > (int4)(2139095040);  // prelude.py:236
+    return (i & ((int4)(2147483647))) > ((int4)(2139095040));  // prelude.py:236
 }
 
 #line 256 "prelude.py"
@@ -62,10 +62,10 @@ precise float4 ps_expm1(float4 x_) {  // prelude_math.py:128
 #line 131 "prelude_math.py"
     precise float4 k = ps_m_exp_k(x_);  // prelude_math.py:131
     precise float4 p = ps_m_exp_p(x_, k);  // prelude_math.py:132
-    precise float4 h = ps_m_pow2(k - (float4)(1.0f));  // prelude_math.py:133
-    precise float4 e = ((h - (float4)(0.5f)) + (h * p)) * (float4)(2.0f);  // prelude_math.py:134
-    e = ps_select_float4(e, (float4)(-1.0f), x_ < (float4)(-18.0f));  // prelude_math.py:135
-    return ps_select_float4(e, x_, (x_ == (float4)(0.0f)) | ps_isnan_vec4(x_));  // prelude_math.py:136
+    precise float4 h = ps_m_pow2(k - ((float4)(1.0f)));  // prelude_math.py:133
+    precise float4 e = ((h - ((float4)(0.5f))) + (h * p)) * ((float4)(2.0f));  // prelude_math.py:134
+    e = ps_select_float4(e, ((float4)(-1.0f)), x_ < ((float4)(-18.0f)));  // prelude_math.py:135
+    return ps_select_float4(e, x_, (x_ == ((float4)(0.0f))) | ps_isnan_vec4(x_));  // prelude_math.py:136
 }
 
 #line 281 "prelude_math.py"
@@ -78,9 +78,9 @@ precise float4 ps_copysign(float4 x_, float4 y_) {  // prelude_math.py:281
 precise float4 ps_tanh(float4 x_) {  // prelude_math.py:235
 #line 239 "prelude_math.py"
     precise float4 a = abs(x_);  // prelude_math.py:239
-    precise float4 t = ps_expm1(ps_select_float4((float4)(-2.0f) * a, (float4)(2.0f) * a, a >= (float4)(1.0f)));  // prelude_math.py:240
-    precise float4 r = ps_select_float4((-t) / (t + (float4)(2.0f)), (float4)(1.0f) - ((float4)(2.0f) / (t + (float4)(2.0f))), a >= (float4)(1.0f));  // prelude_math.py:241
-    r = ps_select_float4(r, (float4)(1.0f), a > (float4)(9.0f));  // prelude_math.py:242
+    precise float4 t = ps_expm1(ps_select_float4(((float4)(-2.0f)) * a, ((float4)(2.0f)) * a, a >= ((float4)(1.0f))));  // prelude_math.py:240
+    precise float4 r = ps_select_float4((-t) / (t + ((float4)(2.0f))), ((float4)(1.0f)) - (((float4)(2.0f)) / (t + ((float4)(2.0f)))), a >= ((float4)(1.0f)));  // prelude_math.py:241
+    r = ps_select_float4(r, ((float4)(1.0f)), a > ((float4)(9.0f)));  // prelude_math.py:242
     return ps_copysign(ps_select_float4(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:243
 }
 
@@ -89,9 +89,9 @@ precise float4 ps_m_exp(float4 x_) {  // prelude_math.py:117
 #line 120 "prelude_math.py"
     precise float4 k = ps_m_exp_k(x_);  // prelude_math.py:120
     precise float4 p = ps_m_exp_p(x_, k);  // prelude_math.py:121
-    bool4 low = k < (float4)(-120.0f);  // prelude_math.py:122
-    precise float4 h = ps_m_pow2(ps_select_float4(k, k + (float4)(64.0f), low) - (float4)(1.0f));  // prelude_math.py:123
-    precise float4 e = (h * ((float4)(1.0f) + p)) * ps_select_float4((float4)(2.0f), (float4)(1.0842022e-19f), low);  // prelude_math.py:124
+    bool4 low = k < ((float4)(-120.0f));  // prelude_math.py:122
+    precise float4 h = ps_m_pow2(ps_select_float4(k, k + ((float4)(64.0f)), low) - ((float4)(1.0f)));  // prelude_math.py:123
+    precise float4 e = (h * (((float4)(1.0f)) + p)) * ps_select_float4(((float4)(2.0f)), ((float4)(1.0842022e-19f)), low);  // prelude_math.py:124
     return ps_select_float4(e, x_, ps_isnan_vec4(x_));  // prelude_math.py:125
 }
 
@@ -99,102 +99,102 @@ precise float4 ps_m_exp(float4 x_) {  // prelude_math.py:117
 precise float4 ps_sinh(float4 x_) {  // prelude_math.py:212
 #line 216 "prelude_math.py"
     precise float4 a = abs(x_);  // prelude_math.py:216
-    precise float4 e = ps_expm1(ps_select_float4(a, (float4)(0.0f), a > (float4)(88.0f)));  // prelude_math.py:217
-    precise float4 r = ps_select_float4((float4)(0.5f) * (e + (e / (e + (float4)(1.0f)))), e - ((float4)(0.5f) * ((e * e) / (e + (float4)(1.0f)))), a < (float4)(1.0f));  // prelude_math.py:218
+    precise float4 e = ps_expm1(ps_select_float4(a, ((float4)(0.0f)), a > ((float4)(88.0f))));  // prelude_math.py:217
+    precise float4 r = ps_select_float4(((float4)(0.5f)) * (e + (e / (e + ((float4)(1.0f))))), e - (((float4)(0.5f)) * ((e * e) / (e + ((float4)(1.0f))))), a < ((float4)(1.0f)));  // prelude_math.py:218
 #line 220 "prelude_math.py"
-    precise float4 w = ps_m_exp((float4)(0.5f) * ps_select_float4((float4)(0.0f), a, a > (float4)(88.0f)));  // prelude_math.py:220
-    r = ps_select_float4(r, ((float4)(0.5f) * w) * w, a > (float4)(88.0f));  // prelude_math.py:221
+    precise float4 w = ps_m_exp(((float4)(0.5f)) * ps_select_float4(((float4)(0.0f)), a, a > ((float4)(88.0f))));  // prelude_math.py:220
+    r = ps_select_float4(r, (((float4)(0.5f)) * w) * w, a > ((float4)(88.0f)));  // prelude_math.py:221
     return ps_copysign(ps_select_float4(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:222
 }
 
 precise float4 ps_cosh(float4 x_) {  // prelude_math.py:225
 #line 228 "prelude_math.py"
     precise float4 a = abs(x_);  // prelude_math.py:228
-    precise float4 t = ps_m_exp(ps_select_float4(a, (float4)(0.0f), a > (float4)(88.0f)));  // prelude_math.py:229
-    precise float4 w = ps_m_exp((float4)(0.5f) * ps_select_float4((float4)(0.0f), a, a > (float4)(88.0f)));  // prelude_math.py:230
-    precise float4 r = ps_select_float4(((float4)(0.5f) * t) + ((float4)(0.5f) / t), ((float4)(0.5f) * w) * w, a > (float4)(88.0f));  // prelude_math.py:231
+    precise float4 t = ps_m_exp(ps_select_float4(a, ((float4)(0.0f)), a > ((float4)(88.0f))));  // prelude_math.py:229
+    precise float4 w = ps_m_exp(((float4)(0.5f)) * ps_select_float4(((float4)(0.0f)), a, a > ((float4)(88.0f))));  // prelude_math.py:230
+    precise float4 r = ps_select_float4((((float4)(0.5f)) * t) + (((float4)(0.5f)) / t), (((float4)(0.5f)) * w) * w, a > ((float4)(88.0f)));  // prelude_math.py:231
     return ps_select_float4(r, a, ps_isnan_vec4(x_));  // prelude_math.py:232
 }
 
 #line 142 "prelude_math.py"
 precise int4 ps_m_log_bits(float4 u) {  // prelude_math.py:142
 #line 145 "prelude_math.py"
-    precise float4 us = ps_select_float4(u, u * (float4)(33554432.0f), u < (float4)(1.1754944e-38f));  // prelude_math.py:145
+    precise float4 us = ps_select_float4(u, u * ((float4)(33554432.0f)), u < ((float4)(1.1754944e-38f)));  // prelude_math.py:145
     return asint(us) + 4913933;  // prelude_math.py:146
 }
 
 precise float4 ps_m_log_k(float4 u) {  // prelude_math.py:149
 #line 151 "prelude_math.py"
-    precise float4 k = asfloat(((ps_m_log_bits(u) >> 23u) - 127) + 1262485504) - (float4)(12582912.0f);  // prelude_math.py:151
-    return k - ps_select_float4((float4)(0.0f), (float4)(25.0f), u < (float4)(1.1754944e-38f));  // prelude_math.py:152
+    precise float4 k = asfloat(((ps_m_log_bits(u) >> 23u) - 127) + 1262485504) - ((float4)(12582912.0f));  // prelude_math.py:151
+    return k - ps_select_float4(((float4)(0.0f)), ((float4)(25.0f)), u < ((float4)(1.1754944e-38f)));  // prelude_math.py:152
 }
 
 precise float4 ps_m_log_f(float4 u) {  // prelude_math.py:155
 #line 157 "prelude_math.py"
-    return asfloat((ps_m_log_bits(u) & 8388607) + 1060439283) - (float4)(1.0f);  // prelude_math.py:157
+    return asfloat((ps_m_log_bits(u) & 8388607) + 1060439283) - ((float4)(1.0f));  // prelude_math.py:157
 }
 
 precise float4 ps_m_log1p_tail(float4 f) {  // prelude_math.py:160
 #line 164 "prelude_math.py"
-    precise float4 s = f / ((float4)(2.0f) + f);  // prelude_math.py:164
+    precise float4 s = f / (((float4)(2.0f)) + f);  // prelude_math.py:164
     precise float4 z = s * s;  // prelude_math.py:165
     precise float4 w = z * z;  // prelude_math.py:166
-    precise float4 t1 = w * ((float4)(0.40000972f) + (w * (float4)(0.24279079f)));  // prelude_math.py:167
-    precise float4 t2 = z * ((float4)(0.6666666f) + (w * (float4)(0.28498787f)));  // prelude_math.py:168
-    precise float4 hfsq = ((float4)(0.5f) * f) * f;  // prelude_math.py:169
+    precise float4 t1 = w * (((float4)(0.40000972f)) + (w * ((float4)(0.24279079f))));  // prelude_math.py:167
+    precise float4 t2 = z * (((float4)(0.6666666f)) + (w * ((float4)(0.28498787f))));  // prelude_math.py:168
+    precise float4 hfsq = (((float4)(0.5f)) * f) * f;  // prelude_math.py:169
     return hfsq - (s * (hfsq + (t1 + t2)));  // prelude_math.py:170
 }
 
 precise float4 ps_log1p(float4 x_) {  // prelude_math.py:173
 #line 178 "prelude_math.py"
-    bool4 near = (x_ > (float4)(-0.29289323f)) & (x_ < (float4)(0.41421357f));  // prelude_math.py:178
-    precise float4 xn = ps_select_float4((float4)(0.0f), x_, near);  // prelude_math.py:179
-    precise float4 u = (float4)(1.0f) + ps_select_float4(x_, (float4)(1.0f), near);  // prelude_math.py:180
+    bool4 near = (x_ > ((float4)(-0.29289323f))) & (x_ < ((float4)(0.41421357f)));  // prelude_math.py:178
+    precise float4 xn = ps_select_float4(((float4)(0.0f)), x_, near);  // prelude_math.py:179
+    precise float4 u = ((float4)(1.0f)) + ps_select_float4(x_, ((float4)(1.0f)), near);  // prelude_math.py:180
     precise float4 k = ps_m_log_k(u);  // prelude_math.py:181
     precise float4 f = ps_m_log_f(u);  // prelude_math.py:182
-    precise float4 c = ps_select_float4(x_ - (u - (float4)(1.0f)), (float4)(1.0f) - (u - x_), k > (float4)(0.0f)) / u;  // prelude_math.py:183
-    precise float4 r = (k * (float4)(0.69314575f)) + (f - (ps_m_log1p_tail(f) - ((k * (float4)(1.4286068e-06f)) + c)));  // prelude_math.py:184
+    precise float4 c = ps_select_float4(x_ - (u - ((float4)(1.0f))), ((float4)(1.0f)) - (u - x_), k > ((float4)(0.0f))) / u;  // prelude_math.py:183
+    precise float4 r = (k * ((float4)(0.69314575f))) + (f - (ps_m_log1p_tail(f) - ((k * ((float4)(1.4286068e-06f))) + c)));  // prelude_math.py:184
     r = ps_select_float4(r, xn - ps_m_log1p_tail(xn), near);  // prelude_math.py:185
-    r = ps_select_float4(r, x_, (x_ == (float4)(asfloat(0x7f800000u))) | ps_isnan_vec4(x_));  // prelude_math.py:186
-    return ps_select_float4(ps_select_float4(r, (float4)(asfloat(0xff800000u)), x_ == (float4)(-1.0f)), (float4)(asfloat(0x7fc00000u)), x_ < (float4)(-1.0f));  // prelude_math.py:187
+    r = ps_select_float4(r, x_, (x_ == ((float4)(asfloat(0x7f800000u)))) | ps_isnan_vec4(x_));  // prelude_math.py:186
+    return ps_select_float4(ps_select_float4(r, ((float4)(asfloat(0xff800000u))), x_ == ((float4)(-1.0f))), ((float4)(asfloat(0x7fc00000u))), x_ < ((float4)(-1.0f)));  // prelude_math.py:187
 }
 
 precise float4 ps_m_log(float4 x_) {  // prelude_math.py:190
 #line 192 "prelude_math.py"
     precise float4 k = ps_m_log_k(x_);  // prelude_math.py:192
     precise float4 f = ps_m_log_f(x_);  // prelude_math.py:193
-    return (k * (float4)(0.69314575f)) + (f - (ps_m_log1p_tail(f) - (k * (float4)(1.4286068e-06f))));  // prelude_math.py:194
+    return (k * ((float4)(0.69314575f))) + (f - (ps_m_log1p_tail(f) - (k * ((float4)(1.4286068e-06f)))));  // prelude_math.py:194
 }
 
 #line 246 "prelude_math.py"
 precise float4 ps_asinh(float4 x_) {  // prelude_math.py:246
 #line 249 "prelude_math.py"
     precise float4 a = abs(x_);  // prelude_math.py:249
-    bool4 big = a > (float4)(4096.0f);  // prelude_math.py:250
-    precise float4 am = ps_select_float4(a, (float4)(1.0f), big);  // prelude_math.py:251
-    precise float4 r = ps_log1p(am + ((am * am) / ((float4)(1.0f) + sqrt((float4)(1.0f) + (am * am)))));  // prelude_math.py:252
-    r = ps_select_float4(r, ps_m_log(ps_select_float4((float4)(1.0f), a, big)) + (float4)(0.6931472f), big);  // prelude_math.py:253
-    r = ps_select_float4(r, a, (a == (float4)(asfloat(0x7f800000u))) | ps_isnan_vec4(x_));  // prelude_math.py:254
+    bool4 big = a > ((float4)(4096.0f));  // prelude_math.py:250
+    precise float4 am = ps_select_float4(a, ((float4)(1.0f)), big);  // prelude_math.py:251
+    precise float4 r = ps_log1p(am + ((am * am) / (((float4)(1.0f)) + sqrt(((float4)(1.0f)) + (am * am)))));  // prelude_math.py:252
+    r = ps_select_float4(r, ps_m_log(ps_select_float4(((float4)(1.0f)), a, big)) + ((float4)(0.6931472f)), big);  // prelude_math.py:253
+    r = ps_select_float4(r, a, (a == ((float4)(asfloat(0x7f800000u)))) | ps_isnan_vec4(x_));  // prelude_math.py:254
     return ps_copysign(r, x_);  // prelude_math.py:255
 }
 
 precise float4 ps_acosh(float4 x_) {  // prelude_math.py:258
 #line 261 "prelude_math.py"
-    bool4 big = x_ > (float4)(4096.0f);  // prelude_math.py:261
-    precise float4 t = ps_select_float4(x_ - (float4)(1.0f), (float4)(0.0f), big | (x_ < (float4)(1.0f)));  // prelude_math.py:262
-    precise float4 r = ps_log1p(t + sqrt(t * ((float4)(2.0f) + t)));  // prelude_math.py:263
-    r = ps_select_float4(r, ps_m_log(ps_select_float4((float4)(1.0f), x_, big)) + (float4)(0.6931472f), big);  // prelude_math.py:264
-    r = ps_select_float4(r, x_, (x_ == (float4)(asfloat(0x7f800000u))) | ps_isnan_vec4(x_));  // prelude_math.py:265
-    return ps_select_float4(r, (float4)(asfloat(0x7fc00000u)), x_ < (float4)(1.0f));  // prelude_math.py:266
+    bool4 big = x_ > ((float4)(4096.0f));  // prelude_math.py:261
+    precise float4 t = ps_select_float4(x_ - ((float4)(1.0f)), ((float4)(0.0f)), big | (x_ < ((float4)(1.0f))));  // prelude_math.py:262
+    precise float4 r = ps_log1p(t + sqrt(t * (((float4)(2.0f)) + t)));  // prelude_math.py:263
+    r = ps_select_float4(r, ps_m_log(ps_select_float4(((float4)(1.0f)), x_, big)) + ((float4)(0.6931472f)), big);  // prelude_math.py:264
+    r = ps_select_float4(r, x_, (x_ == ((float4)(asfloat(0x7f800000u)))) | ps_isnan_vec4(x_));  // prelude_math.py:265
+    return ps_select_float4(r, ((float4)(asfloat(0x7fc00000u))), x_ < ((float4)(1.0f)));  // prelude_math.py:266
 }
 
 precise float4 ps_atanh(float4 x_) {  // prelude_math.py:269
 #line 272 "prelude_math.py"
     precise float4 a = abs(x_);  // prelude_math.py:272
-    precise float4 d = (float4)(1.0f) - a;  // prelude_math.py:273
-    precise float4 small = ((float4)(2.0f) * a) + ((((float4)(2.0f) * a) * a) / d);  // prelude_math.py:274
-    precise float4 r = (float4)(0.5f) * ps_log1p(ps_select_float4(((float4)(2.0f) * a) / d, small, a < (float4)(0.5f)));  // prelude_math.py:275
-    r = ps_select_float4(ps_select_float4(r, (float4)(asfloat(0x7f800000u)), a == (float4)(1.0f)), (float4)(asfloat(0x7fc00000u)), a > (float4)(1.0f));  // prelude_math.py:276
+    precise float4 d = ((float4)(1.0f)) - a;  // prelude_math.py:273
+    precise float4 small = (((float4)(2.0f)) * a) + (((((float4)(2.0f)) * a) * a) / d);  // prelude_math.py:274
+    precise float4 r = ((float4)(0.5f)) * ps_log1p(ps_select_float4((((float4)(2.0f)) * a) / d, small, a < ((float4)(0.5f))));  // prelude_math.py:275
+    r = ps_select_float4(ps_select_float4(r, ((float4)(asfloat(0x7f800000u))), a == ((float4)(1.0f))), ((float4)(asfloat(0x7fc00000u))), a > ((float4)(1.0f)));  // prelude_math.py:276
     return ps_copysign(ps_select_float4(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:277
 }
 
@@ -203,26 +203,26 @@ precise float4 ps_log10(float4 x_) {  // prelude_math.py:197
 #line 200 "prelude_math.py"
     precise float4 k = ps_m_log_k(x_);  // prelude_math.py:200
     precise float4 f = ps_m_log_f(x_);  // prelude_math.py:201
-    precise float4 r = (k * (float4)(0.3010254f)) + ((k * (float4)(4.605039e-06f)) + ((f - ps_m_log1p_tail(f)) * (float4)(0.4342945f)));  // prelude_math.py:202
-    r = ps_select_float4(r, x_, (x_ == (float4)(asfloat(0x7f800000u))) | ps_isnan_vec4(x_));  // prelude_math.py:203
-    return ps_select_float4(ps_select_float4(r, (float4)(asfloat(0xff800000u)), x_ == (float4)(0.0f)), (float4)(asfloat(0x7fc00000u)), x_ < (float4)(0.0f));  // prelude_math.py:204
+    precise float4 r = (k * ((float4)(0.3010254f))) + ((k * ((float4)(4.605039e-06f))) + ((f - ps_m_log1p_tail(f)) * ((float4)(0.4342945f))));  // prelude_math.py:202
+    r = ps_select_float4(r, x_, (x_ == ((float4)(asfloat(0x7f800000u)))) | ps_isnan_vec4(x_));  // prelude_math.py:203
+    return ps_select_float4(ps_select_float4(r, ((float4)(asfloat(0xff800000u))), x_ == ((float4)(0.0f))), ((float4)(asfloat(0x7fc00000u))), x_ < ((float4)(0.0f)));  // prelude_math.py:204
 }
 
 #line 369 "prelude_math.py"
 precise float4 ps_m_erfc_tail(float4 a) {  // prelude_math.py:369
 #line 373 "prelude_math.py"
-    a = ps_select_float4(a, (float4)(11.0f), a > (float4)(11.0f));  // prelude_math.py:373
-    precise float4 t = (float4)(1.0f) / ((float4)(1.0f) + ((float4)(0.5f) * a));  // prelude_math.py:374
-    precise float4 q = (float4)(-0.075329505f);  // prelude_math.py:375
-    q = (q * t) + (float4)(0.35497063f);  // prelude_math.py:376
-    q = (q * t) + (float4)(-0.61752343f);  // prelude_math.py:377
-    q = (q * t) + (float4)(0.41292435f);  // prelude_math.py:378
-    q = (q * t) + (float4)(-0.11221451f);  // prelude_math.py:379
-    q = (q * t) + (float4)(0.23708612f);  // prelude_math.py:380
-    q = (q * t) + (float4)(0.23438479f);  // prelude_math.py:381
-    q = (q * t) + (float4)(0.28371438f);  // prelude_math.py:382
-    q = (q * t) + (float4)(0.28197366f);  // prelude_math.py:383
-    q = (q * t) + (float4)(3.959179e-06f);  // prelude_math.py:384
+    a = ps_select_float4(a, ((float4)(11.0f)), a > ((float4)(11.0f)));  // prelude_math.py:373
+    precise float4 t = ((float4)(1.0f)) / (((float4)(1.0f)) + (((float4)(0.5f)) * a));  // prelude_math.py:374
+    precise float4 q = ((float4)(-0.075329505f));  // prelude_math.py:375
+    q = (q * t) + ((float4)(0.35497063f));  // prelude_math.py:376
+    q = (q * t) + ((float4)(-0.61752343f));  // prelude_math.py:377
+    q = (q * t) + ((float4)(0.41292435f));  // prelude_math.py:378
+    q = (q * t) + ((float4)(-0.11221451f));  // prelude_math.py:379
+    q = (q * t) + ((float4)(0.23708612f));  // prelude_math.py:380
+    q = (q * t) + ((float4)(0.23438479f));  // prelude_math.py:381
+    q = (q * t) + ((float4)(0.28371438f));  // prelude_math.py:382
+    q = (q * t) + ((float4)(0.28197366f));  // prelude_math.py:383
+    q = (q * t) + ((float4)(3.959179e-06f));  // prelude_math.py:384
     precise float4 h = asfloat(asint(a) & (-4096));  // prelude_math.py:385
     return (ps_m_exp(-(h * h)) * ps_m_exp(-((a - h) * (a + h)))) * q;  // prelude_math.py:386
 }
@@ -231,13 +231,13 @@ precise float4 ps_m_erfc_tail(float4 a) {  // prelude_math.py:369
 precise float4 ps_m_erf_small(float4 a) {  // prelude_math.py:356
 #line 358 "prelude_math.py"
     precise float4 z = a * a;  // prelude_math.py:358
-    precise float4 r = (float4)(7.957687e-05f);  // prelude_math.py:359
-    r = (r * z) + (float4)(-0.00080356235f);  // prelude_math.py:360
-    r = (r * z) + (float4)(0.005190382f);  // prelude_math.py:361
-    r = (r * z) + (float4)(-0.026854336f);  // prelude_math.py:362
-    r = (r * z) + (float4)(0.1128358f);  // prelude_math.py:363
-    r = (r * z) + (float4)(-0.37612623f);  // prelude_math.py:364
-    r = (r * z) + (float4)(0.12837917f);  // prelude_math.py:365
+    precise float4 r = ((float4)(7.957687e-05f));  // prelude_math.py:359
+    r = (r * z) + ((float4)(-0.00080356235f));  // prelude_math.py:360
+    r = (r * z) + ((float4)(0.005190382f));  // prelude_math.py:361
+    r = (r * z) + ((float4)(-0.026854336f));  // prelude_math.py:362
+    r = (r * z) + ((float4)(0.1128358f));  // prelude_math.py:363
+    r = (r * z) + ((float4)(-0.37612623f));  // prelude_math.py:364
+    r = (r * z) + ((float4)(0.12837917f));  // prelude_math.py:365
     return a + (a * r);  // prelude_math.py:366
 }
 
@@ -245,7 +245,7 @@ precise float4 ps_m_erf_small(float4 a) {  // prelude_math.py:356
 precise float4 ps_erf(float4 x_) {  // prelude_math.py:389
 #line 392 "prelude_math.py"
     precise float4 a = abs(x_);  // prelude_math.py:392
-    precise float4 r = ps_select_float4((float4)(1.0f) - ps_m_erfc_tail(ps_select_float4((float4)(1.0f), a, a > (float4)(1.0f))), ps_m_erf_small(ps_select_float4(a, (float4)(1.0f), a > (float4)(1.0f))), a <= (float4)(1.0f));  // prelude_math.py:393
+    precise float4 r = ps_select_float4(((float4)(1.0f)) - ps_m_erfc_tail(ps_select_float4(((float4)(1.0f)), a, a > ((float4)(1.0f)))), ps_m_erf_small(ps_select_float4(a, ((float4)(1.0f)), a > ((float4)(1.0f)))), a <= ((float4)(1.0f)));  // prelude_math.py:393
 #line 395 "prelude_math.py"
     return ps_copysign(ps_select_float4(r, x_, ps_isnan_vec4(x_)), x_);  // prelude_math.py:395
 }
@@ -253,10 +253,10 @@ precise float4 ps_erf(float4 x_) {  // prelude_math.py:389
 precise float4 ps_erfc(float4 x_) {  // prelude_math.py:398
 #line 401 "prelude_math.py"
     precise float4 a = abs(x_);  // prelude_math.py:401
-    bool4 mid = a < (float4)(0.5f);  // prelude_math.py:402
-    precise float4 tail = ps_m_erfc_tail(ps_select_float4(a, (float4)(1.0f), mid));  // prelude_math.py:403
-    precise float4 small = ps_m_erf_small(ps_select_float4(a, (float4)(0.0f), a > (float4)(1.0f)));  // prelude_math.py:404
-    precise float4 r = ps_select_float4(ps_select_float4(tail, (float4)(2.0f) - tail, x_ < (float4)(0.0f)), (float4)(1.0f) - ps_copysign(small, x_), mid);  // prelude_math.py:405
+    bool4 mid = a < ((float4)(0.5f));  // prelude_math.py:402
+    precise float4 tail = ps_m_erfc_tail(ps_select_float4(a, ((float4)(1.0f)), mid));  // prelude_math.py:403
+    precise float4 small = ps_m_erf_small(ps_select_float4(a, ((float4)(0.0f)), a > ((float4)(1.0f))));  // prelude_math.py:404
+    precise float4 r = ps_select_float4(ps_select_float4(tail, ((float4)(2.0f)) - tail, x_ < ((float4)(0.0f))), ((float4)(1.0f)) - ps_copysign(small, x_), mid);  // prelude_math.py:405
     return ps_select_float4(r, x_, ps_isnan_vec4(x_));  // prelude_math.py:406
 }
 
@@ -266,14 +266,14 @@ precise float4 ps_hypot(float4 x_, float4 y_) {  // prelude_math.py:287
     precise float4 a = abs(x_);  // prelude_math.py:291
     precise float4 b = abs(y_);  // prelude_math.py:292
     precise float4 big = ps_select_float4(a, b, b > a);  // prelude_math.py:293
-    bool4 up = big < (float4)(8.6736174e-19f);  // prelude_math.py:294
-    bool4 down = big > (float4)(1.1529215e+18f);  // prelude_math.py:295
-    precise float4 s = ps_select_float4(ps_select_float4((float4)(1.0f), (float4)(8.4703295e-22f), down), (float4)(1.1805916e+21f), up);  // prelude_math.py:296
+    bool4 up = big < ((float4)(8.6736174e-19f));  // prelude_math.py:294
+    bool4 down = big > ((float4)(1.1529215e+18f));  // prelude_math.py:295
+    precise float4 s = ps_select_float4(ps_select_float4(((float4)(1.0f)), ((float4)(8.4703295e-22f)), down), ((float4)(1.1805916e+21f)), up);  // prelude_math.py:296
     precise float4 a2 = a * s;  // prelude_math.py:297
     precise float4 b2 = b * s;  // prelude_math.py:298
-    precise float4 r = sqrt((a2 * a2) + (b2 * b2)) * ps_select_float4(ps_select_float4((float4)(1.0f), (float4)(1.1805916e+21f), down), (float4)(8.4703295e-22f), up);  // prelude_math.py:299
+    precise float4 r = sqrt((a2 * a2) + (b2 * b2)) * ps_select_float4(ps_select_float4(((float4)(1.0f)), ((float4)(1.1805916e+21f)), down), ((float4)(8.4703295e-22f)), up);  // prelude_math.py:299
 #line 301 "prelude_math.py"
-    return ps_select_float4(r, (float4)(asfloat(0x7f800000u)), (a == (float4)(asfloat(0x7f800000u))) | (b == (float4)(asfloat(0x7f800000u))));  // prelude_math.py:301
+    return ps_select_float4(r, ((float4)(asfloat(0x7f800000u))), (a == ((float4)(asfloat(0x7f800000u)))) | (b == ((float4)(asfloat(0x7f800000u)))));  // prelude_math.py:301
 }
 
 #line 234 "prelude.py"

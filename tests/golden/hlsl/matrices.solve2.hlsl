@@ -20,7 +20,7 @@ void solve2(uint3 ps_global_id : SV_DispatchThreadID) {  // matrices.py:37
     precise float2x2 m = a[i];  // matrices.py:42
     precise float det = (m[0u].x * m[1u].y) - (m[1u].x * m[0u].y);  // matrices.py:43
     if (abs(det) < 1e-12f) {  // matrices.py:44
-        x[i] = (float2)(0.0f);  // matrices.py:45
+        x[i] = ((float2)(0.0f));  // matrices.py:45
         return;  // matrices.py:46
     }
 #line 47 "matrices.py"

@@ -43,13 +43,13 @@ void zero_constructors(uint3 ps_global_id : SV_DispatchThreadID) {  // port_fixe
         return;  // port_fixes.py:41
     }
 #line 42 "port_fixes.py"
-    precise float2 v = (float2)0;  // port_fixes.py:42
-    precise float4 w = (float4)0;  // port_fixes.py:43
-    precise float2x2 m = (float2x2)0;  // port_fixes.py:44
-    precise float3x3 m3 = (float3x3)0;  // port_fixes.py:45
-    uint3 u = (uint3)0;  // port_fixes.py:46
-    int4 iv = (int4)0;  // port_fixes.py:47
-    bool2 b = (bool2)0;  // port_fixes.py:48
+    precise float2 v = ((float2)0);  // port_fixes.py:42
+    precise float4 w = ((float4)0);  // port_fixes.py:43
+    precise float2x2 m = ((float2x2)0);  // port_fixes.py:44
+    precise float3x3 m3 = ((float3x3)0);  // port_fixes.py:45
+    uint3 u = ((uint3)0);  // port_fixes.py:46
+    int4 iv = ((int4)0);  // port_fixes.py:47
+    bool2 b = ((bool2)0);  // port_fixes.py:48
     precise Blank c = ps_make_Blank(0.0f, 0u, uint(false), 1.5f);  // port_fixes.py:49
     precise float s = 0.0f;  // port_fixes.py:50
     uint n = 0u;  // port_fixes.py:51
@@ -58,7 +58,7 @@ void zero_constructors(uint3 ps_global_id : SV_DispatchThreadID) {  // port_fixe
     b.y = ps_mod_unsigned_u32(i, 2u) == 1u;  // port_fixes.py:54
     c.count = i + n;  // port_fixes.py:55
     m3[2u] = float3(1.0f, 2.0f, 3.0f);  // port_fixes.py:56
-    out_[i] = ((((((v.x + v.y) + w.w) + (mul(float2(1.0f, 1.0f), m)).y) + (mul((float3)(1.0f), m3)).z) + float((u.x + u.y) + u.z)) + float(iv.z)) + s;  // port_fixes.py:57
+    out_[i] = ((((((v.x + v.y) + w.w) + (mul(float2(1.0f, 1.0f), m)).y) + (mul(((float3)(1.0f)), m3)).z) + float((u.x + u.y) + u.z)) + float(iv.z)) + s;  // port_fixes.py:57
 #line 59 "port_fixes.py"
     cells[i] = c;  // port_fixes.py:59
     bits[i] = (uint(b.x) * 2u) + uint(b.y);  // port_fixes.py:60

@@ -62,7 +62,7 @@ void summarize(uint3 ps_global_id : SV_DispatchThreadID) {  // structs.py:73
         return;  // structs.py:75
     }
 #line 76 "structs.py"
-    precise Stats s = ps_make_Stats(0u, (float2)(0.0f), 0.0f);  // structs.py:76
+    precise Stats s = ps_make_Stats(0u, ((float2)(0.0f)), 0.0f);  // structs.py:76
     uint end_1 = ps_params.ps_len_bodies;  // structs.py:77
 #line 77 "structs.py"
     for (uint k_1 = 0u; k_1 < end_1; k_1 += 1u) {  // structs.py:77

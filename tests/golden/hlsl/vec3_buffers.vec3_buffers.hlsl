@@ -51,7 +51,7 @@ void vec3_buffers(uint3 ps_global_id : SV_DispatchThreadID) {  // vec3_buffers.p
         pick_1 = int3(cells[3u * uint(j)], cells[3u * uint(j) + 1u], cells[3u * uint(j) + 2u]);  // vec3_buffers.py:24
     } else {
 #line 24 "vec3_buffers.py"
-        pick_1 = (int3)(0);  // vec3_buffers.py:24
+        pick_1 = ((int3)(0));  // vec3_buffers.py:24
     }
 #line 24 "vec3_buffers.py"
     int3 c = pick_1;  // vec3_buffers.py:24

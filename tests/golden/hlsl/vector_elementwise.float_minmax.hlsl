@@ -14,11 +14,11 @@ float4 ps_select_float4(float4 f, float4 t, bool4 c) {
 #line 187 "prelude.py"
 bool4 ps_key_before_ivec4(int4 x, int4 y) {  // prelude.py:187
 #line 191 "prelude.py"
-    int4 mag = (int4)(2147483647);  // prelude.py:191
-    int4 inf = (int4)(2139095040);  // prelude.py:192
+    int4 mag = ((int4)(2147483647));  // prelude.py:191
+    int4 inf = ((int4)(2139095040));  // prelude.py:192
     int4 kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
     int4 ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
-    bool4 ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != (int4)(0));  // prelude.py:195
+    bool4 ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != ((int4)(0)));  // prelude.py:195
     return (kx < ky) & ordered;  // prelude.py:196
 }
 

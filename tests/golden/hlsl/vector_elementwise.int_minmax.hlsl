@@ -17,7 +17,7 @@ int4 ps_select_int4(int4 f, int4 t, bool4 c) {
 #line 178 "prelude.py"
 int4 ps_abs_signed_ivec4(int4 x) {  // prelude.py:178
 #line 184 "prelude.py"
-    return ps_select_int4(x, -x, x < (int4)(0));  // prelude.py:184
+    return ps_select_int4(x, -x, x < ((int4)(0)));  // prelude.py:184
 }
 
 #line 159 "prelude.py"

@@ -18,17 +18,17 @@ float2 ps_select_float2(float2 f, float2 t, bool2 c) {
 #line 58 "prelude.py"
 int2 ps_trunc_div_ivec2(int2 a, int2 b) {  // prelude.py:58
 #line 61 "prelude.py"
-    int2 one = (int2)(1);  // prelude.py:61
+    int2 one = ((int2)(1));  // prelude.py:61
     bool2 neg = b == (-one);  // prelude.py:62
-    int2 q = (a / ps_select_int2(b, one, (b == (int2)(0)) | neg));  // prelude.py:63
-    return ps_select_int2(q, (int2)(0) - q, neg);  // prelude.py:64
+    int2 q = (a / ps_select_int2(b, one, (b == ((int2)(0))) | neg));  // prelude.py:63
+    return ps_select_int2(q, ((int2)(0)) - q, neg);  // prelude.py:64
 }
 
 #line 75 "prelude.py"
 int2 ps_mod_signed_ivec2(int2 a, int2 b) {  // prelude.py:75
 #line 77 "prelude.py"
     int2 r = a - (ps_trunc_div_ivec2(a, b) * b);  // prelude.py:77
-    int2 zero = (int2)(0);  // prelude.py:78
+    int2 zero = ((int2)(0));  // prelude.py:78
     return ps_select_int2(r, r + b, (r != zero) & ((r < zero) != (b < zero)));  // prelude.py:79
 }
 
@@ -37,14 +37,14 @@ int2 ps_floordiv_signed_ivec2(int2 a, int2 b) {  // prelude.py:67
 #line 69 "prelude.py"
     int2 q = ps_trunc_div_ivec2(a, b);  // prelude.py:69
     int2 r = a - (q * b);  // prelude.py:70
-    int2 zero = (int2)(0);  // prelude.py:71
-    return ps_select_int2(q, q - (int2)(1), ((r != zero) & ((r < zero) != (b < zero))) & (b != zero));  // prelude.py:72
+    int2 zero = ((int2)(0));  // prelude.py:71
+    return ps_select_int2(q, q - ((int2)(1)), ((r != zero) & ((r < zero) != (b < zero))) & (b != zero));  // prelude.py:72
 }
 
 #line 234 "prelude.py"
 bool2 ps_nan_bits_ivec2(int2 i) {  // prelude.py:234
 #line 236 "prelude.py"
-    return (i & (int2)(2147483647)) > (int2)(2139095040);  // prelude.py:236
+    return (i & ((int2)(2147483647))) > ((int2)(2139095040));  // prelude.py:236
 }
 
 #line 244 "prelude.py"
@@ -52,9 +52,9 @@ int2 ps_float_to_int_vec2_ivec2(float2 x, int2 bottom, int2 top) {  // prelude.p
 #line 249 "prelude.py"
     precise float2 lo = float2(bottom);  // prelude.py:249
     precise float2 hi = float2(top);  // prelude.py:250
-    int2 v = int2(ps_select_float2((float2)(0.0f), x, (x > lo) & (x < hi)));  // prelude.py:251
+    int2 v = int2(ps_select_float2(((float2)(0.0f)), x, (x > lo) & (x < hi)));  // prelude.py:251
     v = ps_select_int2(ps_select_int2(v, top, x >= hi), bottom, x <= lo);  // prelude.py:252
-    return ps_select_int2(v, (int2)(0), ps_nan_bits_ivec2(asint(x)));  // prelude.py:253
+    return ps_select_int2(v, ((int2)(0)), ps_nan_bits_ivec2(asint(x)));  // prelude.py:253
 }
 
 [numthreads(64, 1, 1)]
@@ -69,17 +69,17 @@ void int_vectors(uint3 ps_global_id : SV_DispatchThreadID) {  // vectors.py:29
 #line 33 "vectors.py"
     int2 c = cells[i];  // vectors.py:33
     int2 wrapped = ps_mod_signed_ivec2(c, size);  // vectors.py:34
-    int2 halves = ps_floordiv_signed_ivec2(c, (int2)(2));  // vectors.py:35
-    int2 mirrored = int2(-c.y, c.x) + (int2)(1);  // vectors.py:36
+    int2 halves = ps_floordiv_signed_ivec2(c, ((int2)(2)));  // vectors.py:35
+    int2 mirrored = int2(-c.y, c.x) + ((int2)(1));  // vectors.py:36
     bool inside = (wrapped.x >= 0) && (wrapped.x < size.x);  // vectors.py:37
     uint4 u = uint4(uint(wrapped.x), uint(wrapped.y), uint(halves.x), uint(mirrored.y));  // vectors.py:38
-    u = (u << uint4(1u, 2u, 3u, 4u)) ^ ((u >> 1u) & (uint4)(255u));  // vectors.py:39
+    u = (u << uint4(1u, 2u, 3u, 4u)) ^ ((u >> 1u) & ((uint4)(255u)));  // vectors.py:39
     precise float2 v2 = float2(c);  // vectors.py:40
-    precise int2 w = ps_float_to_int_vec2_ivec2(v2 * 0.5f, (int2)((-2147483647 - 1)), (int2)(2147483647));  // vectors.py:41
+    precise int2 w = ps_float_to_int_vec2_ivec2(v2 * 0.5f, ((int2)((-2147483647 - 1))), ((int2)(2147483647)));  // vectors.py:41
     bool3 flags = bool3(inside, c.x == w.x, c.y < 0);  // vectors.py:42
     if (flags.x && (!flags.z)) {  // vectors.py:43
         u.w = u.w + 1u;  // vectors.py:44
     }
 #line 45 "vectors.py"
-    hist[i] = u + (uint4)(uint(w.x & 1));  // vectors.py:45
+    hist[i] = u + ((uint4)(uint(w.x & 1)));  // vectors.py:45
 }

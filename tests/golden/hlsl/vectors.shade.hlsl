@@ -51,11 +51,11 @@ precise float ps_pow_f32_u32(float x, uint n) {  // prelude.py:110
 #line 187 "prelude.py"
 bool4 ps_key_before_ivec4(int4 x, int4 y) {  // prelude.py:187
 #line 191 "prelude.py"
-    int4 mag = (int4)(2147483647);  // prelude.py:191
-    int4 inf = (int4)(2139095040);  // prelude.py:192
+    int4 mag = ((int4)(2147483647));  // prelude.py:191
+    int4 inf = ((int4)(2139095040));  // prelude.py:192
     int4 kx = x ^ ((x >> 31u) & mag);  // prelude.py:193
     int4 ky = y ^ ((y >> 31u) & mag);  // prelude.py:194
-    bool4 ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != (int4)(0));  // prelude.py:195
+    bool4 ordered = (((x & mag) <= inf) & ((y & mag) <= inf)) & (((x | y) & mag) != ((int4)(0)));  // prelude.py:195
     return (kx < ky) & ordered;  // prelude.py:196
 }
 
@@ -93,11 +93,11 @@ void shade(uint3 ps_global_id : SV_DispatchThreadID) {  // vectors.py:10
     precise float diffuse = ps_max_float_f32(dot(n, l_dir), 0.0f);  // vectors.py:16
     precise float3 h = normalize(l_dir + float3(0.0f, 0.0f, 1.0f));  // vectors.py:17
     precise float spec = ps_pow_f32_u32(dot(n, h), 8u);  // vectors.py:18
-    precise float3 base = ((float3)(diffuse) * tint.rgb) + spec;  // vectors.py:19
+    precise float3 base = (((float3)(diffuse)) * tint.rgb) + spec;  // vectors.py:19
     precise float4 c = float4(base, tint.a);  // vectors.py:20
     c.w = 1.0f;  // vectors.py:21
     precise float3 side = cross(n, float3(0.0f, 1.0f, 0.0f));  // vectors.py:22
     c = float4((c.xyz * 0.5f) + (side.zyx * 0.5f), c.w);  // vectors.py:23
     c.x = c.x + (length(side) - distance(n, h));  // vectors.py:24
-    colors[i] = ps_clamp_float_vec4(c, (float4)(0.0f), (float4)(1.0f));  // vectors.py:25
+    colors[i] = ps_clamp_float_vec4(c, ((float4)(0.0f)), ((float4)(1.0f)));  // vectors.py:25
 }

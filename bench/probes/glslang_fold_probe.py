@@ -1,0 +1,58 @@
+"""Probe (fuzz seed 3 kernel 5): glslang folds float arithmetic on constants in double
+precision and rounds once to f32, where f32 arithmetic rounds each operand and each
+operation: ``vec4(10.0) * vec4(-0.001)`` is 0xbc23d70a on the GLSL route (lavapipe and
+SwiftShader alike, so the front end, not a driver) and 0xbc23d70b on the cpu device,
+through wgpu and on the HLSL route (f32(10) * f32(-0.001), rounded). A constant operand
+met with a runtime value is not folded: ``x * -0.001`` agrees everywhere.
+
+    python bench/probes/glslang_fold_probe.py
+"""
+import importlib.util
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+import pyshade as ps
+
+SRC = '''import pyshade as ps
+from pyshade import f32, vec4
+
+
+@ps.kernel(workgroup_size=4)
+def folded(x: ps.Buffer[f32], out: ps.Buffer[vec4]) -> None:
+    i = ps.global_id().x
+    out[i] = vec4(10.0) * vec4(-0.001)
+
+
+@ps.kernel(workgroup_size=4)
+def runtime(x: ps.Buffer[f32], out: ps.Buffer[vec4]) -> None:
+    i = ps.global_id().x
+    out[i] = vec4(x[i]) * vec4(-0.001)
+'''
+
+
+def main() -> None:
+    path = Path(tempfile.mkdtemp()) / "glslang_fold_kernels.py"
+    path.write_text(SRC)
+    spec = importlib.util.spec_from_file_location("glslang_fold_kernels", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x = np.full(4, 10.0, np.float32)
+    for name, via in (("cpu", None), ("wgpu", None), ("vulkan", None), ("vulkan", "hlsl")):
+        try:
+            dev = ps.device(name, via=via) if via else ps.device(name)
+        except ps.BackendUnavailable as e:
+            print(f"{name} {via or ''}: unavailable ({e})")
+            continue
+        for kname in ("folded", "runtime"):
+            k = getattr(mod, kname)
+            out = dev.zeros((4, 4), np.float32)
+            k.launch(dev.array(x), out, threads=4, device=dev)
+            bits = int(out.numpy()[0, 0].view(np.uint32))
+            print(f"{name:7} {via or 'glsl' if name == 'vulkan' else '':5} {kname:8} "
+                  f"0x{bits:08x} {getattr(dev, 'adapter', '')}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""The differential fuzzer of the whole kernel language (tests/fuzz, docs/devices/
+testing.md): random well-typed kernels run on the cpu device and on every other
+available device with fresh inputs, every output compared with the cpu device's
+(integers and exact float operations bit for bit, the functions of ``fuzz.ulp.SPEC``
+within their target's bound).
+
+Each run draws kernels of a fixed seed and of a fresh one; a failure prints the seed
+and the kernel. Rerun with PYSHADE_FUZZ_SEED=<seed> (and PYSHADE_FUZZ_KERNELS=<count>,
+the kernels of each of the two tests); PYSHADE_FUZZ_DEVICES=cpu,vulkan limits the run
+to those groups (test_differential's names). bench/fuzz_run.py runs long campaigns and
+shrinks what disagrees into ``tests/fuzz/regressions/``, which the last test replays.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import IN_CI
+from fuzz import driver, harness, shrink, ulp
+
+import pyshade as ps
+
+FIXED_SEED = 20261204
+# Kernels per test; two tests (fixed and fresh seed) make CI's run of at least 300.
+KERNELS = int(os.environ.get("PYSHADE_FUZZ_KERNELS", "150"))
+REGRESSIONS = sorted(shrink.REGRESSIONS.glob("s*.py"))
+
+
+def _devices() -> list[tuple[str, ps.Device]]:
+    only = os.environ.get("PYSHADE_FUZZ_DEVICES")
+    names = set(only.split(",")) if only else set(driver.GROUPS)
+    if IN_CI:       # CI has no GPU: the CUDA device is not expected there
+        names -= {"cuda"}
+    return driver.devices(names, strict=IN_CI)
+
+
+def _fuzz(seed: int, tmp_path: Path) -> None:
+    devs = _devices()
+    print(f"PYSHADE_FUZZ_SEED={seed} PYSHADE_FUZZ_KERNELS={KERNELS} on "
+          f"{', '.join(label for label, _ in devs)}")
+    t = time.perf_counter()
+    # The g++ stand-ins take seconds a kernel: every 10th kernel only.
+    results, tallies = driver.run(seed, KERNELS, devs, tmp_path, hosts_every=10)
+    bad = [r for r in results if r.cpu_error or r.failed]
+    print(f"{len(results)} kernels in {time.perf_counter() - t:.1f} s: " + ", ".join(
+        f"{label} {tl.agreed}/{tl.kernels}" for label, tl in tallies.items()))
+    assert len(results) == KERNELS
+    assert not bad, (f"PYSHADE_FUZZ_SEED={seed} PYSHADE_FUZZ_KERNELS={KERNELS}: "
+                     f"{len(bad)} failing kernel(s)\n\n"
+                     + "\n\n".join(driver.report(r) for r in bad[:3]))
+
+
+@pytest.mark.slow
+def test_fuzz_fixed_seed(tmp_path: Path) -> None:
+    """The same kernels every run (or PYSHADE_FUZZ_SEED's)."""
+    _fuzz(int(os.environ.get("PYSHADE_FUZZ_SEED") or FIXED_SEED), tmp_path)
+
+
+@pytest.mark.slow
+def test_fuzz_fresh_seed(tmp_path: Path) -> None:
+    """New kernels every run; the seed is printed (and in the failure message)."""
+    seed = int(os.environ.get("PYSHADE_FUZZ_SEED") or np.random.SeedSequence().entropy
+               % 2**63)
+    _fuzz(seed, tmp_path)
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=[p.stem for p in REGRESSIONS])
+def test_fuzz_regression(path: Path, tmp_path: Path) -> None:
+    """A shrunk kernel that once disagreed: agrees now on every device (or fails as its
+    ``FUZZ["xfail"]`` says a target limitation makes it)."""
+    mod = harness.load(path.read_text(), tmp_path, path.stem)
+    info = mod.FUZZ
+    fn, meta, params = getattr(mod, info["kernel"]), info["meta"], info["params"]
+    inputs = harness.make_inputs(meta, harness.kernel_seed(info["seed"], info["index"], 1))
+    devs = _devices()
+    want = harness.launch(params, meta, fn, mod, devs[0][1], inputs)
+    failed = []
+    for label, dev in devs[1:]:
+        o = harness.check_on(params, meta, fn, mod, label, dev, inputs, want)
+        known = any(label.startswith(g) for g in info["xfail"])
+        if o.status in ("disagree", "error") and not known:
+            failed.append(f"{label}: {o.error or o.mismatches[0]}")
+        elif o.status == "agree" and known:     # strict: a fixed limitation is news
+            failed.append(f"{label}: agrees now; drop it from FUZZ['xfail']")
+    assert not failed, f"{path.name} ({info['first']}):\n" + "\n".join(failed)
+
+
+def test_shrinker_reduces_a_planted_disagreement(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A device that is wrong only in kernels that call ``ps.barrier()`` (a fault planted
+    in the harness's launch on that device): the shrinker keeps the barrier and an output,
+    and drops nearly everything else."""
+    real = harness.launch
+    cpu = ps.device("cpu")
+
+    def planted(params, meta, fn, mod, dev, inputs):  # noqa: ANN001, ANN202
+        out = real(params, meta, fn, mod, dev, inputs)
+        if "ps.barrier()" in Path(mod.__file__).read_text() and out:
+            a = out[sorted(out)[0]].reshape(-1)
+            a[0] = a[0] + 1 if a.dtype.kind != "f" else -a[0] - 1
+        return out
+
+    # check_on, which runs the device, reads harness.launch; the shrinker's cpu reference
+    # uses its own import of the real one.
+    monkeypatch.setattr(harness, "launch", planted)
+    seed, index = FIXED_SEED, next(j for j in range(50) if "ps.barrier()" in
+                                   harness.make_kernel(FIXED_SEED, j).source())
+    kern = harness.make_kernel(seed, index)
+    before = kern.source().count("\n")
+    o = shrink.Shrinker(kern, seed, index, "planted", cpu, tmp_path, 60.0).run()
+    after = kern.source()
+    assert o is not None and o.status == "disagree", o
+    assert "ps.barrier()" in after
+    assert after.count("\n") <= min(before // 3, 25), after
+    text = shrink.regression_source(kern, seed, index, "planted", str(o.mismatches[0]))
+    assert "FUZZ = " in text and f"'seed': {seed}" in text
+
+
+def _sink_meta(fn: str, width: int = 1) -> dict:
+    return {"sinks": [{"fn": fn, "base": 0, "args": [["f32", width]], "res": ["f32", width]}],
+            "slots": {"ot": 2 * width}}
+
+
+def test_ulp_table_is_applied() -> None:
+    """A sink's result is held to its target's bound (exp: 3 + 2|x| ulp on Vulkan, 2 on
+    CUDA), an exact output to the cpu device's bits."""
+    x = np.float32(1.5)
+    ref = np.float32(np.exp(np.float64(x)))
+    near = np.nextafter(np.nextafter(ref, np.float32(9)), np.float32(9))      # 2 ulp
+    far = ref + np.float32(40) * np.spacing(ref)                            # 40 ulp
+    want = {"ot": np.array([x, ref], np.float32)}
+    meta = _sink_meta("exp")
+    for fam, got, ok in (("vulkan", near, True), ("vulkan", far, False),
+                         ("cuda", near, True), ("python", near, False)):
+        bad = harness.compare(meta, want, {"ot": np.array([x, got], np.float32)}, fam, "glsl")
+        assert (not bad) == ok, (fam, got, bad)
+        if bad:
+            assert "exp result" in bad[0].note
+    # The argument column is exact: one ulp there is a mismatch on every family.
+    arg = np.nextafter(x, np.float32(9))
+    bad = harness.compare(meta, want, {"ot": np.array([arg, ref], np.float32)}, "vulkan",
+                          "glsl")
+    assert bad and "exact argument" in bad[0].note
+    # An ordinary output: bits, NaN equal to NaN.
+    nan = np.array([np.nan, 1.0], np.float32)
+    assert not harness.compare({"sinks": [], "slots": {}}, {"of": nan}, {"of": nan.copy()},
+                               "vulkan", "glsl")
+    assert harness.compare({"sinks": [], "slots": {}}, {"of": np.array([0.0], np.float32)},
+                           {"of": np.array([-0.0], np.float32)}, "vulkan", "glsl")
+
+
+def test_ulp_table_covers_every_family() -> None:
+    """Every function the generator may sink has a bound for every target family."""
+    for fn, by_family in ulp.SPEC.items():
+        assert set(by_family) >= {"vulkan", "wgsl", "cuda", "msl"}, fn
