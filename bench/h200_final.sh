@@ -18,7 +18,7 @@ if ! ldconfig -p | grep -q "libtinfo.so.6 "; then
     export LD_LIBRARY_PATH=/tmp/tinfo/usr/lib/x86_64-linux-gnu:/tmp/tinfo/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 fi
 timeout -k 5 "${BENCH_TIMEOUT:-120}" python3 -m pyshade bench --device cuda wgpu vulkan \
-    --only algorithms,launch,kernels --sizes 16777216 --reps 3 --out "$OUT/bench" \
+    --only "${BENCH_ONLY:-algorithms,launch,kernels}" --sizes 16777216 --reps 3 --out "$OUT/bench" \
     > "$OUT/bench.log" 2>&1
 echo "pyshade bench: exit status $?" >> "$OUT/bench.log"
 if [ -f bench/fuzz_run.py ]; then
