@@ -14,5 +14,5 @@ grep -E "PYSHADE_FUZZ_SEED|kernels in" "$OUT/h200_fuzz_tests.txt" | head -6
 tail -2 "$OUT/h200_fuzz_tests.txt"
 mkdir -p "$OUT/regressions"
 timeout 320 python3 bench/fuzz_run.py --kernels "${PYSHADE_FUZZ_RUN:-1000}" --seed 20261204 \
-    --devices "$DEVS" --chunk 10 --chunk-timeout 60 --shrink --keep "$OUT/regressions" \
+    --devices "$DEVS" --chunk 10 --chunk-timeout 60 --max-seconds 240 --shrink --keep "$OUT/regressions" \
     --json "$OUT/h200_fuzz_run.json" 2>&1 | tail -14 | tee "$OUT/h200_fuzz_run.txt"
