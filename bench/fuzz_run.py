@@ -151,6 +151,9 @@ def _summary(kernels: list[dict], found: list[str], timeouts: list[int],
             per[d][o["status"]] += 1
             per[d]["seconds"] += o["seconds"]
     ran = [k for k in kernels if not k.get("timeout")]
+    if "cpu" in per:            # the reference: it "agrees" wherever it ran the kernel
+        per["cpu"]["agree"] = len(ran) - cpu_errors
+        per["cpu"]["error"] = cpu_errors
     failing = [k["index"] for k in ran if k.get("cpu_error") or any(
         o["status"] in ("disagree", "error") for o in k["outcomes"].values())]
     return {"kernels": len(ran), "failing_kernels": failing, "cpu_errors": cpu_errors,
