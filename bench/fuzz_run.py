@@ -70,6 +70,8 @@ def main() -> None:
     p.add_argument("--chunk", type=int, default=25, help="kernels per child process")
     p.add_argument("--chunk-timeout", type=float, default=600.0)
     p.add_argument("--batch", type=int, default=5, help="kernels per generated module")
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help="start no chunk after this long (the run stops short, and says so)")
     p.add_argument("--shrink", action="store_true", help="shrink what disagrees")
     p.add_argument("--keep", default=None, help="where shrunk regressions go")
     p.add_argument("--worker", nargs=2, type=int, help=argparse.SUPPRESS)
@@ -88,7 +90,11 @@ def main() -> None:
     kernels: list[dict] = []
     timeouts: list[int] = []
     found: list[str] = []
+    summary = _summary(kernels, found, timeouts, 0.0)
     for start in range(0, args.kernels, args.chunk):
+        if args.max_seconds is not None and time.time() - t0 > args.max_seconds:
+            print(f"  stopped at {start} kernels: --max-seconds {args.max_seconds:.0f}")
+            break
         stop = min(start + args.chunk, args.kernels)
         cmd = [sys.executable, __file__, "--worker", str(start), str(stop), "--seed",
                str(args.seed), "--devices", args.devices, "--batch", str(args.batch),
@@ -145,6 +151,9 @@ def _summary(kernels: list[dict], found: list[str], timeouts: list[int],
             per[d][o["status"]] += 1
             per[d]["seconds"] += o["seconds"]
     ran = [k for k in kernels if not k.get("timeout")]
+    if "cpu" in per:            # the reference: it "agrees" wherever it ran the kernel
+        per["cpu"]["agree"] = len(ran) - cpu_errors
+        per["cpu"]["error"] = cpu_errors
     failing = [k["index"] for k in ran if k.get("cpu_error") or any(
         o["status"] in ("disagree", "error") for o in k["outcomes"].values())]
     return {"kernels": len(ran), "failing_kernels": failing, "cpu_errors": cpu_errors,

@@ -325,3 +325,14 @@ def ps_atomic_max_float(buf, i, v: f32) -> f32:
         cur = seen
         seen = ps_cas_float(buf, i, cur, ps_max_float(cur, v))
     return cur
+
+
+def ps_float_to_int_plain(x: F, bottom: I, top: I) -> I:
+    """``ps_float_to_int`` of f64 (NaN as ``x != x``; f16 goes through f32). Out of range
+    the target's conversion is undefined: f16 -> u32 of -9.0 gave 0xfffffff7 on lavapipe
+    (fuzz seed 20261204 kernel 10)."""
+    lo = convert(F, bottom)
+    hi = convert(F, top)
+    v = convert(I, select(F(0.0), x, (x > lo) & (x < hi)))
+    v = select(select(v, top, x >= hi), bottom, x <= lo)
+    return select(v, I(0), x != x)  # noqa: PLR0124 - the NaN test

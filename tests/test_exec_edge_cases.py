@@ -15,7 +15,7 @@ import pytest
 from conftest import get_device
 
 import pyshade as ps
-from pyshade import f16, f32, f64, mat2, u32, vec2, vec3
+from pyshade import f16, f32, f64, i32, mat2, u32, vec2, vec3
 
 WG = 64
 
@@ -327,3 +327,45 @@ def test_conditional_expression_of_matrices(dev: ps.Device) -> None:
         other = np.array([[v, v], [4.0, 4.0]]) if v < 1.5 else m
         want.append(m[0] + other[1])
     np.testing.assert_array_equal(out.numpy(), np.array(want, np.float32))
+
+
+# ------------------------------------------- f16 and f64 -> i32/u32 saturate like f32
+
+
+@ps.kernel(workgroup_size=WG)
+def f16_to_int(x: ps.Buffer[f16], oi: ps.Buffer[i32], ou: ps.Buffer[u32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        oi[i] = i32(x[i])
+        ou[i] = u32(x[i])
+
+
+@ps.kernel(workgroup_size=WG)
+def f64_to_int(x: ps.Buffer[f64], oi: ps.Buffer[i32], ou: ps.Buffer[u32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        oi[i] = i32(x[i])
+        ou[i] = u32(x[i])
+
+
+@pytest.mark.parametrize("ty", ["f16", "f64"])
+def test_f16_f64_to_int_saturate(dev: ps.Device, ty: str) -> None:
+    """Out of range (a negative to u32, beyond i32) and NaN as the cpu device: clamped,
+    NaN 0 (f16 -> u32 of -9.0 gave 0xfffffff7 on lavapipe; fuzz seed 20261204 kernel 10)."""
+    feats = set(getattr(dev, "features", ()) or ())
+    if dev.target != "python" and ty not in feats and f"shader-{ty}" not in feats \
+            or ty == "f64" and dev.target in ("wgsl", "msl"):
+        pytest.skip(f"{dev.name} has no {ty}")
+    dt = np.float16 if ty == "f16" else np.float64
+    vals = [-9.0, -0.5, 3.75, 65504.0, -65504.0, math.inf, -math.inf, math.nan]
+    if ty == "f64":
+        vals += [3e9, -3e9, 4294967296.0]
+        if dev.target != "hlsl":    # open: DXC's double -> uint of it gives 2147483648
+            vals.append(2147483647.5)
+    x = np.array(vals, dt)
+    oi, ou = dev.zeros(len(x), np.int32), dev.zeros(len(x), np.uint32)
+    (f16_to_int if ty == "f16" else f64_to_int).launch(dev.array(x), oi, ou, threads=len(x),
+                                                       device=dev)
+    sat = lambda v, lo, hi: 0 if v != v else int(min(max(v, lo), hi))  # noqa: E731
+    np.testing.assert_array_equal(oi.numpy(), [sat(v, -2**31, 2**31 - 1) for v in vals])
+    np.testing.assert_array_equal(ou.numpy(), [sat(v, 0, 2**32 - 1) for v in vals])

@@ -148,17 +148,24 @@ class PreludeMixin:
         return self.prelude_call(node, f"ps_atomic_{op}_float", node.args)
 
     def route_conversion(self, node: ast.Call, src: T.Type, dst: T.Type) -> ast.expr:
-        """An f32 (vector) -> i32/u32 (vector) conversion as ``ps_float_to_int``."""
+        """A float (vector) -> i32/u32 (vector) conversion as ``ps_float_to_int`` (f32, and
+        f16 through f32) or ``ps_float_to_int_plain`` (f64)."""
         de = dst.elem if isinstance(dst, T.VectorType) else dst
         se = src.elem if isinstance(src, T.VectorType) else src
-        if se != T.f32 or de not in (T.i32, T.u32) or isinstance(dst, T.EnumType):
+        if se not in (T.f32, T.f16, T.f64) or de not in (T.i32, T.u32) \
+                or isinstance(dst, T.EnumType):
             return node
         if not self.routes():
             self.not_in_prelude(node, "float -> int conversions (use convert)")
             return node
         bottom = self.splat(self.const(node, de.min, de), dst)
         top = self.splat(self.const(node, de.max, de), dst)
-        return self.prelude_call(node, "ps_float_to_int", [node.args[0], bottom, top])
+        if se == T.f64:
+            return self.prelude_call(node, "ps_float_to_int_plain", [node.args[0], bottom, top])
+        # f16 through f32 (exact): f16 cannot hold the i32/u32 bounds (DXC's conversion of
+        # them to half broke the comparisons).
+        x = self.as_elem(node.args[0], T.f32) if se == T.f16 else node.args[0]
+        return self.prelude_call(node, "ps_float_to_int", [x, bottom, top])
 
     def route_math(self, node: ast.Call, name: str) -> ast.expr:
         """A ``math`` function whose spelling on the target is ``PRELUDE`` as a call of
