@@ -472,6 +472,9 @@ def test_freed_arrays_are_pooled_and_reused(dev) -> None:
     are the new array's, and the pool never holds more than POOL_BYTES."""
     from pyshade.runtime.vulkan_memory import POOL_BYTES
     mem = dev._mem
+    # the module's device: arrays of earlier tests may still be retiring into the pool
+    gc.collect()
+    dev.synchronize()
     mem.release_pool()
     a = dev.array(np.arange(3000, dtype=np.uint32))
     handle = a.buf.handle
