@@ -80,8 +80,9 @@ def template_like(a: ps.Buffer[i32], m: ps.Buffer[f32], o: ps.Buffer[u32], f: ps
     if i < len(a):
         n = a[i]
         k = i32(i)
-        # WGSL: vec2<bool>(n < k, n > 3) read as the template n<k, n> without parentheses
-        b = bvec2(n < k, n > 3)
+        # WGSL: vec2<bool>(n < k, n >= 3) read as the template n<k, n> (then "expected
+        # `)`, found =") without parentheses
+        b = bvec2(n < k, n >= 3)
         o[i] = u32(b.x) + u32(2) * u32(b.y)
         mm = mat2() if m[i] > 0.0 else mat2(m[i], 1.0, 2.0, 3.0)   # WGSL select takes no matrix
         f[i] = mm[0].x + mm[1].y
@@ -114,7 +115,7 @@ def test_wgsl_template_and_matrix_select(dev: ps.Device) -> None:
     o, f = dev.zeros(len(a), np.uint32), dev.zeros(len(a), np.float32)
     template_like.launch(dev.array(a), dev.array(m), o, f, threads=len(a), device=dev)
     k = np.arange(len(a))
-    np.testing.assert_array_equal(o.numpy(), (a < k) + 2 * (a > 3))
+    np.testing.assert_array_equal(o.numpy(), (a < k) + 2 * (a >= 3))
     np.testing.assert_array_equal(f.numpy(), np.where(m > 0, 0.0, m + 3.0).astype(np.float32))
 
 
