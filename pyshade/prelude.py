@@ -336,3 +336,10 @@ def ps_float_to_int_plain(x: F, bottom: I, top: I) -> I:
     v = convert(I, select(F(0.0), x, (x > lo) & (x < hi)))
     v = select(select(v, top, x >= hi), bottom, x <= lo)
     return select(v, I(0), x != x)  # noqa: PLR0124 - the NaN test
+
+
+# -- last in the file, so that generated code's line references above stay ------------
+def ps_isinf_f64(x: F):  # noqa: ANN201 - bool or a bool vector, as F is
+    """``math.isinf`` of f64: beyond the largest finite f64 (GLSL, HLSL and CUDA's
+    spellings of ``isinf`` are f32 only)."""
+    return math.fabs(x) > F(1.7976931348623157e308)

@@ -40,3 +40,14 @@ def shortest_f32(v: float) -> str:
                 s += ".0"
             return s
     return repr(f)
+
+
+def enclosed(s: str) -> bool:
+    """Whether ``s`` is one parenthesised whole: its first ``(`` closes at its end (so
+    ``(a < b)`` is, ``(a) < (b)`` is not)."""
+    depth = 0
+    for k, c in enumerate(s):
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            return k == len(s) - 1
+    return False

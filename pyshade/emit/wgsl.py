@@ -29,6 +29,7 @@ from ..frontend.exprs import CT
 from ..frontend.program import FuncInfo
 from .clike import BINOPS, CLikeEmitter, elem_type
 from .spellings.wgsl import SPELLINGS
+from .textutil import enclosed
 from .wgsl_helpers import WgslHelpers
 
 ID_BUILTINS = {"global_id": "global_invocation_id", "local_id": "local_invocation_id",
@@ -176,8 +177,58 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         return f"_ = {text}" if call.ps_type is not None else text
 
     # -- expressions -------------------------------------------------------------------
+    # How many argument lists enclose the expression being written (see ``compare``).
+    arg_depth = 0
+
+    def ex_Call(self, node: ast.Call) -> str:
+        """A call (``Emitter.ex_Call``), counting the argument lists it opens."""
+        self.arg_depth += 1
+        try:
+            return super().ex_Call(node)
+        finally:
+            self.arg_depth -= 1
+
+    def compare(self, op: type, a: ast.expr, b: ast.expr, node: ast.AST) -> str:
+        """``a < b`` parenthesised inside an argument list: WGSL's template-list discovery
+        reads ``f(n < m, k > j)`` as ``f(n<m, k>j)``, a template (naga then fails with
+        "expected `)`"), and a parenthesis closing after ``b`` ends that reading."""
+        s = super().compare(op, a, b, node)
+        return f"({s})" if op is ast.Lt and self.arg_depth else s
+
+    def call_construct(self, node: ast.Call, t: T.Type) -> str:
+        """A vector or matrix constructor; without arguments, the zero written out
+        (``vec2<f32>(0.0f)``, a matrix's columns so): naga (wgpu-native 29) turns a
+        ``vec2<f32>()`` inside a constant vector, ``vec4<f32>(1.0f, 1.0f, vec2<f32>())``,
+        into SPIR-V that loses the device on lavapipe (bench/probes/wgsl_zero_vector.py)."""
+        if node.args or not isinstance(t, (T.VectorType, T.MatrixType)):
+            return super().call_construct(node, t)
+        return self.written_zero(t)
+
+    def written_zero(self, t: T.Type) -> str:
+        """The zero of a vector (a splat of its element's zero) or of a matrix (its columns)."""
+        if isinstance(t, T.MatrixType):
+            col = self.written_zero(t.column)
+            return f"{self.type_name(t)}({', '.join([col] * t.n)})"
+        return f"{self.type_name(t)}({self.literal(False if t.elem == T.bool_ else 0, t.elem)})"
+
+    def sub(self, node: ast.expr) -> str:
+        """An operand (``Emitter.sub``); a comparison that ``compare`` parenthesised
+        already is not parenthesised twice."""
+        if isinstance(node, ast.Compare) and id(node) not in self.emitted:
+            s = self.expr(node)
+            return s if enclosed(s) else f"({s})"
+        return super().sub(node)
+
     def ex_IfExp(self, node: ast.IfExp) -> str:
         """``select(...)``, refused when a side has side effects (both sides are evaluated)."""
+        self.arg_depth += 1
+        try:
+            return self.if_exp(node)
+        finally:
+            self.arg_depth -= 1
+
+    def if_exp(self, node: ast.IfExp) -> str:
+        """``ex_IfExp``'s text, inside its argument list."""
         if self.has_side_effects(node.body) or self.has_side_effects(node.orelse):
             raise self.error(node, "x if c else y becomes select() in WGSL, which "
                                    "evaluates both sides: this side has side effects; "

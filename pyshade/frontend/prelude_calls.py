@@ -130,7 +130,8 @@ class PreludeMixin:
         elif name == "math.isnan":
             fn = "ps_isnan" if kind == "float" else "ps_isnan_plain"
         else:
-            fn = "ps_isinf" if kind == "float" else ("ps_isinf_f16" if e == T.f16 else None)
+            fn = "ps_isinf" if kind == "float" else {T.f16: "ps_isinf_f16",
+                                                      T.f64: "ps_isinf_f64"}.get(e)
         if fn is None:      # the target's own builtin is right (unsigned, float abs)
             return node
         return self.prelude_call(node, fn, node.args)

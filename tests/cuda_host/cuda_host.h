@@ -166,6 +166,7 @@ inline bool operator<(__half a, __half b) { return a.v < b.v; }
 inline bool operator<=(__half a, __half b) { return a.v <= b.v; }
 inline bool operator>(__half a, __half b) { return a.v > b.v; }
 inline bool operator>=(__half a, __half b) { return a.v >= b.v; }
+inline __half operator-(__half a) { return ps_h(-a.v); }
 inline bool __hisnan(__half a) { return a.v != a.v; }
 inline bool __hisinf(__half a) { return std::isinf((float)a.v); }
 

@@ -55,7 +55,7 @@ fn ps_floordiv_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:92
     let q: f32 = floor(a / b);  // prelude.py:97
     let r: f32 = a - (q * b);  // prelude.py:98
     let pos: bool = b > zero;  // prelude.py:99
-    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:100
+    let dec: bool = select(r > zero, (r < zero), pos);  // prelude.py:100
     let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:101
     return select(select(q, q + one, inc), q - one, dec);  // prelude.py:102
 }

@@ -21,7 +21,7 @@ fn logic(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // int_seman
     let ordered: bool = (lo < hi) && (hi <= 100i) && (100i != x);  // int_semantics.py:61
     let both: bool = inside && (!ordered);  // int_semantics.py:62
     let either: bool = (x == 0i) || ((x > 0i) && (a[select(i, i - 1u, i > 0u)] < x));  // int_semantics.py:63
-    let sign_: i32 = select(select(0i, -1i, x < 0i), 1i, x > 0i);  // int_semantics.py:64
+    let sign_: i32 = select(select(0i, -1i, (x < 0i)), 1i, x > 0i);  // int_semantics.py:64
     var f: u32 = 0u;  // int_semantics.py:65
     if (both) {  // int_semantics.py:66
         f = f | 1u;  // int_semantics.py:67

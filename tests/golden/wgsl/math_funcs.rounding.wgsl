@@ -20,7 +20,7 @@ fn ps_float_to_int_f32_i32(x_: f32, bottom: i32, top: i32) -> i32 {  // prelude.
 }
 
 fn ps_min_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:159
-    return select(b, a, a < b);  // prelude.py:163
+    return select(b, a, (a < b));  // prelude.py:163
 }
 
 fn ps_key_before_i32(x_: i32, y: i32) -> bool {  // prelude.py:187

@@ -89,7 +89,7 @@ fn specials(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // math_f
         t = select(lo, hi, t > 0.0f);  // math_funcs.py:47
         t = ps_min_float_f32(ps_max_float_f32(t, -1e+30f), 1e+30f);  // math_funcs.py:48
     }
-    let q: f32 = select(t, ps_f32_from_bits(0x7fc00000u), t < (-100.0f));  // math_funcs.py:49
+    let q: f32 = select(t, ps_f32_from_bits(0x7fc00000u), (t < (-100.0f)));  // math_funcs.py:49
     var w: vec3<f32> = v[i].xyz;  // math_funcs.py:50
     w = vec3<f32>(sqrt(abs(w.x)), floor(w.y), round(w.z)) + abs(q);  // math_funcs.py:51
     w = vec3<f32>(sin(w.xy), 1.0f) * exp(w);  // math_funcs.py:52

@@ -17,7 +17,7 @@ fn ps_floordiv_float_f32(a: f32, b: f32) -> f32 {  // prelude.py:92
     let q: f32 = floor(a / b);  // prelude.py:97
     let r: f32 = a - (q * b);  // prelude.py:98
     let pos: bool = b > zero;  // prelude.py:99
-    let dec: bool = select(r > zero, r < zero, pos);  // prelude.py:100
+    let dec: bool = select(r > zero, (r < zero), pos);  // prelude.py:100
     let inc: bool = select((b < zero) & (r <= b), r >= b, pos);  // prelude.py:101
     return select(select(q, q + one, inc), q - one, dec);  // prelude.py:102
 }
@@ -41,7 +41,7 @@ fn ps_math_pow(x_: f32, y: f32) -> f32 {  // prelude_math.py:409
     let half_: f32 = y * 0.5f;  // prelude_math.py:418
     let odd: bool = integral & (!(floor(half_) == half_));  // prelude_math.py:419
     let zero: bool = (ax == 0.0f) & (y == y);  // prelude_math.py:420
-    r = select(r, select(0.0f, ps_f32_from_bits(0x7f800000u), y < 0.0f), zero);  // prelude_math.py:422
+    r = select(r, select(0.0f, ps_f32_from_bits(0x7f800000u), (y < 0.0f)), zero);  // prelude_math.py:422
     r = select(r, -r, odd & ((x_ < 0.0f) | (zero & (bitcast<i32>(x_) < 0i))));  // prelude_math.py:423
     let finite_neg: bool = (x_ < 0.0f) & (x_ > ps_f32_from_bits(0xff800000u));  // prelude_math.py:424
     r = select(r, ps_f32_from_bits(0x7fc00000u), (finite_neg & (!(floor(y) == y))) & (abs(y) < ps_f32_from_bits(0x7f800000u)));  // prelude_math.py:425

@@ -17,12 +17,12 @@ fn ps_floordiv_unsigned_u32(a: u32, b: u32) -> u32 {  // prelude.py:82
 }
 
 fn ps_m_exp_k(x_: f32) -> f32 {  // prelude_math.py:95
-    let xc: f32 = select(select(x_, 89.0f, x_ > 89.0f), -110.0f, x_ < (-110.0f));  // prelude_math.py:97
+    let xc: f32 = select(select(x_, 89.0f, x_ > 89.0f), -110.0f, (x_ < (-110.0f)));  // prelude_math.py:97
     return floor((xc * 1.442695f) + 0.5f);  // prelude_math.py:98
 }
 
 fn ps_m_exp_p(x_: f32, k: f32) -> f32 {  // prelude_math.py:101
-    let xc: f32 = select(select(x_, 89.0f, x_ > 89.0f), -110.0f, x_ < (-110.0f));  // prelude_math.py:105
+    let xc: f32 = select(select(x_, 89.0f, x_ > 89.0f), -110.0f, (x_ < (-110.0f)));  // prelude_math.py:105
     let r: f32 = (xc - (k * 0.69314575f)) - (k * 1.4286068e-06f);  // prelude_math.py:106
     var q: f32 = 2.4801588e-05f;  // prelude_math.py:107
     q = (q * r) + 0.0001984127f;  // prelude_math.py:108
@@ -52,7 +52,7 @@ fn ps_expm1(x_: f32) -> f32 {  // prelude_math.py:128
     let p: f32 = ps_m_exp_p(x_, k);  // prelude_math.py:132
     let h: f32 = ps_m_pow2(k - 1.0f);  // prelude_math.py:133
     var e: f32 = ((h - 0.5f) + (h * p)) * 2.0f;  // prelude_math.py:134
-    e = select(e, -1.0f, x_ < (-18.0f));  // prelude_math.py:135
+    e = select(e, -1.0f, (x_ < (-18.0f)));  // prelude_math.py:135
     return select(e, x_, (x_ == 0.0f) | ps_isnan_f32(x_));  // prelude_math.py:136
 }
 
@@ -80,7 +80,7 @@ fn ps_m_exp(x_: f32) -> f32 {  // prelude_math.py:117
 fn ps_sinh(x_: f32) -> f32 {  // prelude_math.py:212
     let a: f32 = abs(x_);  // prelude_math.py:216
     let e: f32 = ps_expm1(select(a, 0.0f, a > 88.0f));  // prelude_math.py:217
-    var r: f32 = select(0.5f * (e + (e / (e + 1.0f))), e - (0.5f * ((e * e) / (e + 1.0f))), a < 1.0f);  // prelude_math.py:218
+    var r: f32 = select(0.5f * (e + (e / (e + 1.0f))), e - (0.5f * ((e * e) / (e + 1.0f))), (a < 1.0f));  // prelude_math.py:218
     let w: f32 = ps_m_exp(0.5f * select(0.0f, a, a > 88.0f));  // prelude_math.py:220
     r = select(r, (0.5f * w) * w, a > 88.0f);  // prelude_math.py:221
     return ps_copysign(select(r, x_, ps_isnan_f32(x_)), x_);  // prelude_math.py:222
@@ -95,13 +95,13 @@ fn ps_cosh(x_: f32) -> f32 {  // prelude_math.py:225
 }
 
 fn ps_m_log_bits(u: f32) -> i32 {  // prelude_math.py:142
-    let us: f32 = select(u, u * 33554432.0f, u < 1.1754944e-38f);  // prelude_math.py:145
+    let us: f32 = select(u, u * 33554432.0f, (u < 1.1754944e-38f));  // prelude_math.py:145
     return bitcast<i32>(us) + 4913933i;  // prelude_math.py:146
 }
 
 fn ps_m_log_k(u: f32) -> f32 {  // prelude_math.py:149
     let k: f32 = bitcast<f32>(((ps_m_log_bits(u) >> 23u) - 127i) + 1262485504i) - 12582912.0f;  // prelude_math.py:151
-    return k - select(0.0f, 25.0f, u < 1.1754944e-38f);  // prelude_math.py:152
+    return k - select(0.0f, 25.0f, (u < 1.1754944e-38f));  // prelude_math.py:152
 }
 
 fn ps_m_log_f(u: f32) -> f32 {  // prelude_math.py:155
@@ -128,7 +128,7 @@ fn ps_log1p(x_: f32) -> f32 {  // prelude_math.py:173
     var r: f32 = (k * 0.69314575f) + (f - (ps_m_log1p_tail(f) - ((k * 1.4286068e-06f) + c)));  // prelude_math.py:184
     r = select(r, xn - ps_m_log1p_tail(xn), near);  // prelude_math.py:185
     r = select(r, x_, (x_ == ps_f32_from_bits(0x7f800000u)) | ps_isnan_f32(x_));  // prelude_math.py:186
-    return select(select(r, ps_f32_from_bits(0xff800000u), x_ == (-1.0f)), ps_f32_from_bits(0x7fc00000u), x_ < (-1.0f));  // prelude_math.py:187
+    return select(select(r, ps_f32_from_bits(0xff800000u), x_ == (-1.0f)), ps_f32_from_bits(0x7fc00000u), (x_ < (-1.0f)));  // prelude_math.py:187
 }
 
 fn ps_m_log(x_: f32) -> f32 {  // prelude_math.py:190
@@ -153,14 +153,14 @@ fn ps_acosh(x_: f32) -> f32 {  // prelude_math.py:258
     var r: f32 = ps_log1p(t + sqrt(t * (2.0f + t)));  // prelude_math.py:263
     r = select(r, ps_m_log(select(1.0f, x_, big)) + 0.6931472f, big);  // prelude_math.py:264
     r = select(r, x_, (x_ == ps_f32_from_bits(0x7f800000u)) | ps_isnan_f32(x_));  // prelude_math.py:265
-    return select(r, ps_f32_from_bits(0x7fc00000u), x_ < 1.0f);  // prelude_math.py:266
+    return select(r, ps_f32_from_bits(0x7fc00000u), (x_ < 1.0f));  // prelude_math.py:266
 }
 
 fn ps_atanh(x_: f32) -> f32 {  // prelude_math.py:269
     let a: f32 = abs(x_);  // prelude_math.py:272
     let d: f32 = 1.0f - a;  // prelude_math.py:273
     let small: f32 = (2.0f * a) + (((2.0f * a) * a) / d);  // prelude_math.py:274
-    var r: f32 = 0.5f * ps_log1p(select((2.0f * a) / d, small, a < 0.5f));  // prelude_math.py:275
+    var r: f32 = 0.5f * ps_log1p(select((2.0f * a) / d, small, (a < 0.5f)));  // prelude_math.py:275
     r = select(select(r, ps_f32_from_bits(0x7f800000u), a == 1.0f), ps_f32_from_bits(0x7fc00000u), a > 1.0f);  // prelude_math.py:276
     return ps_copysign(select(r, x_, ps_isnan_f32(x_)), x_);  // prelude_math.py:277
 }
@@ -170,7 +170,7 @@ fn ps_log10(x_: f32) -> f32 {  // prelude_math.py:197
     let f: f32 = ps_m_log_f(x_);  // prelude_math.py:201
     var r: f32 = (k * 0.3010254f) + ((k * 4.605039e-06f) + ((f - ps_m_log1p_tail(f)) * 0.4342945f));  // prelude_math.py:202
     r = select(r, x_, (x_ == ps_f32_from_bits(0x7f800000u)) | ps_isnan_f32(x_));  // prelude_math.py:203
-    return select(select(r, ps_f32_from_bits(0xff800000u), x_ == 0.0f), ps_f32_from_bits(0x7fc00000u), x_ < 0.0f);  // prelude_math.py:204
+    return select(select(r, ps_f32_from_bits(0xff800000u), x_ == 0.0f), ps_f32_from_bits(0x7fc00000u), (x_ < 0.0f));  // prelude_math.py:204
 }
 
 fn ps_m_erfc_tail(a_1: f32) -> f32 {  // prelude_math.py:369
@@ -214,7 +214,7 @@ fn ps_erfc(x_: f32) -> f32 {  // prelude_math.py:398
     let mid: bool = a < 0.5f;  // prelude_math.py:402
     let tail: f32 = ps_m_erfc_tail(select(a, 1.0f, mid));  // prelude_math.py:403
     let small: f32 = ps_m_erf_small(select(a, 0.0f, a > 1.0f));  // prelude_math.py:404
-    let r: f32 = select(select(tail, 2.0f - tail, x_ < 0.0f), 1.0f - ps_copysign(small, x_), mid);  // prelude_math.py:405
+    let r: f32 = select(select(tail, 2.0f - tail, (x_ < 0.0f)), 1.0f - ps_copysign(small, x_), mid);  // prelude_math.py:405
     return select(r, x_, ps_isnan_f32(x_));  // prelude_math.py:406
 }
 
@@ -264,7 +264,7 @@ fn ps_fmod(x_: f32, y_: f32) -> f32 {  // prelude_math.py:304
         }
         t = t * 0.5f;  // prelude_math.py:323
     }
-    return select(r, -r, x_ < 0.0f);  // prelude_math.py:324
+    return select(r, -r, (x_ < 0.0f));  // prelude_math.py:324
 }
 
 fn columns(j: u32) {  // math_more.py:19

@@ -13,7 +13,7 @@ fn ps_max_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:166
 }
 
 fn ps_min_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:159
-    return select(b, a, a < b);  // prelude.py:163
+    return select(b, a, (a < b));  // prelude.py:163
 }
 
 @compute @workgroup_size(64, 1, 1)

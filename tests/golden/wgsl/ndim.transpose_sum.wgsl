@@ -15,7 +15,7 @@ fn ps_max_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:166
 }
 
 fn ps_min_signed_i32(a: i32, b: i32) -> i32 {  // prelude.py:159
-    return select(b, a, a < b);  // prelude.py:163
+    return select(b, a, (a < b));  // prelude.py:163
 }
 
 fn at_clamped(y: i32, x: i32) -> u32 {  // ndim.py:67

@@ -28,13 +28,13 @@ fn zero_constructors(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  
     if (i >= ps_params.ps_len_out) {  // port_fixes.py:40
         return;  // port_fixes.py:41
     }
-    var v: vec2<f32> = vec2<f32>();  // port_fixes.py:42
-    let w: vec4<f32> = vec4<f32>();  // port_fixes.py:43
-    let m: mat2x2<f32> = mat2x2<f32>();  // port_fixes.py:44
-    var m3: mat3x3<f32> = mat3x3<f32>();  // port_fixes.py:45
-    var u: vec3<u32> = vec3<u32>();  // port_fixes.py:46
-    let iv: vec4<i32> = vec4<i32>();  // port_fixes.py:47
-    var b: vec2<bool> = vec2<bool>();  // port_fixes.py:48
+    var v: vec2<f32> = vec2<f32>(0.0f);  // port_fixes.py:42
+    let w: vec4<f32> = vec4<f32>(0.0f);  // port_fixes.py:43
+    let m: mat2x2<f32> = mat2x2<f32>(vec2<f32>(0.0f), vec2<f32>(0.0f));  // port_fixes.py:44
+    var m3: mat3x3<f32> = mat3x3<f32>(vec3<f32>(0.0f), vec3<f32>(0.0f), vec3<f32>(0.0f));  // port_fixes.py:45
+    var u: vec3<u32> = vec3<u32>(0u);  // port_fixes.py:46
+    let iv: vec4<i32> = vec4<i32>(0i);  // port_fixes.py:47
+    var b: vec2<bool> = vec2<bool>(false);  // port_fixes.py:48
     var c: Blank = Blank(0.0f, 0u, select(0u, 1u, false), 1.5f);  // port_fixes.py:49
     let s: f32 = 0.0f;  // port_fixes.py:50
     let n: u32 = 0u;  // port_fixes.py:51

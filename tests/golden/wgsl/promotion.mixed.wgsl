@@ -15,6 +15,6 @@ fn mixed(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // promotion
         let ratio: f32 = select(0.0f, f32(a[i]) / f32(b[i]), b[i] != 0u);  // promotion.py:24
         let noise_: f32 = f32(b[i] >> 8u) * 5.9604645e-08f;  // promotion.py:25
         let mean: f32 = (f32(a[i]) + (f32(b[i]) / 2.0f)) / 3.0f;  // promotion.py:26
-        out_[i] = select(half_ - mean, ((half_ + ratio) + noise_) + mean, f32(a[i]) < 0.5f);  // promotion.py:27
+        out_[i] = select(half_ - mean, ((half_ + ratio) + noise_) + mean, (f32(a[i]) < 0.5f));  // promotion.py:27
     }
 }

@@ -11,11 +11,11 @@ struct ps_Params {
 @group(0) @binding(6) var<uniform> ps_params: ps_Params;
 
 fn ps_abs_signed_ivec4(x: vec4<i32>) -> vec4<i32> {  // prelude.py:178
-    return select(x, -x, x < vec4<i32>(0i));  // prelude.py:184
+    return select(x, -x, (x < vec4<i32>(0i)));  // prelude.py:184
 }
 
 fn ps_min_signed_ivec4(a_: vec4<i32>, b_: vec4<i32>) -> vec4<i32> {  // prelude.py:159
-    return select(b_, a_, a_ < b_);  // prelude.py:163
+    return select(b_, a_, (a_ < b_));  // prelude.py:163
 }
 
 fn ps_max_signed_ivec4(a_: vec4<i32>, b_: vec4<i32>) -> vec4<i32> {  // prelude.py:166

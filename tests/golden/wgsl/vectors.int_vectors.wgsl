@@ -55,7 +55,7 @@ fn int_vectors(@builtin(global_invocation_id) ps_global_id: vec3<u32>) {  // vec
     u = (u << vec4<u32>(1u, 2u, 3u, 4u)) ^ ((u >> vec4<u32>(1u)) & vec4<u32>(255u));  // vectors.py:39
     let v2: vec2<f32> = vec2<f32>(c);  // vectors.py:40
     let w: vec2<i32> = ps_float_to_int_vec2_ivec2(v2 * 0.5f, vec2<i32>(i32(-2147483647 - 1)), vec2<i32>(2147483647i));  // vectors.py:41
-    let flags: vec3<bool> = vec3<bool>(inside, c.x == w.x, c.y < 0i);  // vectors.py:42
+    let flags: vec3<bool> = vec3<bool>(inside, c.x == w.x, (c.y < 0i));  // vectors.py:42
     if (flags.x && (!flags.z)) {  // vectors.py:43
         u.w = u.w + 1u;  // vectors.py:44
     }

@@ -1,0 +1,143 @@
+"""Faults the differential fuzzer (tests/fuzz, docs/devices/testing.md) found, each
+reduced to a kernel and run on every device against numpy: float ``//`` and ``%`` of
+f16 and f64 (no prelude function existed: every GPU target raised AttributeError),
+HLSL's cast constructors under a swizzle or an index, WGSL's template-list reading of
+``f(a < b, c > d)``, WGSL's ``select`` of matrices, and naga's zero vector inside a
+constant vector (lost the device on lavapipe)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import pyshade as ps
+from pyshade import bvec2, f16, f32, f64, i32, mat2, u32, vec2, vec3, vec4
+
+
+def has_float(dev: ps.Device, name: str) -> bool:
+    """Whether the device runs kernels of the float type ``name`` (f16, f64)."""
+    if dev.target == "python":
+        return True
+    feats = set(getattr(dev, "features", ()) or ())
+    if name == "f64" and dev.target in ("wgsl", "msl"):
+        return False
+    return name in feats or (name == "f16" and "shader-f16" in feats)
+
+
+@ps.kernel(workgroup_size=8)
+def floor_mod16(a: ps.Buffer[f16], b: ps.Buffer[f16], q: ps.Buffer[f16], r: ps.Buffer[f16]):
+    i = ps.global_id().x
+    if i < len(a):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+
+
+@ps.kernel(workgroup_size=8)
+def floor_mod64(a: ps.Buffer[f64], b: ps.Buffer[f64], q: ps.Buffer[f64], r: ps.Buffer[f64]):
+    i = ps.global_id().x
+    if i < len(a):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float64], ids=["f16", "f64"])
+def test_float_floordiv_mod_f16_f64(dev: ps.Device, dtype: type) -> None:
+    name = np.dtype(dtype).name.replace("float", "f")
+    if not has_float(dev, name):
+        pytest.skip(f"{dev.name} has no {name}")
+    a = np.array([7, -7, 7.5, -0.5, 0.0, -0.0, 100.25, -3, 1e3, 5], dtype)
+    b = np.array([2, 2, -2, 3, 1.5, 4, 0.5, -0.75, 7, -5], dtype)
+    q, r = dev.zeros(len(a), dtype), dev.zeros(len(a), dtype)
+    k = floor_mod16 if dtype is np.float16 else floor_mod64
+    if dev.target == "hlsl" and name == "f64":  # HLSL has no double floor: refused by name
+        with pytest.raises(ps.TranslationError, match="not available on hlsl"):
+            k.launch(dev.array(a), dev.array(b), q, r, threads=len(a), device=dev)
+        return
+    k.launch(dev.array(a), dev.array(b), q, r, threads=len(a), device=dev)
+    # pyshade's float // and % (docs/design.md): floor(a / b) and a - b * floor(a / b),
+    # exact for these operands; so -3.0 % -0.75 is 0.0, where Python's fmod gives -0.0
+    want_q = np.floor(a / b)
+    want_r = a - b * want_q
+    np.testing.assert_array_equal(q.numpy(), want_q)
+    np.testing.assert_array_equal(r.numpy(), want_r)
+    assert np.signbit(r.numpy()).tolist() == np.signbit(want_r).tolist()
+    assert np.signbit(q.numpy()).tolist() == np.signbit(want_q).tolist()
+
+
+@ps.kernel(workgroup_size=8)
+def postfix_of_constructors(a: ps.Buffer[f32], o: ps.Buffer[f32]):
+    i = ps.global_id().x
+    if i < len(a):
+        # HLSL writes vec3(x) as the cast (float3)(x): `.y` and `[k]` need it enclosed
+        o[i] = vec3(a[i])[i % u32(3)] + vec2(a[i]).y * 2.0 + vec3(0.25).x + vec2()[i % u32(2)]
+
+
+@ps.kernel(workgroup_size=8)
+def template_like(a: ps.Buffer[i32], m: ps.Buffer[f32], o: ps.Buffer[u32], f: ps.Buffer[f32]):
+    i = ps.global_id().x
+    if i < len(a):
+        n = a[i]
+        k = i32(i)
+        # WGSL: vec2<bool>(n < k, n >= 3) read as the template n<k, n> (then "expected
+        # `)`, found =") without parentheses
+        b = bvec2(n < k, n >= 3)
+        o[i] = u32(b.x) + u32(2) * u32(b.y)
+        mm = mat2() if m[i] > 0.0 else mat2(m[i], 1.0, 2.0, 3.0)   # WGSL select takes no matrix
+        f[i] = mm[0].x + mm[1].y
+
+
+def zero_in_constant(x: f32) -> f32:
+    """naga made ``vec4(1.0, 1.0, vec2())`` in a helper SPIR-V that lost lavapipe's device."""
+    v = vec4(1.0, 1.0, vec2())
+    w = vec4(2.0, 1.0, mat2()[0])
+    return x + v.x + v.z + w.x + w.w
+
+
+@ps.kernel(workgroup_size=8)
+def zero_vectors(a: ps.Buffer[f32], o: ps.Buffer[f32]):
+    i = ps.global_id().x
+    if i < len(a):
+        o[i] = zero_in_constant(a[i])
+
+
+def test_constructor_postfix(dev: ps.Device) -> None:
+    a = np.arange(20, dtype=np.float32) - 5.5
+    o = dev.zeros(len(a), np.float32)
+    postfix_of_constructors.launch(dev.array(a), o, threads=len(a), device=dev)
+    np.testing.assert_array_equal(o.numpy(), a + a * 2 + np.float32(0.25))
+
+
+def test_wgsl_template_and_matrix_select(dev: ps.Device) -> None:
+    a = np.array([0, 5, -1, 3, 4, 2, 9, -7, 6, 1], np.int32)
+    m = np.array([1, -1, 0, 2.5, -3, 0.5, -0.25, 4, -8, 7], np.float32)
+    o, f = dev.zeros(len(a), np.uint32), dev.zeros(len(a), np.float32)
+    template_like.launch(dev.array(a), dev.array(m), o, f, threads=len(a), device=dev)
+    k = np.arange(len(a))
+    np.testing.assert_array_equal(o.numpy(), (a < k) + 2 * (a >= 3))
+    np.testing.assert_array_equal(f.numpy(), np.where(m > 0, 0.0, m + 3.0).astype(np.float32))
+
+
+def test_zero_vector_in_constant(dev: ps.Device) -> None:
+    a = np.arange(16, dtype=np.float32)
+    o = dev.zeros(len(a), np.float32)
+    zero_vectors.launch(dev.array(a), o, threads=len(a), device=dev)
+    np.testing.assert_array_equal(o.numpy(), a + 3.0)
+
+
+@ps.kernel(workgroup_size=8)
+def classify64(x: ps.Buffer[f64], o: ps.Buffer[u32]):
+    i = ps.global_id().x
+    if i < len(x):
+        # math.isinf of f64 was refused on every GPU target (f32-only spellings)
+        o[i] = u32(math.isinf(x[i])) + u32(2) * u32(math.isnan(x[i]))
+
+
+def test_isinf_f64(dev: ps.Device) -> None:
+    if not has_float(dev, "f64"):
+        pytest.skip(f"{dev.name} has no f64")
+    x = np.array([np.inf, -np.inf, np.nan, 1.7976931348623157e308, -1e308, 0.0, 1.0, 5e-324])
+    o = dev.zeros(len(x), np.uint32)
+    classify64.launch(dev.array(x), o, threads=len(x), device=dev)
+    np.testing.assert_array_equal(o.numpy(), np.isinf(x) + 2 * np.isnan(x))
