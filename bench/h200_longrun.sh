@@ -25,8 +25,10 @@ mkdir -p "$OUT" /tmp/lvp
 tar xJf .lvp/lvp.tar.xz -C /tmp/lvp && tar xJf .lvp/tools.tar.xz -C "$PWD" || exit 1
 # tests/conftest.py finds the CPU drivers at Debian's paths
 mkdir -p /usr/share/vulkan/icd.d /usr/lib/chromium
+[ -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] || \
 printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s", "api_version": "1.1.230"}}\n' \
     /tmp/lvp/lib/libvulkan_lvp.so > /usr/share/vulkan/icd.d/lvp_icd.x86_64.json
+[ -e /usr/lib/chromium/vk_swiftshader_icd.json ] || \
 printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s", "api_version": "1.0.5"}}\n' \
     /tmp/lvp/lib/libvk_swiftshader.so > /usr/lib/chromium/vk_swiftshader_icd.json
 source bench/h200_env.sh
