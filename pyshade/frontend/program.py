@@ -68,6 +68,15 @@ class KernelInfo(FuncInfo):
     shared: dict[str, SharedArray] = field(default_factory=dict)
     workgroup_size: tuple[int, int, int] = (64, 1, 1)
     folded: bool = False
+    # The buffers whose accesses the barriers must order in device memory (the frontend's
+    # ``barrier_scope.device_ordered_buffers``); none: barrier() orders shared memory only.
+    ordered_buffers: tuple[str, ...] = ()
+
+    @property
+    def barrier_scope(self) -> str:
+        """What ``barrier()`` orders besides execution: "device" (shared and buffer memory)
+        when some buffer needs it, else "workgroup" (shared memory only)."""
+        return "device" if self.ordered_buffers else "workgroup"
 
 
 @dataclass
