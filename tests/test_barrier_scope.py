@@ -304,3 +304,18 @@ def test_write_in_barrier_loop_runs(dev: ps.Device) -> None:
     j = np.arange(n) % WG
     g = np.arange(n) // WG
     np.testing.assert_array_equal(buf.numpy(), src[g * WG + (j - r) % WG] + r)
+
+
+def test_not_analysed_is_full() -> None:
+    """A KernelInfo that no analysis filled in (ordered_buffers None) gets the full barrier
+    and coherent written buffers: the safe default."""
+    from pyshade.emit.glsl import GlslEmitter
+    prog = reverse_tiles.program("glsl", reverse_tiles.spec({}))
+    saved = prog.kernel.ordered_buffers
+    try:
+        prog.kernel.ordered_buffers = None
+        text = GlslEmitter(prog).emit()
+    finally:
+        prog.kernel.ordered_buffers = saved
+    assert "memoryBarrierBuffer(); barrier();" in text
+    assert "coherent buffer ps_dst_block" in text

@@ -123,7 +123,8 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
         """True for a buffer whose accesses the barriers order (``KernelInfo.ordered_buffers``):
         GLSL's ``coherent``, HLSL's ``globallycoherent``, so that another invocation's
         stores before a barrier are seen after it."""
-        return b.name in self.k.ordered_buffers
+        ordered = self.k.ordered_buffers
+        return ordered is None or b.name in ordered
 
     # -- names --------------------------------------------------------------------------
     def local(self, name: str) -> str:

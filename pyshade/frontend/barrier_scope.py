@@ -20,7 +20,8 @@ helper it reaches) and either
 ``len(buf)`` and ``buf.shape[k]`` read the binding's size, not its memory: no access.
 Helpers cannot call ``barrier()`` (refused at translation), so a helper call is one
 point of its caller: a buffer a helper takes counts, by the kernel parameter it is
-bound to, as accessed where the call is (whatever the helper does with it). Read-only
+bound to (``FuncInfo.buffer_params``, and the argument itself), as accessed where the
+call is, whatever the helper does with it. Read-only
 buffers need nothing (no invocation changes them during the launch); a write-once
 output, or a buffer read and written between the same two barriers (``out[i] += x``),
 needs nothing either.
@@ -81,6 +82,11 @@ def device_ordered_buffers(kernel: Any) -> tuple[str, ...]:
             continue
         if call and call[0] == "builtin" and call[1].name == "len":
             continue                     # the binding's size, not its memory
+        if call and call[0] == "func":   # the buffers bound to the helper's parameters
+            for g in call[1].buffer_params.values():
+                if g in written:
+                    accesses.append(g)
+                    intervals.setdefault(g, set()).add(interval)
         if isinstance(node, ast.Name) and node.id in written:
             accesses.append(node.id)
             intervals.setdefault(node.id, set()).add(interval)

@@ -86,7 +86,7 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
     builder.stack.pop()
     if kinfo.uses_barrier:
         check_barriers(kinfo)
-        kinfo.ordered_buffers = device_ordered_buffers(kinfo)
+    kinfo.ordered_buffers = device_ordered_buffers(kinfo)
     _name_helpers(builder.order)
     prog = Program(kernel=kinfo, funcs=builder.order, structs=builder.structs,
                    enums=builder.enums, target=target, consts=dict(consts),
