@@ -21,10 +21,9 @@ helper it reaches) and either
 Helpers cannot call ``barrier()`` (refused at translation), so a helper call is one
 point of its caller: a buffer a helper takes counts, by the kernel parameter it is
 bound to (``FuncInfo.buffer_params``, and the argument itself), as accessed where the
-call is, whatever the helper does with it. Read-only
-buffers need nothing (no invocation changes them during the launch); a write-once
-output, or a buffer read and written between the same two barriers (``out[i] += x``),
-needs nothing either.
+call is, whatever the helper does with it. Read-only buffers need nothing (no
+invocation changes them during the launch); a write-once output, or a buffer read and
+written between the same two barriers (``out[i] += x``), needs nothing either.
 
 Why it is sound. ``check_barriers`` (uniformity.py) has made every barrier uniform:
 every invocation of a workgroup runs the same barriers in the same order. So when all
@@ -40,12 +39,17 @@ invocation it reaches, after that invocation's accesses of interval ``k``: inter
 only grow along program order, and a buffer that carries the chain between two
 invocations is itself touched in one interval only, or else it needs the ordering and
 the barrier keeps it. So no happens-before edge between two accesses of ``B`` depends on
-the barriers' device-memory semantics, and dropping them changes no result. (Launches
-refuse one array bound to two parameters when either is written, so buffer parameters
-do not alias: each is its own memory.) The rule is coarse where it cannot see indices:
-a loop with a barrier that writes a different element each iteration keeps the full
-barrier; so do two accesses that an ``if``/``else`` with a barrier in one branch
-separates.
+the barriers' device-memory semantics, and dropping them changes no result. That covers
+chains between workgroups too (GLSL's ``memoryBarrierBuffer()`` is a device-scope
+fence): whatever buffers a chain passes through, it reaches each invocation after that
+invocation's interval ``k``. (Launches refuse one array bound to two parameters when
+either is written, so buffer parameters do not alias: each is its own memory.)
+
+The rule is coarse where it cannot see indices: a loop with a barrier that writes a
+different element each iteration keeps the full barrier, and so does a buffer whose
+elements are each read before and written after a barrier by one invocation only
+(``network.bitonic_tile``); so do two accesses that an ``if``/``else`` with a barrier
+in one branch separates.
 """
 
 from __future__ import annotations
@@ -66,7 +70,8 @@ def device_ordered_buffers(kernel: Any) -> tuple[str, ...]:
     repeated: set[str] = set()           # accessed inside a loop that has a barrier
     interval = 0
     # An iterative walk in source order (kernel trees may be deeper than Python's
-    # recursion limit); ("exit", loop, first access, interval) closes a loop.
+    # recursion limit); ("exit", index of its first access, interval at its start)
+    # closes a loop.
     stack: list[tuple] = [("node", s) for s in reversed(kernel.tree.body)]
     while stack:
         item = stack.pop()
