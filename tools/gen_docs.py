@@ -67,7 +67,8 @@ INTERNAL_SIGNATURES = {
 # What a ``None`` spelling means where the builtin never reaches a spelling. Any other
 # ``None`` is a builtin the target does not have: a TranslationError at the call.
 NOT_SPELLED = {
-    "barrier": "a statement: the target's workgroup barrier",
+    "barrier": "a statement: the target's workgroup barrier, over shared memory, or shared "
+               "and device memory where a buffer needs it ([language](language.md#local-and-shared-arrays))",
     "int": "a conversion: the target's cast",
     "float": "a conversion: the target's cast",
     "bool": "a conversion: the target's comparison with zero",

@@ -50,6 +50,12 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
     spellings: dict[str, Any] = {}
     # Spelling tables a builtin may share with other targets (``clike``), after the target's own.
     families: tuple[str, ...] = ()
+    # ``barrier()``: the statements of a workgroup execution barrier that also orders
+    # shared and device (buffer) memory, and of one that orders shared memory only (None:
+    # the full one, as CUDA's ``__syncthreads()`` is both). ``barrier_statements`` picks
+    # one from the frontend's ``KernelInfo.barrier_scope``.
+    BARRIER: tuple[str, ...] = ()
+    BARRIER_SHARED: tuple[str, ...] | None = None
 
     def __init__(self, prog: Program):
         self.prog = prog
@@ -104,6 +110,21 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
             self.helpers[name] = ""          # reserve the slot (helpers may nest)
             self.helpers[name] = make(name)
         return name
+
+    def barrier_statements(self) -> tuple[str, ...]:
+        """The statements ``barrier()`` is: ``BARRIER_SHARED`` where the frontend found no
+        buffer whose accesses the barriers must order (``frontend/barrier_scope.py``),
+        else ``BARRIER``."""
+        if self.k.barrier_scope == "workgroup" and self.BARRIER_SHARED is not None:
+            return self.BARRIER_SHARED
+        return self.BARRIER
+
+    def coherent(self, b: Any) -> bool:
+        """True for a buffer whose accesses the barriers order (``KernelInfo.ordered_buffers``):
+        GLSL's ``coherent``, HLSL's ``globallycoherent``, so that another invocation's
+        stores before a barrier are seen after it."""
+        ordered = self.k.ordered_buffers
+        return ordered is None or b.name in ordered
 
     # -- names --------------------------------------------------------------------------
     def local(self, name: str) -> str:

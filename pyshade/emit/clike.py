@@ -45,7 +45,6 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
 
     bool_ops = {ast.And: "&&", ast.Or: "||"}
     families = ("clike",)
-    BARRIER: tuple[str, ...] = ()
     # -- type spellings (``type_name``) --
     # Scalar name -> spelling (GLSL's and HLSL's: C's names, with uint and the 16/64-bit
     # types); a scalar without a row is the TranslationError ``UNSUPPORTED``.
@@ -444,11 +443,11 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
         self.line(f"{self.place(target)} = {v};", node)
 
     def call_statement(self, call: ast.expr, node: ast.AST) -> None:
-        """A call statement: ``barrier()`` is the ``BARRIER`` statements; other calls go
-        through ``discard``."""
+        """A call statement: ``barrier()`` is the ``barrier_statements`` (``BARRIER`` or
+        ``BARRIER_SHARED``); other calls go through ``discard``."""
         kind, what = call.ps_call
         if kind == "builtin" and what.name == "barrier":
-            for stmt in self.BARRIER:
+            for stmt in self.barrier_statements():
                 self.line(f"{stmt};", node)
             return
         self.line(f"{self.discard(self.expr(call), call)};", node)

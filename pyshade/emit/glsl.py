@@ -78,8 +78,15 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
     # NoContraction in glslang's SPIR-V (``precise.py``).
     PRECISE = "precise "
     TABLE_CONSTRUCTED = True        # a table's initializer is float[3](...)
-    # barrier(): stores to shared and storage memory made before it are visible after it.
+    # barrier(): stores to shared and storage memory made before it are visible after it;
+    # shared memory only where no buffer needs it (frontend/barrier_scope.py). GLSL 4.60
+    # 8.16: barrier() synchronizes shared variables, other memory needs a memory barrier
+    # too; memoryBarrierShared() states the shared half explicitly. glslang: barrier() is
+    # OpControlBarrier(Workgroup, Workgroup, AcquireRelease|WorkgroupMemory), each
+    # memoryBarrier*() an OpMemoryBarrier(Device, AcquireRelease|WorkgroupMemory or
+    # |UniformMemory) before it.
     BARRIER = ("memoryBarrierShared()", "memoryBarrierBuffer()", "barrier()")
+    BARRIER_SHARED = ("memoryBarrierShared()", "barrier()")
     # The scalar names are clike's; arrays are T[N], as C writes them.
     VECTOR = "{elem}vec{n}"
     VECTOR_ELEM = VEC_PREFIX
@@ -166,7 +173,7 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
         for i, b in enumerate(k.buffers):
             elem = self.type_name(self.storage_elem(self.buffer_elem(b), b.atomic), storage=True)
             qual = "" if b.written or b.atomic else "readonly "
-            if k.uses_barrier and (b.written or b.atomic):
+            if k.uses_barrier and (b.written or b.atomic) and self.coherent(b):
                 qual = "coherent "
             block = self.globals.name(f"_ps_{b.name}_block")
             prec = self.store_qualifier(self.buffer_elem(b), b.atomic) if b.written else ""
@@ -223,7 +230,7 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
         """``barrier()`` on one line (one ``#line`` for the three calls)."""
         kind, what = call.ps_call
         if kind == "builtin" and what.name == "barrier":
-            self.line(" ".join(f"{s};" for s in self.BARRIER), node)
+            self.line(" ".join(f"{s};" for s in self.barrier_statements()), node)
             return
         super().call_statement(call, node)
 

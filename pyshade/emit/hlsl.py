@@ -85,8 +85,10 @@ class HlslEmitter(LazyLogic, PreciseFloats, DeviceChecks, HlslHelpers, CLikeEmit
     PRECISE = "precise "
     # DXC's SPIR-V evaluates both sides of && || ?: (lazy.py writes them as statements)
     eager_logic = True
-    # barrier(): device and group memory, then the workgroup's execution (GLSL's three).
+    # barrier(): device and group memory, then the workgroup's execution (GLSL's three);
+    # group memory only where no buffer needs it (frontend/barrier_scope.py).
     BARRIER = ("AllMemoryBarrierWithGroupSync()",)
+    BARRIER_SHARED = ("GroupMemoryBarrierWithGroupSync()",)
     # The scalar names are clike's; arrays are T[N] as C writes them, and a declaration
     # puts the sizes after the name (float a[4]).
     SIZES_AFTER_NAME = True
@@ -203,7 +205,7 @@ class HlslEmitter(LazyLogic, PreciseFloats, DeviceChecks, HlslHelpers, CLikeEmit
         for i, b in enumerate(k.buffers):
             elem = self.type_name(self.storage_elem(self.buffer_elem(b), b.atomic), storage=True)
             kind = "RWStructuredBuffer" if b.written or b.atomic else "StructuredBuffer"
-            if k.uses_barrier and (b.written or b.atomic):
+            if k.uses_barrier and (b.written or b.atomic) and self.coherent(b):
                 kind = "globallycoherent " + kind
             if b.written:
                 kind = self.store_qualifier(self.buffer_elem(b), b.atomic) + kind

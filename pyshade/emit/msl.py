@@ -58,6 +58,7 @@ class MslEmitter(CppEmitter):
     UNSUPPORTED = "{name} is not supported by MSL (Metal has no double): use f32, or another target"
     ARRAY = "array<{elem}, {n}>"
     BARRIER = M.BARRIER
+    BARRIER_SHARED = M.BARRIER_SHARED
     ENUM_CONST = "constant constexpr {type} {name} = {value};"   # program scope: constant
     TABLE_CONST = "constant {decl} = {init};"
     BLOCK_PARAM = "constant {}&"

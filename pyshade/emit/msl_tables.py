@@ -47,5 +47,7 @@ CAS = """inline {t} {name}({space} {a}* p, {t} expected, {t} desired) {{
     }}
     return old;
 }}"""
-# Both flags: barrier() also orders the kernel's buffer stores within the group.
+# Both flags: barrier() also orders the kernel's buffer stores within the group; the
+# threadgroup flag alone where no buffer needs it (frontend/barrier_scope.py).
 BARRIER = ("threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device)",)
+BARRIER_SHARED = ("threadgroup_barrier(mem_flags::mem_threadgroup)",)

@@ -43,7 +43,10 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
     target = "wgsl"
     spellings = SPELLINGS
     explicit_lengths = True
+    # barrier(): storage and workgroup memory; workgroup memory only where no buffer
+    # needs it (frontend/barrier_scope.py)
     BARRIER = ("storageBarrier()", "workgroupBarrier()")
+    BARRIER_SHARED = ("workgroupBarrier()",)
     SCALARS = {"bool": "bool", "i32": "i32", "u32": "u32", "f32": "f32", "f16": "f16"}
     UNSUPPORTED = ("{name} is not supported by WGSL (no 64-bit types): use f32/i32/u32 or "
                    "another target")

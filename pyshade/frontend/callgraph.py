@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import prelude
 from .. import types as T
+from .barrier_scope import device_ordered_buffers
 from .decay import decay_enums
 from .deep import copy_tree, recursion_headroom, too_deep
 from .exprs import CT, decay
@@ -85,6 +86,7 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
     builder.stack.pop()
     if kinfo.uses_barrier:
         check_barriers(kinfo)
+    kinfo.ordered_buffers = device_ordered_buffers(kinfo)
     _name_helpers(builder.order)
     prog = Program(kernel=kinfo, funcs=builder.order, structs=builder.structs,
                    enums=builder.enums, target=target, consts=dict(consts),

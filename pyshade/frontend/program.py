@@ -68,6 +68,17 @@ class KernelInfo(FuncInfo):
     shared: dict[str, SharedArray] = field(default_factory=dict)
     workgroup_size: tuple[int, int, int] = (64, 1, 1)
     folded: bool = False
+    # The buffers whose accesses the barriers must order in device memory (the frontend's
+    # ``barrier_scope.device_ordered_buffers``); (): barrier() orders shared memory only;
+    # None (not analysed): every written buffer, the safe answer.
+    ordered_buffers: tuple[str, ...] | None = None
+
+    @property
+    def barrier_scope(self) -> str:
+        """What ``barrier()`` orders besides execution: "device" (shared and buffer memory)
+        when some buffer needs it or the kernel was not analysed, else "workgroup" (shared
+        memory only)."""
+        return "workgroup" if self.ordered_buffers == () else "device"
 
 
 @dataclass

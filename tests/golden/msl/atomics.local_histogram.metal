@@ -40,13 +40,13 @@ kernel void local_histogram(const device uint* keys [[buffer(0)]], device atomic
         atomic_exchange_explicit(&bins[lid], 0u, memory_order_relaxed);  // atomics.py:44
     }
 #line 45 "atomics.py"
-    threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);  // atomics.py:45
+    threadgroup_barrier(mem_flags::mem_threadgroup);  // atomics.py:45
     uint i = ps_global_id.x;  // atomics.py:46
     if (i < ps_params.ps_len_keys) {  // atomics.py:47
         atomic_fetch_add_explicit(&bins[ps_mod_unsigned_u32(keys[i], 16u)], 1u, memory_order_relaxed);  // atomics.py:48
     }
 #line 49 "atomics.py"
-    threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);  // atomics.py:49
+    threadgroup_barrier(mem_flags::mem_threadgroup);  // atomics.py:49
     if (lid < 16u) {  // atomics.py:50
         uint count = atomic_load_explicit(&bins[lid], memory_order_relaxed);  // atomics.py:51
         atomic_fetch_add_explicit(&hist[lid], count, memory_order_relaxed);  // atomics.py:52

@@ -27,12 +27,12 @@ kernel void group_histogram(const device uint* keys [[buffer(0)]], device uint* 
         atomic_store_explicit(&counts[b], 0u, memory_order_relaxed);  // const_sizes.py:47
     }
 #line 48 "const_sizes.py"
-    threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);  // const_sizes.py:48
+    threadgroup_barrier(mem_flags::mem_threadgroup);  // const_sizes.py:48
     if (i < ps_params.ps_len_keys) {  // const_sizes.py:49
         atomic_fetch_add_explicit(&counts[min(keys[i], 5u)], 1u, memory_order_relaxed);  // const_sizes.py:50
     }
 #line 51 "const_sizes.py"
-    threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);  // const_sizes.py:51
+    threadgroup_barrier(mem_flags::mem_threadgroup);  // const_sizes.py:51
     uint g = ps_group_id.x;  // const_sizes.py:52
     uint span_2 = (6u > li ? 6u - li : 0u);  // const_sizes.py:53
 #line 53 "const_sizes.py"

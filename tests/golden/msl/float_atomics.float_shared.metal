@@ -164,7 +164,7 @@ kernel void float_shared(const device float* values [[buffer(0)]], device atomic
         atomic_store_explicit(&tile[3u], as_type<uint>(as_type<float>(0xff800000u)), memory_order_relaxed);  // float_atomics.py:37
     }
 #line 38 "float_atomics.py"
-    threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);  // float_atomics.py:38
+    threadgroup_barrier(mem_flags::mem_threadgroup);  // float_atomics.py:38
     uint i = ps_global_id.x;  // float_atomics.py:39
     if (i < ps_params.ps_len_values) {  // float_atomics.py:40
         float v = values[i];  // float_atomics.py:41
@@ -174,7 +174,7 @@ kernel void float_shared(const device float* values [[buffer(0)]], device atomic
         ps_atomic_max_float_u32_f32_tile(3u, v, tile);  // float_atomics.py:45
     }
 #line 46 "float_atomics.py"
-    threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);  // float_atomics.py:46
+    threadgroup_barrier(mem_flags::mem_threadgroup);  // float_atomics.py:46
     if (lid == 0u) {  // float_atomics.py:47
         float total = as_type<float>(atomic_load_explicit(&tile[0u], memory_order_relaxed));  // float_atomics.py:48
         ps_atomic_add_float_u32_f32_out(0u, total, out_);  // float_atomics.py:49

@@ -46,14 +46,14 @@ kernel void matmul_tiled(const device float* a [[buffer(0)]], const device float
         uint k = t * 16u;  // ndim.py:24
         sa[ty][tx] = ((row < ps_params.ps_len_a) && ((k + tx) < n)) ? a[(row * ps_params.ps_len_a_1) + (k + tx)] : 0.0f;  // ndim.py:25
         sb[tx][ty] = (((k + ty) < n) && (col < ps_params.ps_len_b_1)) ? b[((k + ty) * ps_params.ps_len_b_1) + col] : 0.0f;  // ndim.py:26
-        threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);  // ndim.py:27
+        threadgroup_barrier(mem_flags::mem_threadgroup);  // ndim.py:27
         for (int j_1 = 0; j_1 < 16; j_1 += 1) {  // ndim.py:28
 #line 28 "ndim.py"
             j = j_1;  // ndim.py:28
             acc = acc + (sa[ty][j] * sb[tx][j]);  // ndim.py:29
         }
 #line 30 "ndim.py"
-        threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);  // ndim.py:30
+        threadgroup_barrier(mem_flags::mem_threadgroup);  // ndim.py:30
     }
 #line 31 "ndim.py"
     if ((row < ps_params.ps_len_c) && (col < ps_params.ps_len_c_1)) {  // ndim.py:31

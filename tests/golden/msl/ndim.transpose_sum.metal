@@ -58,7 +58,7 @@ kernel void transpose_sum(const device uint* img [[buffer(0)]], device float* ou
     uint x = ps_global_id.x;  // ndim.py:88
     uint y = ps_global_id.y;  // ndim.py:89
     tile[ly][lx] = float(at_clamped(int(y), int(x), img, ps_params));  // ndim.py:90
-    threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);  // ndim.py:91
+    threadgroup_barrier(mem_flags::mem_threadgroup);  // ndim.py:91
     if ((x < ps_params.ps_len_out) && (y < ps_params.ps_len_out_1)) {  // ndim.py:92
         out_[(x * ps_params.ps_len_out_1) + y] = tile[ly][lx] + tile_sum(ly, tile);  // ndim.py:93
     }

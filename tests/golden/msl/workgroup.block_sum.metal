@@ -23,14 +23,14 @@ kernel void block_sum(const device float* src [[buffer(0)]], device float* parti
     }
 #line 19 "workgroup.py"
     tile[lid] = v;  // workgroup.py:19
-    threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);  // workgroup.py:20
+    threadgroup_barrier(mem_flags::mem_threadgroup);  // workgroup.py:20
     uint stride = 32u;  // workgroup.py:21
     while (stride > 0u) {  // workgroup.py:22
         if (lid < stride) {  // workgroup.py:23
             tile[lid] = tile[lid] + tile[lid + stride];  // workgroup.py:24
         }
 #line 25 "workgroup.py"
-        threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);  // workgroup.py:25
+        threadgroup_barrier(mem_flags::mem_threadgroup);  // workgroup.py:25
         stride = stride >> 1u;  // workgroup.py:26
     }
 #line 27 "workgroup.py"

@@ -21,7 +21,7 @@ kernel void transpose_tiles(const device float* src [[buffer(0)]], device float*
         buf[i] = src[base + i];  // workgroup.py:48
     }
 #line 49 "workgroup.py"
-    threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);  // workgroup.py:49
+    threadgroup_barrier(mem_flags::mem_threadgroup);  // workgroup.py:49
     uint j = 63u - i;  // workgroup.py:50
     if (((base + i) < n) && ((base + j) < n)) {  // workgroup.py:51
         dst_[base + i] = buf[j];  // workgroup.py:52

@@ -31,13 +31,11 @@ fn local_histogram(@builtin(global_invocation_id) ps_global_id: vec3<u32>, @buil
     if (lid < 16u) {  // atomics.py:43
         _ = atomicExchange(&bins[lid], 0u);  // atomics.py:44
     }
-    storageBarrier();  // atomics.py:45
     workgroupBarrier();  // atomics.py:45
     let i: u32 = ps_global_id.x;  // atomics.py:46
     if (i < ps_params.ps_len_keys) {  // atomics.py:47
         _ = atomicAdd(&bins[ps_mod_unsigned_u32(keys[i], 16u)], 1u);  // atomics.py:48
     }
-    storageBarrier();  // atomics.py:49
     workgroupBarrier();  // atomics.py:49
     if (lid < 16u) {  // atomics.py:50
         let count: u32 = atomicLoad(&bins[lid]);  // atomics.py:51

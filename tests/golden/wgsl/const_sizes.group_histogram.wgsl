@@ -18,12 +18,10 @@ fn group_histogram(@builtin(global_invocation_id) ps_global_id: vec3<u32>, @buil
         b = li + b_1 * 64u;  // const_sizes.py:46
         atomicStore(&counts[b], 0u);  // const_sizes.py:47
     }
-    storageBarrier();  // const_sizes.py:48
     workgroupBarrier();  // const_sizes.py:48
     if (i < ps_params.ps_len_keys) {  // const_sizes.py:49
         _ = atomicAdd(&counts[min(keys[i], 5u)], 1u);  // const_sizes.py:50
     }
-    storageBarrier();  // const_sizes.py:51
     workgroupBarrier();  // const_sizes.py:51
     let g: u32 = ps_group_id.x;  // const_sizes.py:52
     let span_2: u32 = select(0u, 6u - li, 6u > li);  // const_sizes.py:53

@@ -136,7 +136,6 @@ fn float_shared(@builtin(global_invocation_id) ps_global_id: vec3<u32>, @builtin
         atomicStore(&tile[2u], bitcast<u32>(ps_f32_from_bits(0x7f800000u)));  // float_atomics.py:36
         atomicStore(&tile[3u], bitcast<u32>(ps_f32_from_bits(0xff800000u)));  // float_atomics.py:37
     }
-    storageBarrier();  // float_atomics.py:38
     workgroupBarrier();  // float_atomics.py:38
     let i: u32 = ps_global_id.x;  // float_atomics.py:39
     if (i < ps_params.ps_len_values) {  // float_atomics.py:40
@@ -146,7 +145,6 @@ fn float_shared(@builtin(global_invocation_id) ps_global_id: vec3<u32>, @builtin
         _ = ps_atomic_min_float_u32_f32_tile(2u, v);  // float_atomics.py:44
         _ = ps_atomic_max_float_u32_f32_tile(3u, v);  // float_atomics.py:45
     }
-    storageBarrier();  // float_atomics.py:46
     workgroupBarrier();  // float_atomics.py:46
     if (lid == 0u) {  // float_atomics.py:47
         let total: f32 = bitcast<f32>(atomicLoad(&tile[0u]));  // float_atomics.py:48

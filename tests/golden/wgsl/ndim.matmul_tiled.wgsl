@@ -33,13 +33,11 @@ fn matmul_tiled(@builtin(local_invocation_id) ps_local_id: vec3<u32>, @builtin(w
         let k: u32 = t * 16u;  // ndim.py:24
         sa[ty][tx] = select(0.0f, a[(row * ps_params.ps_len_a_1) + (k + tx)], (row < ps_params.ps_len_a) && ((k + tx) < n));  // ndim.py:25
         sb[tx][ty] = select(0.0f, b[((k + ty) * ps_params.ps_len_b_1) + col], ((k + ty) < n) && (col < ps_params.ps_len_b_1));  // ndim.py:26
-        storageBarrier();  // ndim.py:27
         workgroupBarrier();  // ndim.py:27
         for (var j_1: i32 = 0i; j_1 < 16i; j_1 += 1i) {  // ndim.py:28
             j = j_1;  // ndim.py:28
             acc = acc + (sa[ty][j] * sb[tx][j]);  // ndim.py:29
         }
-        storageBarrier();  // ndim.py:30
         workgroupBarrier();  // ndim.py:30
     }
     if ((row < ps_params.ps_len_c) && (col < ps_params.ps_len_c_1)) {  // ndim.py:31

@@ -41,7 +41,6 @@ fn transpose_sum(@builtin(global_invocation_id) ps_global_id: vec3<u32>, @builti
     let x: u32 = ps_global_id.x;  // ndim.py:88
     let y: u32 = ps_global_id.y;  // ndim.py:89
     tile[ly][lx] = f32(at_clamped(i32(y), i32(x)));  // ndim.py:90
-    storageBarrier();  // ndim.py:91
     workgroupBarrier();  // ndim.py:91
     if ((x < ps_params.ps_len_out) && (y < ps_params.ps_len_out_1)) {  // ndim.py:92
         out_[(x * ps_params.ps_len_out_1) + y] = tile[ly][lx] + tile_sum(ly);  // ndim.py:93

@@ -16,14 +16,12 @@ fn block_sum(@builtin(global_invocation_id) ps_global_id: vec3<u32>, @builtin(lo
         v = src[gid];  // workgroup.py:18
     }
     tile[lid] = v;  // workgroup.py:19
-    storageBarrier();  // workgroup.py:20
     workgroupBarrier();  // workgroup.py:20
     var stride: u32 = 32u;  // workgroup.py:21
     while (stride > 0u) {  // workgroup.py:22
         if (lid < stride) {  // workgroup.py:23
             tile[lid] = tile[lid] + tile[lid + stride];  // workgroup.py:24
         }
-        storageBarrier();  // workgroup.py:25
         workgroupBarrier();  // workgroup.py:25
         stride = stride >> 1u;  // workgroup.py:26
     }

@@ -15,7 +15,6 @@ fn transpose_tiles(@builtin(workgroup_id) ps_group_id: vec3<u32>, @builtin(local
     if ((base + i) < n) {  // workgroup.py:47
         buf[i] = src[base + i];  // workgroup.py:48
     }
-    storageBarrier();  // workgroup.py:49
     workgroupBarrier();  // workgroup.py:49
     let j: u32 = 63u - i;  // workgroup.py:50
     if (((base + i) < n) && ((base + j) < n)) {  // workgroup.py:51
