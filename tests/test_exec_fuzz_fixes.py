@@ -141,3 +141,28 @@ def test_isinf_f64(dev: ps.Device) -> None:
     o = dev.zeros(len(x), np.uint32)
     classify64.launch(dev.array(x), o, threads=len(x), device=dev)
     np.testing.assert_array_equal(o.numpy(), np.isinf(x) + 2 * np.isnan(x))
+
+
+@ps.kernel(workgroup_size=8)
+def third_everywhere(a: ps.Buffer[f32], b: ps.Buffer[f32], o: ps.Buffer[f32], c: ps.Buffer[u32]):
+    i = ps.global_id().x
+    if i < len(a):
+        # DXC's spirv-opt wrote a[i] / 3.0 as a[i] * 0.33333334 where no `precise` reached
+        # it: a helper-call argument, a condition (bench/probes/dxc_reciprocal_probe.py)
+        o[i] = math.copysign(a[i] / 3.0, 1.0)
+        c[i] = u32(1) if a[i] / 3.0 == b[i] else u32(0)
+
+
+def test_division_by_constant_untraced(dev: ps.Device) -> None:
+    a = np.array([-15.334710121154785, -18.160173416137695, -94.48817443847656,
+                  50.70262145996094, 7.628662586212158, -73.19165802001953,
+                  96.1474380493164, 24.69795036315918, 3.0, 1.0], np.float32)
+    q = a / np.float32(3.0)
+    assert (q != a * (np.float32(1) / np.float32(3))).sum() >= 8   # a reciprocal is off
+    o, c = dev.zeros(len(a), np.float32), dev.zeros(len(a), np.uint32)
+    third_everywhere.launch(dev.array(a), dev.array(q), o, c, threads=len(a), device=dev)
+    if dev.target == "wgsl":    # WGSL allows 2.5 ulp for a division and cannot ask for less
+        np.testing.assert_array_max_ulp(o.numpy(), np.abs(q), maxulp=3)
+        return
+    np.testing.assert_array_equal(o.numpy(), np.abs(q))
+    np.testing.assert_array_equal(c.numpy(), np.ones(len(a), np.uint32))
