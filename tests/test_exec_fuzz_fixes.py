@@ -166,3 +166,24 @@ def test_division_by_constant_untraced(dev: ps.Device) -> None:
         return
     np.testing.assert_array_equal(o.numpy(), np.abs(q))
     np.testing.assert_array_equal(c.numpy(), np.ones(len(a), np.uint32))
+
+
+@ps.kernel(workgroup_size=8)
+def f64_to_int(x: ps.Buffer[f64], o: ps.Buffer[u32], s: ps.Buffer[i32]):
+    i = ps.global_id().x
+    if i < len(x):
+        # DXC converted a double to an integer through float: 2147483647.5 -> 2147483648
+        o[i] = u32(x[i])
+        s[i] = i32(x[i])
+
+
+def test_f64_to_int_exact(dev: ps.Device) -> None:
+    if not has_float(dev, "f64"):
+        pytest.skip(f"{dev.name} has no f64")
+    x = np.array([2147483647.5, 16777217.0, 4294967294.75, 4294967295.5, -2147483648.5,
+                  -2147483647.25, 2147483646.5, 3000000001.0, -0.75, 1e300])
+    o, s = dev.zeros(len(x), np.uint32), dev.zeros(len(x), np.int32)
+    f64_to_int.launch(dev.array(x), o, s, threads=len(x), device=dev)
+    t = np.trunc(x)   # the cpu device: truncation toward zero, saturating
+    np.testing.assert_array_equal(o.numpy(), np.clip(t, 0, 2**32 - 1).astype(np.uint32))
+    np.testing.assert_array_equal(s.numpy(), np.clip(t, -2**31, 2**31 - 1).astype(np.int32))
