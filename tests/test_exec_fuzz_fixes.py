@@ -187,3 +187,32 @@ def test_f64_to_int_exact(dev: ps.Device) -> None:
     t = np.trunc(x)   # the cpu device: truncation toward zero, saturating
     np.testing.assert_array_equal(o.numpy(), np.clip(t, 0, 2**32 - 1).astype(np.uint32))
     np.testing.assert_array_equal(s.numpy(), np.clip(t, -2**31, 2**31 - 1).astype(np.int32))
+
+
+@ps.kernel(workgroup_size=8)
+def negative_zero_products(a: ps.Buffer[f32], o: ps.Buffer[f32]):
+    i = ps.global_id().x
+    if i < len(a):
+        x = a[i]
+        o[i * 3 + 0] = x * -0.0
+        o[i * 3 + 1] = -0.0 * x
+        o[i * 3 + 2] = x - x
+
+
+def test_negative_zero_products(dev: ps.Device) -> None:
+    """The zero's sign of ``x * -0.0``: lavapipe's NIR turned it into +0.0 until the vulkan
+    device declared ``SignedZeroInfNanPreserve`` (which it reports). WGSL cannot declare it
+    (lavapipe and SwiftShader both lose the sign through wgpu), and on lavapipe's HLSL route
+    DXC's ``-0.0``, a negation, reaches gallivm's short cuts: there only the values are
+    compared (bench/probes/lavapipe_signed_zero_probe.py)."""
+    a = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -3.0, 0.0, -0.0], np.float32)
+    o = dev.zeros(3 * len(a), np.float32)
+    negative_zero_products.launch(dev.array(a), o, threads=len(a), device=dev)
+    z = np.float32(-0.0)
+    want = np.stack([a * z, z * a, a - a], axis=1).reshape(-1)
+    got = o.numpy()
+    np.testing.assert_array_equal(got, want)
+    if dev.target == "wgsl" or ("llvmpipe" in getattr(dev, "adapter", "") and
+                                dev.target == "hlsl"):
+        return    # documented limitations
+    assert np.signbit(got).tolist() == np.signbit(want).tolist()
