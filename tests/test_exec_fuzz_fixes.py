@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import pyshade as ps
-from pyshade import bvec2, f16, f32, f64, i32, mat2, u32, vec2, vec3, vec4
+from pyshade import bvec2, bvec3, f16, f32, f64, i32, mat2, u32, vec2, vec3, vec4
 
 
 def has_float(dev: ps.Device, name: str) -> bool:
@@ -216,3 +216,24 @@ def test_negative_zero_products(dev: ps.Device) -> None:
                                 dev.target == "hlsl"):
         return    # documented limitations
     assert np.signbit(got).tolist() == np.signbit(want).tolist()
+
+
+@ps.kernel(workgroup_size=8)
+def select_nested_constants(a: ps.Buffer[f32], o: ps.Buffer[f32]):
+    i = ps.global_id().x
+    if i < len(a):
+        # naga 29 panicked (aborting the process) on select() of a constant vector made of
+        # a vector: the WGSL has its components (bench/probes/wgsl_nested_select.py)
+        v = ps.select(vec3(vec2(1.0, 3.0), -1.0), vec3(2.0),
+                      bvec3(bvec2(bvec2(False, 0.3 != 0.2)), True))
+        w = vec3(vec2(a[i]), 1.0) + vec4(vec2(0.5, a[i]), vec2(-2.0)).xyz
+        o[i] = v.x + v.y * 10.0 + v.z * 100.0 + w.x + w.y + w.z
+
+
+def test_select_of_nested_constant_vectors(dev: ps.Device) -> None:
+    a = np.arange(8, dtype=np.float32) - 2.5
+    o = dev.zeros(len(a), np.float32)
+    select_nested_constants.launch(dev.array(a), o, threads=len(a), device=dev)
+    # v = (1, 2, 2): (x, y, z) picks (false, true, true); w = (a + 0.5, 2a, -1)
+    want = np.float32(1 + 20 + 200) + (a + np.float32(0.5)) + (a + a) + np.float32(-1.0)
+    np.testing.assert_array_equal(o.numpy(), want)
