@@ -12,8 +12,11 @@ bld->zero) return a``; ``lp_build_sub`` and ``lp_build_mul`` alike): ``x + 0.0``
 (-0.0 stays -0.0), ``0.0 - x`` is ``-x`` (+0.0 becomes -0.0), ``x * 0.0`` is +0.0, and on the
 HLSL route ``-0.0 * x`` (DXC writes ``OpFNegate 0.0``, NIR moves the negation out) is
 -0.0. No spelling keeps a constant zero from reaching gallivm: a target limitation of
-lavapipe. SwiftShader's vulkan routes get every case right, with the mode or without;
-through wgpu both drivers lose the sign in most cases (WGSL can declare no mode).
+lavapipe. One case gets worse with the mode: ``abs(-0.0 * a)``, right by accident while NIR
+folded the product to +0.0, gives -0.0 for a >= +0.0 on the GLSL route (on the HLSL route
+with the mode or without): lavapipe loses the ``abs``. SwiftShader's vulkan routes get
+every case right, with the mode or without; through wgpu both drivers lose the sign in
+most cases (WGSL can declare no mode).
 
     python bench/probes/lavapipe_signed_zero_probe.py
     VK_DRIVER_FILES=/usr/lib/chromium/vk_swiftshader_icd.json \
@@ -30,7 +33,7 @@ import numpy as np
 import pyshade as ps
 
 CASES = ["a + 0.0", "0.0 + a", "a - 0.0", "0.0 - a", "a * 0.0", "a * -0.0", "-0.0 * a",
-         "(a * 2.0) + 0.0", "a + (b - b)", "-a", "a if b > 0.0 else -0.0"]
+         "(a * 2.0) + 0.0", "a + (b - b)", "-a", "a if b > 0.0 else -0.0", "abs(-0.0 * a)"]
 SRC = "import pyshade as ps\nfrom pyshade import f32\n\n\n" \
       "@ps.kernel(workgroup_size=4)\n" \
       "def zeros(x: ps.Buffer[f32], y: ps.Buffer[f32], o: ps.Buffer[f32]) -> None:\n" \
