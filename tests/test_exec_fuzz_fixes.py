@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import pyshade as ps
-from pyshade import bvec2, f16, f32, f64, i32, mat2, u32, vec2, vec3, vec4
+from pyshade import bvec2, bvec3, f16, f32, f64, i32, mat2, u32, vec2, vec3, vec4
 
 
 def has_float(dev: ps.Device, name: str) -> bool:
@@ -141,3 +141,99 @@ def test_isinf_f64(dev: ps.Device) -> None:
     o = dev.zeros(len(x), np.uint32)
     classify64.launch(dev.array(x), o, threads=len(x), device=dev)
     np.testing.assert_array_equal(o.numpy(), np.isinf(x) + 2 * np.isnan(x))
+
+
+@ps.kernel(workgroup_size=8)
+def third_everywhere(a: ps.Buffer[f32], b: ps.Buffer[f32], o: ps.Buffer[f32], c: ps.Buffer[u32]):
+    i = ps.global_id().x
+    if i < len(a):
+        # DXC's spirv-opt wrote a[i] / 3.0 as a[i] * 0.33333334 where no `precise` reached
+        # it: a helper-call argument, a condition (bench/probes/dxc_reciprocal_probe.py)
+        o[i] = math.copysign(a[i] / 3.0, 1.0)
+        c[i] = u32(1) if a[i] / 3.0 == b[i] else u32(0)
+
+
+def test_division_by_constant_untraced(dev: ps.Device) -> None:
+    a = np.array([-15.334710121154785, -18.160173416137695, -94.48817443847656,
+                  50.70262145996094, 7.628662586212158, -73.19165802001953,
+                  96.1474380493164, 24.69795036315918, 3.0, 1.0], np.float32)
+    q = a / np.float32(3.0)
+    assert (q != a * (np.float32(1) / np.float32(3))).sum() >= 8   # a reciprocal is off
+    o, c = dev.zeros(len(a), np.float32), dev.zeros(len(a), np.uint32)
+    third_everywhere.launch(dev.array(a), dev.array(q), o, c, threads=len(a), device=dev)
+    if dev.target == "wgsl":    # WGSL allows 2.5 ulp for a division and cannot ask for less
+        np.testing.assert_array_max_ulp(o.numpy(), np.abs(q), maxulp=3)
+        return
+    np.testing.assert_array_equal(o.numpy(), np.abs(q))
+    np.testing.assert_array_equal(c.numpy(), np.ones(len(a), np.uint32))
+
+
+@ps.kernel(workgroup_size=8)
+def f64_to_int(x: ps.Buffer[f64], o: ps.Buffer[u32], s: ps.Buffer[i32]):
+    i = ps.global_id().x
+    if i < len(x):
+        # DXC converted a double to an integer through float: 2147483647.5 -> 2147483648
+        o[i] = u32(x[i])
+        s[i] = i32(x[i])
+
+
+def test_f64_to_int_exact(dev: ps.Device) -> None:
+    if not has_float(dev, "f64"):
+        pytest.skip(f"{dev.name} has no f64")
+    x = np.array([2147483647.5, 16777217.0, 4294967294.75, 4294967295.5, -2147483648.5,
+                  -2147483647.25, 2147483646.5, 3000000001.0, -0.75, 1e300])
+    o, s = dev.zeros(len(x), np.uint32), dev.zeros(len(x), np.int32)
+    f64_to_int.launch(dev.array(x), o, s, threads=len(x), device=dev)
+    t = np.trunc(x)   # the cpu device: truncation toward zero, saturating
+    np.testing.assert_array_equal(o.numpy(), np.clip(t, 0, 2**32 - 1).astype(np.uint32))
+    np.testing.assert_array_equal(s.numpy(), np.clip(t, -2**31, 2**31 - 1).astype(np.int32))
+
+
+@ps.kernel(workgroup_size=8)
+def negative_zero_products(a: ps.Buffer[f32], o: ps.Buffer[f32]):
+    i = ps.global_id().x
+    if i < len(a):
+        x = a[i]
+        o[i * 3 + 0] = x * -0.0
+        o[i * 3 + 1] = -0.0 * x
+        o[i * 3 + 2] = x - x
+
+
+def test_negative_zero_products(dev: ps.Device) -> None:
+    """The zero's sign of ``x * -0.0``: lavapipe's NIR turned it into +0.0 until the vulkan
+    device declared ``SignedZeroInfNanPreserve`` (which it reports). WGSL cannot declare it
+    (lavapipe and SwiftShader both lose the sign through wgpu), and on lavapipe's HLSL route
+    DXC's ``-0.0``, a negation, reaches gallivm's short cuts: there only the values are
+    compared (bench/probes/lavapipe_signed_zero_probe.py)."""
+    a = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -3.0, 0.0, -0.0], np.float32)
+    o = dev.zeros(3 * len(a), np.float32)
+    negative_zero_products.launch(dev.array(a), o, threads=len(a), device=dev)
+    z = np.float32(-0.0)
+    want = np.stack([a * z, z * a, a - a], axis=1).reshape(-1)
+    got = o.numpy()
+    np.testing.assert_array_equal(got, want)
+    if dev.target == "wgsl" or ("llvmpipe" in getattr(dev, "adapter", "") and
+                                dev.target == "hlsl"):
+        return    # documented limitations
+    assert np.signbit(got).tolist() == np.signbit(want).tolist()
+
+
+@ps.kernel(workgroup_size=8)
+def select_nested_constants(a: ps.Buffer[f32], o: ps.Buffer[f32]):
+    i = ps.global_id().x
+    if i < len(a):
+        # naga 29 panicked (aborting the process) on select() of a constant vector made of
+        # a vector: the WGSL has its components (bench/probes/wgsl_nested_select.py)
+        v = ps.select(vec3(vec2(1.0, 3.0), -1.0), vec3(2.0),
+                      bvec3(bvec2(bvec2(False, 0.3 != 0.2)), True))
+        w = vec3(vec2(a[i]), 1.0) + vec4(vec2(0.5, a[i]), vec2(-2.0)).xyz
+        o[i] = v.x + v.y * 10.0 + v.z * 100.0 + w.x + w.y + w.z
+
+
+def test_select_of_nested_constant_vectors(dev: ps.Device) -> None:
+    a = np.arange(8, dtype=np.float32) - 2.5
+    o = dev.zeros(len(a), np.float32)
+    select_nested_constants.launch(dev.array(a), o, threads=len(a), device=dev)
+    # v = (1, 2, 2): (x, y, z) picks (false, true, true); w = (a + 0.5, 2a, -1)
+    want = np.float32(1 + 20 + 200) + (a + np.float32(0.5)) + (a + a) + np.float32(-1.0)
+    np.testing.assert_array_equal(o.numpy(), want)

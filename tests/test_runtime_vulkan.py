@@ -157,7 +157,8 @@ def test_device_info(dev) -> None:
     assert len(dev.max_workgroup_size) == 3 and dev.max_workgroup_invocations >= 128
     assert dev.max_push_constants_size >= 128
     assert isinstance(dev.features, set) and dev.features <= {
-        "f16", "i8", "i16", "i64", "f64", "float-controls-denorm-preserve"}
+        "f16", "i8", "i16", "i64", "f64", "float-controls-denorm-preserve",
+        "float-controls-signed-zero"}
     if "llvmpipe" in dev.adapter:
         assert "65535" in dev.note and {"f16", "i64", "f64"} <= dev.features
 
@@ -452,6 +453,34 @@ def test_denorm_preserve_patch_is_valid_spirv() -> None:
     assert add_denorm_preserve(patched, "main") == patched       # already there
     with pytest.raises(ValueError):
         add_denorm_preserve(spv, "nope")
+
+
+def test_float_modes_patch_is_valid_spirv() -> None:
+    """DenormPreserve and SignedZeroInfNanPreserve together; the 16- and 64-bit modes only
+    in a module with floats of that width (the f32 kernel here has none)."""
+    require(shutil.which("glslangValidator") is not None and shutil.which("spirv-val") is not None,
+            "glslangValidator/spirv-val are not installed")
+    from pyshade.runtime.vulkan_support import FloatModes
+    from pyshade.toolchains.glslang import validate_spirv
+    spv = _spirv(SCALE_F32)
+    assert not FloatModes() and FloatModes().apply(spv, "main") == spv
+    modes = FloatModes(True, (16, 32, 64))
+    patched = modes.apply(spv, "main")
+    # two modes (4 words each), two capabilities (2 each), the extension (7)
+    assert len(patched) == len(spv) + 4 * (2 * 4 + 2 * 2 + 7)
+    validate_spirv(patched, "vulkan1.1")
+    assert modes.apply(patched, "main") == patched       # already there
+    signed = FloatModes(False, (32,)).apply(spv, "main")
+    assert len(signed) == len(spv) + 4 * (4 + 2 + 7)
+    both = FloatModes(True, (32,)).apply(signed, "main")     # only DenormPreserve added
+    assert len(both) == len(patched)
+    validate_spirv(both, "vulkan1.1")
+
+
+def test_signed_zero_preserve_is_declared_where_reported(dev) -> None:
+    if "float-controls-signed-zero" not in dev.features:
+        pytest.skip(f"{dev.adapter} does not report shaderSignedZeroInfNanPreserveFloat32")
+    assert 32 in dev.float_modes.signed_zero
 
 
 def test_registered_device_and_rows(dev) -> None:

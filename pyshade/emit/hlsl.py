@@ -53,7 +53,7 @@ from .base import CMP_SYMBOLS
 from .clike import BINOPS, CLikeEmitter, elem_type
 from .features import DeviceChecks
 from .hlsl_helpers import HlslHelpers
-from .hlsl_tables import BITCASTS, IDS, LITERAL_SUFFIX, registers
+from .hlsl_tables import BITCASTS, F64_TO_INT_VIA, IDS, LITERAL_SUFFIX, registers
 from .lazy import LazyLogic
 from .precise import PreciseFloats
 from .spellings.hlsl import SPELLINGS
@@ -390,6 +390,17 @@ class HlslEmitter(LazyLogic, PreciseFloats, DeviceChecks, HlslHelpers, CLikeEmit
                 raise self.error(node, f"bitcast {src} -> {dst} is not supported by HLSL")
             fn = self.type_name(dst)
         return f"{fn}({x})"
+
+    def convert_call(self, node: ast.Call) -> str:
+        """``convert(T, x)``: ``T(x)``; an f64 to a 32-bit integer through the 64-bit integer
+        of the same signedness (``F64_TO_INT_VIA``: DXC converts a double through float)."""
+        t = node.ps_type
+        x = self.value(node.args[1])
+        via = F64_TO_INT_VIA.get(elem_type(t).name) \
+            if elem_type(node.args[1].ps_type) == T.f64 else None
+        if via is not None:      # f64 is scalar only
+            x = f"{self.type_name(T.SCALARS[via])}({x})"
+        return f"{self.type_name(t, node)}({x})"
 
     def round_call(self, node: ast.Call) -> str:
         """``round(x)``: ties to even (``round_even``)."""

@@ -37,6 +37,10 @@ IDS = {"global_id": ("uint3", "SV_DispatchThreadID"),
 # their bits through a value conversion, f64 goes through a generated helper.
 BITCASTS = {("f32", "u32"): "asuint", ("f32", "i32"): "asint", ("u32", "f32"): "asfloat",
             ("i32", "f32"): "asfloat"}
+# convert(T, x) of an f64 to a 32-bit integer goes through the 64-bit integer of the same
+# signedness: DXC 1.7 writes ``uint(d)`` as OpFConvert to float, then OpConvertFToU, so
+# 2147483647.5 gave 2147483648 (``bench/probes/dxc_f64_to_int_probe.py``).
+F64_TO_INT_VIA = {"i32": "i64", "u32": "u64"}
 # atomic_<op> -> Interlocked function (sub adds the negated value).
 ATOMICS = {"add": "InterlockedAdd", "sub": "InterlockedAdd", "min": "InterlockedMin",
            "max": "InterlockedMax", "and": "InterlockedAnd", "or": "InterlockedOr",

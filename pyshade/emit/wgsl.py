@@ -203,9 +203,45 @@ class WgslEmitter(WgslHelpers, CLikeEmitter):
         (``vec2<f32>(0.0f)``, a matrix's columns so): naga (wgpu-native 29) turns a
         ``vec2<f32>()`` inside a constant vector, ``vec4<f32>(1.0f, 1.0f, vec2<f32>())``,
         into SPIR-V that loses the device on lavapipe (bench/probes/wgsl_zero_vector.py)."""
-        if node.args or not isinstance(t, (T.VectorType, T.MatrixType)):
-            return super().call_construct(node, t)
-        return self.written_zero(t)
+        if not node.args and isinstance(t, (T.VectorType, T.MatrixType)):
+            return self.written_zero(t)
+        if isinstance(t, T.VectorType) and any(_vector_construct(a) for a in node.args):
+            parts = []
+            for a in node.args:
+                parts += self.components(a, t.elem) or [self.value(a)]
+            return f"{self.type_name(t, node)}({', '.join(parts)})"
+        return super().call_construct(node, t)
+
+    def components(self, node: ast.expr, elem: T.ScalarType) -> list[str] | None:
+        """The component texts of ``node``, a vector constructor inside a vector constructor
+        (``vec3(vec2(a, b), c)`` is written ``vec3(a, b, c)``): naga 29's constant evaluator
+        panics ("entered unreachable code", aborting the process) on ``select()`` of a
+        constant vector composed of a vector (bench/probes/wgsl_nested_select.py). None:
+        ``node`` stays whole (not a constructor of vectors of ``elem`` from ``elem``
+        values, or a splat of a value that is more than a literal or a name)."""
+        t = getattr(node, "ps_type", None)
+        if not _vector_construct(node) or t.elem != elem:
+            return None
+        args = node.args
+        if len(args) == 1 and not isinstance(args[0].ps_type, T.VectorType):
+            x = args[0]
+            if isinstance(x, ast.UnaryOp) and isinstance(x.op, ast.USub):
+                x = x.operand
+            if not isinstance(x, (ast.Constant, ast.Name)) or args[0].ps_type != elem:
+                return None
+            return [self.value(args[0])] * t.n
+        out = []
+        for a in args:
+            if isinstance(getattr(a, "ps_type", None), T.VectorType):
+                parts = self.components(a, elem)
+                if parts is None:
+                    return None
+                out += parts
+            elif getattr(a, "ps_type", None) == elem:
+                out.append(self.value(a))
+            else:
+                return None
+        return out
 
     def written_zero(self, t: T.Type) -> str:
         """The zero of a vector (a splat of its element's zero) or of a matrix (its columns)."""
@@ -312,3 +348,10 @@ def _no_runtime_value(node: ast.AST) -> bool:
     if isinstance(node, ast.Call):
         return all(_no_runtime_value(a) for a in node.args)
     return all(_no_runtime_value(c) for c in ast.iter_child_nodes(node))
+
+
+def _vector_construct(node: ast.expr) -> bool:
+    """True for a vector constructor call (``vec2(...)``, ``bvec3(...)``) with arguments."""
+    call = getattr(node, "ps_call", None)
+    return bool(call and call[0] == "construct" and isinstance(call[1], T.VectorType)
+                and isinstance(node, ast.Call) and node.args)

@@ -22,7 +22,9 @@ Conventions with the GLSL emitter (``Compiled.layout``)
   offset in a per-submission parameter arena.
 * The SPIR-V entry point is ``Compiled.entry``. Where the device reports
   ``shaderDenormPreserveFloat32``, the device adds ``DenormPreserve 32`` to the
-  module (``add_denorm_preserve``): GLSL cannot ask for it.
+  module, and ``SignedZeroInfNanPreserve`` for each float width whose
+  ``shaderSignedZeroInfNanPreserveFloatN`` it reports (``FloatModes``): GLSL cannot
+  ask for them, and without the latter a driver may treat ``-0.0`` as ``0.0``.
 
 Design notes
 ------------
@@ -59,7 +61,7 @@ from ..errors import BackendUnavailable, CompileError, LaunchError
 from .base import Compiled, Device, DeviceArray, check_requirements, with_group_counts
 from .recording import Recording
 from .vulkan_memory import BARRIER_STAGES, LLVMPIPE_NOTE, Memory, Slot
-from .vulkan_support import add_denorm_preserve, binding, list_adapters, open_device
+from .vulkan_support import binding, list_adapters, open_device
 
 __all__ = ["VulkanArray", "VulkanDevice", "list_adapters"]
 
@@ -153,7 +155,7 @@ class VulkanDevice(Recording, Device):
     ``name`` (``"vulkan"`` or ``"vulkan:N"``), ``adapter`` (label), ``kind``
     ("discrete GPU", ..., "CPU"), ``note`` (a known driver limitation, or ""),
     ``features`` (set: "f16", "i8", "i16", "i64", "f64",
-    "float-controls-denorm-preserve"), ``limits`` (dict of a few
+    "float-controls-denorm-preserve", "float-controls-signed-zero"), ``limits`` (dict of a few
     VkPhysicalDeviceLimits, snake_case), ``max_push_constants_size`` and
     ``unified_memory`` (arrays are host-mapped device memory). ``staging=True``
     moves every array's data through staging buffers and recorded copies even
@@ -208,7 +210,8 @@ class VulkanDevice(Recording, Device):
 
     def _open(self, ad: Any, staging: bool) -> None:
         self.vk_device, self.queue, self.queue_family, self.features, \
-            self.denorm_preserve = open_device(self.vk, ad, self.adapter)
+            self.float_modes = open_device(self.vk, ad, self.adapter)
+        self.denorm_preserve = self.float_modes.denorm
         self._mem = Memory(self, staging)
         self.unified_memory = self._mem.unified
         self._init_recording()
@@ -385,8 +388,8 @@ class VulkanDevice(Recording, Device):
         # run it wrongly (SwiftShader: f16 results of 0).
         check_requirements(compiled.requirements, self.features, self.limits, self.adapter,
                            compiled.target)
-        if self.denorm_preserve:
-            binary = add_denorm_preserve(bytes(binary), compiled.entry)
+        if self.float_modes:
+            binary = self.float_modes.apply(bytes(binary), compiled.entry)
         layout = compiled.layout
         pb = layout.params
         prep = _Prepared()

@@ -136,8 +136,12 @@ class Adapter:
         if chain is drv:
             info = ffi.string(drv.driverInfo).decode(errors="replace")
             self.driver = info or ffi.string(drv.driverName).decode(errors="replace")
-        self.denorm_preserve32 = bool("VK_KHR_shader_float_controls" in exts
-                                      and fc.shaderDenormPreserveFloat32)
+        controls = "VK_KHR_shader_float_controls" in exts
+        self.denorm_preserve32 = bool(controls and fc.shaderDenormPreserveFloat32)
+        # Widths whose float operations may keep the sign of zero, infinities and NaNs
+        # (SignedZeroInfNanPreserve): forbids optimisations like ``x + 0.0 -> x``.
+        self.signed_zero_widths = tuple(w for w in (16, 32, 64) if controls and getattr(
+            fc, f"shaderSignedZeroInfNanPreserveFloat{w}"))
         # Shader features worth enabling, queried through one chain.
         f16 = ffi.new("VkPhysicalDeviceShaderFloat16Int8Features*",
                       {"sType": S.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES})
@@ -204,7 +208,8 @@ def list_adapters() -> list[Adapter]:
 def open_device(vk: Any, ad: Any, adapter: str) -> tuple:
     """A logical device on adapter ``ad`` with one compute queue and only the shader
     features the emitters may use enabled where present: (VkDevice, VkQueue, queue
-    family, feature names, DenormPreserve requested)."""
+    family, feature names, the float-control execution modes every module gets:
+    ``FloatModes``)."""
     ffi, lib = vk.ffi, vk.lib
     n = ffi.new("uint32_t*")
     lib.vkGetPhysicalDeviceQueueFamilyProperties(ad.handle, n, ffi.NULL)
@@ -262,11 +267,13 @@ def open_device(vk: Any, ad: Any, adapter: str) -> tuple:
         feats.add("i64")
     if base.shaderFloat64:
         feats.add("f64")
-    denorm = bool(ad.denorm_preserve32)
-    if denorm:
+    modes = FloatModes(bool(ad.denorm_preserve32), ad.signed_zero_widths)
+    if modes.denorm:
         feats.add("float-controls-denorm-preserve")
-        if not ad.core12:
-            exts.append("VK_KHR_shader_float_controls")
+    if 32 in modes.signed_zero:
+        feats.add("float-controls-signed-zero")
+    if modes and not ad.core12:
+        exts.append("VK_KHR_shader_float_controls")
 
     prio = ffi.new("float[]", [1.0])
     qinfo = ffi.new("VkDeviceQueueCreateInfo*", {
@@ -285,7 +292,7 @@ def open_device(vk: Any, ad: Any, adapter: str) -> tuple:
         raise BackendUnavailable(f"vkCreateDevice failed on {adapter} ({result})")
     q = ffi.new("VkQueue*")
     lib.vkGetDeviceQueue(out[0], family, 0, q)
-    return out[0], q[0], family, feats, denorm
+    return out[0], q[0], family, feats, modes
 
 
 # ---- SPIR-V -------------------------------------------------------------------
@@ -293,6 +300,30 @@ def open_device(vk: Any, ad: Any, adapter: str) -> tuple:
 _OP_EXTENSION, _OP_CAPABILITY, _OP_ENTRY_POINT, _OP_EXECUTION_MODE = 10, 17, 15, 16
 _CAP_DENORM_PRESERVE = 4464
 _MODE_DENORM_PRESERVE = 4459
+_CAP_SIGNED_ZERO = 4466          # SignedZeroInfNanPreserve (SPV_KHR_float_controls)
+_MODE_SIGNED_ZERO = 4461
+# The type capability a module declares where it has floats of a width (16, 64).
+_CAP_FLOAT_WIDTH = {16: 9, 64: 10}
+
+
+class FloatModes:
+    """The SPV_KHR_float_controls execution modes the device adds to every module:
+    ``DenormPreserve 32`` where ``denorm``, ``SignedZeroInfNanPreserve`` for each width of
+    ``signed_zero`` (the widths the driver reports; 16 and 64 only in modules with such
+    floats). False when there is none."""
+
+    def __init__(self, denorm: bool = False, signed_zero: tuple[int, ...] = ()):
+        self.denorm = denorm
+        self.signed_zero = tuple(signed_zero)
+
+    def __bool__(self) -> bool:
+        return self.denorm or bool(self.signed_zero)
+
+    def apply(self, spirv: bytes, entry: str) -> bytes:
+        """``spirv`` with these modes added (``add_float_modes``)."""
+        modes = [(_MODE_DENORM_PRESERVE, _CAP_DENORM_PRESERVE, 32)] if self.denorm else []
+        modes += [(_MODE_SIGNED_ZERO, _CAP_SIGNED_ZERO, w) for w in self.signed_zero]
+        return add_float_modes(spirv, entry, modes)
 
 
 def _instructions(words: tuple[int, ...]) -> list[tuple[int, int, int]]:
@@ -321,30 +352,46 @@ def add_denorm_preserve(spirv: bytes, entry: str) -> bytes:
     GLSL has no spelling for this execution mode, so the device adds it to the
     module; a module that already declares it is returned unchanged.
     """
+    return add_float_modes(spirv, entry, [(_MODE_DENORM_PRESERVE, _CAP_DENORM_PRESERVE, 32)])
+
+
+def add_float_modes(spirv: bytes, entry: str, modes: list[tuple[int, int, int]]) -> bytes:
+    """``spirv`` with ``OpExecutionMode <entry> MODE WIDTH`` for each (mode, capability,
+    width) of ``modes``, the capabilities and the ``SPV_KHR_float_controls`` extension they
+    need. A mode the module declares already, or of width 16 or 64 in a module without
+    floats of that width, is left out; nothing left: ``spirv`` itself."""
     n = len(spirv) // 4
     words = struct.unpack(f"<{n}I", spirv[:n * 4])
     insts = _instructions(words)
     entry_id = None
+    declared, caps_held = set(), set()
     for start, count, op in insts:
-        if op == _OP_EXECUTION_MODE and words[start + 2] == _MODE_DENORM_PRESERVE:
-            return spirv
-        if op == _OP_ENTRY_POINT and entry_id is None:
+        if op == _OP_EXECUTION_MODE and count >= 4:
+            declared.add((words[start + 2], words[start + 3]))
+        elif op == _OP_CAPABILITY:
+            caps_held.add(words[start + 1])
+        elif op == _OP_ENTRY_POINT and entry_id is None:
             name = struct.pack(f"<{count - 3}I", *words[start + 3:start + count])
             if name.split(b"\0", 1)[0].decode() == entry:
                 entry_id = words[start + 2]
     if entry_id is None:
         raise ValueError(f"SPIR-V module has no entry point {entry!r}")
+    modes = [(m, c, w) for m, c, w in modes if (m, w) not in declared and
+             (w not in _CAP_FLOAT_WIDTH or _CAP_FLOAT_WIDTH[w] in caps_held)]
+    if not modes:
+        return spirv
     caps = [s + c for s, c, op in insts if op == _OP_CAPABILITY]
     has_ext = any(op == _OP_EXTENSION and "SPV_KHR_float_controls" in
                   struct.pack(f"<{c - 1}I", *words[s + 1:s + c]).decode(errors="ignore")
                   for s, c, op in insts)
-    modes = [s + c for s, c, op in insts if op in (_OP_ENTRY_POINT, _OP_EXECUTION_MODE)]
+    ends = [s + c for s, c, op in insts if op in (_OP_ENTRY_POINT, _OP_EXECUTION_MODE)]
     out = list(words)
     # Insert from the back so earlier positions stay valid.
-    mode = [(4 << 16) | _OP_EXECUTION_MODE, entry_id, _MODE_DENORM_PRESERVE, 32]
-    out[max(modes):max(modes)] = mode
+    out[max(ends):max(ends)] = [x for m, _, w in modes
+                                for x in ((4 << 16) | _OP_EXECUTION_MODE, entry_id, m, w)]
     if not has_ext:
         ext = _string_words("SPV_KHR_float_controls")
         out[caps[-1]:caps[-1]] = [((1 + len(ext)) << 16) | _OP_EXTENSION, *ext]
-    out[caps[-1]:caps[-1]] = [(2 << 16) | _OP_CAPABILITY, _CAP_DENORM_PRESERVE]
+    new_caps = [c for c in dict.fromkeys(c for _, c, _ in modes) if c not in caps_held]
+    out[caps[-1]:caps[-1]] = [x for c in new_caps for x in ((2 << 16) | _OP_CAPABILITY, c)]
     return struct.pack(f"<{len(out)}I", *out)

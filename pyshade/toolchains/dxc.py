@@ -24,7 +24,9 @@ comments (``map_line``).
 Validation:
 
 * SPIR-V: ``spirv-val --target-env vulkan1.1`` (as for glslang's output). A kernel's
-  module (``compile_target``) first gets ``NoContraction`` on every float operation
+  module (``compile_target``) is compiled with ``-O0`` (spirv-opt's folding turns a
+  division by a constant into a multiplication by its reciprocal wherever no ``precise``
+  reaches it) and then gets ``NoContraction`` on every float operation
   (``spirv.no_contraction``), as glslang's does.
 * DXIL: DXC validates every module it writes, and ``validate_dxil`` runs the
   validator of ``libdxcompiler`` (``CLSID_DxcValidator``) on it once more. That
@@ -206,11 +208,17 @@ def compile_hlsl(source: str, *, entry: str, target: str = "spirv",
     (``target="spirv"``, checked by spirv-val) or DXIL (``"dxil"``, checked by DXC's
     validator); ``shader_model`` like "6_2" (default: 6.0, or 6.2 with 16-bit types);
     ``options``: more DXC flags (the d3d12 device's binding shifts); ``exact``: every float
-    operation of the SPIR-V ``NoContraction`` (``spirv.no_contraction``).
+    operation of the SPIR-V ``NoContraction`` (``spirv.no_contraction``), and DXC's SPIR-V
+    optimiser off (``-O0``; legalisation still runs): spirv-opt's folding rewrites ``x /
+    C`` as ``x * (1 / C)``, up to 1 ulp off, wherever the division reaches no ``precise``
+    declaration (a helper-call argument, a condition, an index:
+    ``bench/probes/dxc_reciprocal_probe.py``); the driver optimises the module anyway.
 
     Raises ``BackendUnavailable`` without DXC (or spirv-val, to validate SPIR-V),
     ``CompileError`` (``target="hlsl"``, DXC's log, the Python line) when it fails.
     """
+    if exact and target == "spirv":
+        options = ["-O0", *options]
     args = dxc_arguments(source, entry, target, shader_model, enable_16bit, target_env,
                          options)
     if validate and target == "spirv":

@@ -21,5 +21,6 @@ SPELLINGS: dict[str, Any] = {
     "count_leading_zeros": Method("bit_call", "clz"),
     "prelude.bits": "asint({0})",
     "prelude.from_bits": "asfloat({0})",
+    "prelude.convert": Method("convert_call"),
 }
 """Builtin name -> HLSL spelling (see ``pyshade.emit.spellings``)."""
