@@ -72,7 +72,7 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
         else:
             values.append((a.arg, t))
         builder.use_type(t)
-    tree = Specializer(src, consts, target).visit(tree)
+    tree = Specializer(src, consts, builder.view).visit(tree)
     tree = lower(src, tree)
     kinfo = KernelInfo(src=src, tree=tree, name=tree.name, params=params, is_kernel=True,
                        buffers=buffers, values=values, workgroup_size=workgroup_size,
@@ -88,7 +88,7 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
     _name_helpers(builder.order)
     prog = Program(kernel=kinfo, funcs=builder.order, structs=builder.structs,
                    enums=builder.enums, target=target, consts=dict(consts),
-                   tables=builder.tables)
+                   tables=builder.tables, asked=builder.view.asked)
     decay_enums(prog)
     return prog
 
@@ -185,7 +185,7 @@ class _Helpers:
             return self.b.funcs[key]
         tree = copy_tree(tree0)
         tree.args.defaults = []
-        tree = Specializer(src, {}, self.b.target).visit(tree)
+        tree = Specializer(src, {}, self.b.view).visit(tree)
         tree = lower(src, tree)
         info = FuncInfo(src=src, tree=tree, name=tree.name,
                         params=[(n, t) for n, t in ptypes if n not in globs], key=key,

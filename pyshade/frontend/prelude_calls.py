@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .. import prelude, prelude_math, targets
+from .. import prelude, prelude_math
 from .. import types as T
 from .source import get_source
 from .typeutil import call_at
@@ -47,7 +47,7 @@ class PreludeMixin:
     @property
     def python_semantics(self) -> bool:
         """The target's operators mean Python's (the target registry's flag)."""
-        return targets.get(self.target).python_semantics
+        return self.view.python_semantics
 
     def routes(self) -> bool:
         """True where operations go to the prelude: a GPU target, outside the prelude itself
@@ -141,7 +141,7 @@ class PreludeMixin:
         for (``Target.float_atomics``) as the prelude's compare-exchange loop
         (``ps_atomic_<op>_float``)."""
         if node.ps_type != T.f32 or op not in ("add", "sub", "min", "max") \
-                or op in targets.get(self.target).float_atomics:
+                or self.view.float_atomic(op):
             return node
         if not self.routes():
             self.not_in_prelude(node, f"atomic_{op}() of f32")
@@ -177,8 +177,7 @@ class PreludeMixin:
         float type as it is."""
         if self.python_semantics:
             return node
-        spell = targets.get(self.target).emitter_class().spelling_for(name)
-        if spell is not prelude_math.PRELUDE:
+        if not self.view.prelude_math(name):
             return node
         short = name.split(".", 1)[1]
         if self.src.globals is vars(prelude_math) or self.src.globals is vars(prelude):

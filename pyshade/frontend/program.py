@@ -10,7 +10,7 @@ itself in ``ps_enum_type``: see ``decay.py``) and, where relevant, ``ps_ref``
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import types as T
@@ -82,10 +82,29 @@ class Program:
     helpers_needed: set[str] = field(default_factory=set)
     consts: dict[str, Any] = field(default_factory=dict)
     tables: dict[str, tuple] = field(default_factory=dict)   # name -> (ArrayType, values)
+    # The questions the frontend asked of the target, with its answers (``target_view``):
+    # the Program serves every target that answers them the same way (``for_target``).
+    asked: dict[tuple, Any] = field(default_factory=dict, repr=False, compare=False)
+    # What is computed once from the typed trees (the device requirements, the lengths
+    # read), shared by the copies ``for_target`` makes.
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def for_target(self, target: str) -> Program:
+        """This Program for ``target``, one that answers ``asked`` the same way: a copy
+        that shares the typed functions, structs and ``memo`` (nothing downstream of the
+        frontend changes them), with its own ``target`` and what ``Kernel.program`` sets
+        per target (``param_block``)."""
+        return replace(self, target=target, helpers_needed=set(self.helpers_needed))
 
     def lengths_used(self) -> list[tuple[str, int]]:
         """The (buffer, axis) pairs whose size the program reads (``len()``, ``.shape[k]``
         and N-D indexing), in binding order."""
+        hit = self.memo.get("lengths_used")
+        if hit is None:
+            hit = self.memo["lengths_used"] = self._lengths_used()
+        return list(hit)
+
+    def _lengths_used(self) -> list[tuple[str, int]]:
         used = set()
         for f in [self.kernel] + self.funcs:
             for node in ast.walk(f.tree):

@@ -54,6 +54,15 @@ def feature_uses(prog: Program, types: Any) -> tuple[set, dict[str, tuple[str, a
     return used, needs
 
 
+def program_features(prog: Program) -> tuple[set, dict[str, tuple[str, ast.AST]]]:
+    """``feature_uses`` of the program's declared types (computed once per typed
+    Program: its copies for other targets share it)."""
+    hit = prog.memo.get("features")
+    if hit is None:
+        hit = prog.memo["features"] = feature_uses(prog, declared_types(prog))
+    return hit
+
+
 def declared_types(prog: Program) -> list:
     """The types a program declares: buffer elements, value parameters, the locals of
     every function and struct fields (what the emitters' ``all_types`` lists)."""
@@ -67,8 +76,16 @@ def declared_types(prog: Program) -> list:
 
 
 def requirements_of(prog: Program) -> Requirements:
-    """The ``Requirements`` record of a typed program."""
-    _, needs = feature_uses(prog, declared_types(prog))
+    """The ``Requirements`` record of a typed program (computed once, as
+    ``program_features``)."""
+    hit = prog.memo.get("requirements")
+    if hit is None:
+        hit = prog.memo["requirements"] = _requirements(prog)
+    return hit  # type: ignore[no-any-return]
+
+
+def _requirements(prog: Program) -> Requirements:
+    _, needs = program_features(prog)
     k = prog.kernel
     shared_node = next((n for n in ast.walk(k.tree) if getattr(n, "ps_shared", False)), k.tree)
     return Requirements(

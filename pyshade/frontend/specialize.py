@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import lang
 from .source import FunctionSource
+from .target_view import TargetView
 
 _NOT_CONST = object()
 _SCALARS = (bool, int, float, str)
@@ -30,10 +31,10 @@ def local_names(tree: ast.FunctionDef) -> set[str]:
 class Specializer(ast.NodeTransformer):
     """Replace Const params by their values and delete statically dead branches."""
 
-    def __init__(self, src: FunctionSource, consts: dict[str, Any], target: str):
+    def __init__(self, src: FunctionSource, consts: dict[str, Any], target: TargetView):
         self.src = src
         self.consts = consts
-        self.target = target
+        self.target = target            # asked only for ``ps.target`` (its name)
         self.locals = local_names(src.tree) - set(consts)
 
     # -- compile-time evaluation ------------------------------------------------
@@ -87,7 +88,7 @@ class Specializer(ast.NodeTransformer):
 
     def _norm(self, obj: Any) -> Any:
         if obj is lang.target:
-            return self.target
+            return self.target.name
         if isinstance(obj, enum.Enum):
             return obj  # enum members stay symbolic; the type checker types them
         return obj

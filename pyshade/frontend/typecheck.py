@@ -30,6 +30,7 @@ from .program import FuncInfo, KernelInfo, SharedArray
 from .scoping import join_assigned, place_declarations
 from .source import make_error
 from .tables import TableMixin
+from .target_view import TargetView
 
 _NO_STMT = {
     ast.Try: "try/except is not supported in kernels (GPUs have no exceptions): check "
@@ -61,7 +62,9 @@ class ProgramBuilder:
     """State shared by all the functions of one specialisation."""
 
     def __init__(self, target: str):
-        self.target = target
+        # Every question about the target goes through the view, which records it (see
+        # ``target_view.py``): what lets one Program serve several targets.
+        self.view = TargetView(target)
         self.funcs: dict[tuple, FuncInfo] = {}
         self.order: list[FuncInfo] = []
         self.structs: list[T.StructType] = []
@@ -84,6 +87,11 @@ class ProgramBuilder:
             if t not in self.enums:
                 self.enums.append(t)
 
+    @property
+    def target(self) -> str:
+        """The target's name (a recorded question: ``TargetView.name``)."""
+        return self.view.name
+
 
 class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMixin):
     """Type-check one function (kernel or helper)."""
@@ -92,7 +100,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
         self.prog = prog
         self.func = func
         self.src = func.src
-        self.target = prog.target
+        self.view = prog.view
         self.consts = consts
         self.assigned: set[str] | None = set()
         self.loops: list[tuple[list, list]] = []  # per loop: the states at its breaks, continues
@@ -106,6 +114,11 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
         self.for_targets: list[ast.For] = []
         self.is_kernel = func.is_kernel
         self.params = {n: t for n, t in func.params}
+
+    @property
+    def target(self) -> str:
+        """The target's name (a recorded question: ``TargetView.name``)."""
+        return self.view.name
 
     # -- errors -------------------------------------------------------------------------
     def error(self, node: ast.AST | None, message: str, target: str | None = None) -> None:
