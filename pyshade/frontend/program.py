@@ -14,6 +14,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
 from .. import types as T
+from .deep import walk
 from .source import FunctionSource
 
 # The records below are dataclasses whose ``__init__``, ``__repr__`` and ``__eq__`` come
@@ -156,7 +157,7 @@ class Program(_Record):
     def _lengths_used(self) -> list[tuple[str, int]]:
         used = set()
         for f in [self.kernel] + self.funcs:
-            for node in ast.walk(f.tree):
+            for node in walk(f.tree):
                 call = getattr(node, "ps_call", None)
                 if call and call[0] == "builtin" and call[1].name == "len" and node.args and \
                         isinstance(node.args[0].ps_type, T.BufferType):

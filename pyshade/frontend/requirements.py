@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import types as T
 from ..artifact import Location, Requirements
+from .deep import walk
 from .program import Program
 
 # Scalar types -> the device feature (e.g. VulkanDevice.features) their code needs.
@@ -45,7 +46,7 @@ def feature_uses(prog: Program, types: Any) -> tuple[set, dict[str, tuple[str, a
     for name in used & set(FEATURES):
         needs.setdefault(FEATURES[name], (k.src.filename, k.tree))
     for f in [k] + prog.funcs:
-        for n in ast.walk(f.tree):
+        for n in walk(f.tree):
             here: set = set()
             scalars_in(getattr(n, "ps_type", None), here)
             for name in here & set(FEATURES):
@@ -87,7 +88,7 @@ def requirements_of(prog: Program) -> Requirements:
 def _requirements(prog: Program) -> Requirements:
     _, needs = program_features(prog)
     k = prog.kernel
-    shared_node = next((n for n in ast.walk(k.tree) if getattr(n, "ps_shared", False)), k.tree)
+    shared_node = next((n for n in walk(k.tree) if getattr(n, "ps_shared", False)), k.tree)
     return Requirements(
         features=tuple((feat, Location.of(fn, node)) for feat, (fn, node) in needs.items()),
         shared=tuple(s.type for s in k.shared.values()),

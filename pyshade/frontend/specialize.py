@@ -12,6 +12,7 @@ import enum
 from typing import Any
 
 from .. import lang
+from .deep import walk
 from .source import FunctionSource
 from .target_view import TargetView
 
@@ -22,7 +23,7 @@ _SCALARS = (bool, int, float, str)
 def local_names(tree: ast.FunctionDef) -> set[str]:
     """Every name a function binds: parameters and assignment targets."""
     names = {a.arg for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs}
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
     return names
@@ -99,7 +100,7 @@ class Specializer(ast.NodeTransformer):
             return _NOT_CONST
         # Only fold tests that involve a compile-time name; `if 1 < 2` is left to the
         # type checker so that literal-only tests keep their line in the output.
-        if not any(isinstance(n, (ast.Name, ast.Attribute)) for n in ast.walk(test)):
+        if not any(isinstance(n, (ast.Name, ast.Attribute)) for n in walk(test)):
             return _NOT_CONST
         return bool(v)
 

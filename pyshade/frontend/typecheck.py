@@ -21,7 +21,7 @@ from .. import types as T
 from ..structs import tuple_elems
 from . import tuples
 from .calls import CallMixin
-from .deep import copy_tree
+from .deep import copy_tree, walk
 from .exprs import CT, ExprMixin, decay
 from .loops import LoopMixin
 from .matching import MatchMixin
@@ -311,7 +311,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
         """``target op= value``: typed as ``target op value`` (kept as ``ps_binop``), then stored."""
         written = ast.unparse(node.target), ast.unparse(ast.BinOp(node.target, node.op, node.value))
         load = copy_tree(node.target)
-        for n in ast.walk(load):
+        for n in walk(load):
             if hasattr(n, "ctx"):
                 n.ctx = ast.Load()
         binop = ast.copy_location(ast.BinOp(load, node.op, node.value), node)
@@ -531,7 +531,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
     def assigned_anywhere(self) -> set[str]:
         """Every name assigned somewhere in the function (cached)."""
         if not hasattr(self, "_assigned_anywhere"):
-            self._assigned_anywhere = {n.id for n in ast.walk(self.func.tree)
+            self._assigned_anywhere = {n.id for n in walk(self.func.tree)
                                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         return self._assigned_anywhere
 
@@ -554,7 +554,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
 def _runtime_part(node: ast.expr, params: dict) -> str:
     """What makes the typed expression ``node`` a run-time value, for a message: the first
     parameter, local variable or call in it (else the whole expression)."""
-    for n in ast.walk(node):
+    for n in walk(node):
         ref = getattr(n, "ps_ref", None)
         if isinstance(n, ast.Name) and ref is not None and ref[0] == "local":
             kind = "the parameter" if n.id in params else "the local variable"
@@ -566,7 +566,7 @@ def _runtime_part(node: ast.expr, params: dict) -> str:
 
 def _as_load(node: ast.expr) -> ast.expr:
     node = copy.copy(node)
-    for n in ast.walk(node):
+    for n in walk(node):
         if hasattr(n, "ctx"):
             n.ctx = ast.Load()
     return node
