@@ -4,6 +4,7 @@ which targets a kernel was translated to before, nor in what order."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -118,3 +119,35 @@ def test_questions_are_recorded_with_their_answers() -> None:
     assert not answers_hold({("python_semantics",): False}, ps.targets.get("python"))
     assert answers_hold({}, ps.targets.get("python"))
     assert view.name == "cuda" and not answers_hold(view.asked, ps.targets.get("hlsl"))
+
+
+@ps.kernel
+def with_math(out: ps.Buffer[ps.f32]) -> None:
+    i = ps.global_id().x
+    if i < len(out):
+        out[i] = math.degrees(out[i]) + math.tanh(out[i])
+
+
+@ps.kernel
+def with_print(out: ps.Buffer[ps.f32]) -> None:
+    i = ps.global_id().x
+    if i < len(out):
+        print("i", i)
+        out[i] = 1.0
+
+
+def test_math_functions_ask_which_targets_write_them() -> None:
+    # math.degrees is the prelude's on CUDA and MSL, a builtin elsewhere: every order
+    # gives each target its own text.
+    for order in (list(ps.GPU_TARGETS), list(ps.GPU_TARGETS)[::-1]):
+        k = fresh(with_math)
+        for t in order:
+            assert ps.translate(k, t) == ps.translate(fresh(with_math), t), (t, order)
+
+
+def test_a_frontend_error_is_per_target_after_a_success() -> None:
+    k = fresh(with_print)
+    assert "printf" in ps.translate(k, "cuda")
+    with pytest.raises(ps.TranslationError, match="print.. is not available on wgsl"):
+        ps.translate(k, "wgsl")
+    assert "printf" in ps.translate(k, "cuda")
