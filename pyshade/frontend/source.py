@@ -95,6 +95,9 @@ _cache: dict[Any, FunctionSource] = {}
 # ``@ps.func``): code object -> (lines, first line). Translation uses it instead of the
 # file, which may have been edited since the module was imported.
 _captured: dict[Any, tuple[list[str], int]] = {}
+# The parse of a captured source that checked it, until the first ``get_source`` of its
+# function uses it (instead of parsing the same lines again).
+_unused_parse: dict[Any, ast.AST] = {}
 
 
 def _function(fn: Any) -> Any:
@@ -167,7 +170,9 @@ def capture_source(fn: Any) -> None:
     lines = linecache.getlines(filename, fn.__globals__)
     if lines:
         _snapshots[filename] = list(lines)
-    _captured[fn.__code__] = _read(fn)[:2]
+    lines, start, tree = _read(fn)
+    _captured[fn.__code__] = lines, start
+    _unused_parse[fn.__code__] = tree
 
 
 def get_source(fn: Any) -> FunctionSource:
@@ -185,7 +190,7 @@ def get_source(fn: Any) -> FunctionSource:
         lines, start, tree = _read(fn)
     else:                           # a function of its own: its checked source parses
         lines, start = captured
-        tree = _parse(lines, filename, start)
+        tree = _unused_parse.pop(code, None) or _parse(lines, filename, start)
     text = "".join(lines)
     indent = _common_indent(text)
     if indent:
