@@ -84,12 +84,15 @@ def copy_tree(node: Any) -> Any:
     stack: list[ast.AST] = []
     root = copy1(node)
     while stack:
-        n = stack.pop()
-        for name, value in list(vars(n).items()):
+        d = stack.pop().__dict__
+        for name, value in d.items():     # values replaced in place: the keys stay
             if isinstance(value, ast.AST):
-                setattr(n, name, copy1(value))
-            elif isinstance(value, list) and any(isinstance(v, ast.AST) for v in value):
-                setattr(n, name, [copy1(v) if isinstance(v, ast.AST) else v for v in value])
+                d[name] = copy1(value)
+            elif isinstance(value, list):
+                for v in value:
+                    if isinstance(v, ast.AST):
+                        d[name] = [copy1(x) if isinstance(x, ast.AST) else x for x in value]
+                        break
     return root
 
 
