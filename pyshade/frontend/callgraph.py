@@ -12,12 +12,12 @@ import ast
 import typing
 from typing import Any
 
-from .. import prelude
 from .. import types as T
 from .decay import decay_enums
 from .deep import copy_tree, recursion_headroom, too_deep
 from .exprs import CT, decay
 from .lower import lower
+from .prelude_calls import in_prelude
 from .program import BufferParam, FuncInfo, KernelInfo, Program
 from .signature import annotations_of as _annotations
 from .signature import kernel_params  # noqa: F401 - the kernel object's
@@ -25,7 +25,6 @@ from .source import FunctionSource, get_source, make_error
 from .specialize import Specializer
 from .tuples import coerce_arg
 from .typecheck import Checker, ProgramBuilder
-from .uniformity import check_barriers
 
 
 def check_kernel(fn: Any, target: str, typevars: dict, consts: dict,
@@ -84,6 +83,7 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
     checker.run()
     builder.stack.pop()
     if kinfo.uses_barrier:
+        from .uniformity import check_barriers  # barrier kernels only
         check_barriers(kinfo)
     _name_helpers(builder.order)
     prog = Program(kernel=kinfo, funcs=builder.order, structs=builder.structs,
@@ -96,7 +96,7 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
 def _name_helpers(funcs: list[FuncInfo]) -> None:
     by_name: dict[str, list[FuncInfo]] = {}
     for f in funcs:
-        if f.src.globals is vars(prelude):
+        if in_prelude(f.src):
             # The prelude's names always carry their types, so that one operation reads the
             # same in every kernel (ps_min_float_f32) and instances never collide; one that
             # takes a buffer or shared array carries its name too.
