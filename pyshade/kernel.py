@@ -64,6 +64,7 @@ class Kernel:
         self._nparams = -1
         self._tails: dict[int, tuple] = {}
         self._programs = LRU(SPEC_CACHE_SIZE)
+        self._frontends = LRU(SPEC_CACHE_SIZE)    # spec -> typed Programs (``_checked``)
         self._sources = LRU(SPEC_CACHE_SIZE)
         self._compiled = LRU(SPEC_CACHE_SIZE)
         self._binders = BinderCache(self)
@@ -155,18 +156,34 @@ class Kernel:
         key = (spec, target)
         prog = self._programs.get(key)
         if prog is None:
-            from .frontend.callgraph import check_kernel
-            cls = targets.get(target).emitter_class()
-            prog = check_kernel(self.fn, target, spec.typevar_dict, spec.const_dict,
-                                self.workgroup_size, spec.folded)
+            entry = targets.get(target)
+            cls = entry.emitter_class()
+            prog = self._checked(entry, spec).for_target(target)
             lengths = prog.lengths_used() if cls.explicit_lengths else []
             groups = cls.groups_in_block and (spec.folded or prog.uses_id("num_groups"))
             prog.param_block = param_layout(prog.kernel.values, lengths, groups)
             # The same offsets everywhere; how the block travels is the target's choice
             # (GLSL: push constants when they fit).
             prog.param_block.kind = cls.block_kind(prog.param_block)
-            self._watch_reads([prog.kernel.src] + [f.src for f in prog.funcs])
             self._programs.put(key, prog)
+        return prog
+
+    def _checked(self, entry: targets.Target, spec: Spec) -> Any:
+        """The frontend's typed Program of a specialisation for ``entry``: one already
+        made for another target that answered the frontend's questions the same way
+        (``frontend.target_view``), else a new one."""
+        from .frontend.target_view import answers_hold
+        made = self._frontends.get(spec)
+        if made is None:
+            made = self._frontends.put(spec, [])
+        for prog in made:
+            if answers_hold(prog.asked, entry):
+                return prog
+        from .frontend.callgraph import check_kernel
+        prog = check_kernel(self.fn, entry.name, spec.typevar_dict, spec.const_dict,
+                            self.workgroup_size, spec.folded)
+        self._watch_reads([prog.kernel.src] + [f.src for f in prog.funcs])
+        made.append(prog)
         return prog
 
     # -- module-level names and closure values, taken at launch ---------------------------
@@ -196,6 +213,7 @@ class Kernel:
 
     def _forget(self) -> None:
         self._programs = LRU(SPEC_CACHE_SIZE)
+        self._frontends = LRU(SPEC_CACHE_SIZE)    # spec -> typed Programs (``_checked``)
         self._sources = LRU(SPEC_CACHE_SIZE)
         self._compiled = LRU(SPEC_CACHE_SIZE)
         self._binders = BinderCache(self)

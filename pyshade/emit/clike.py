@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import types as T
 from ..errors import TranslationError
+from ..frontend.deep import walk
 from ..frontend.program import FuncInfo
 from ..frontend.requirements import declared_types
 from ..prelude_math import PRELUDE
@@ -412,7 +413,7 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
     def has_side_effects(self, node: ast.AST) -> bool:
         """True when evaluating ``node`` may write memory (a store, an atomic, a helper
         that writes): such a side may not be evaluated speculatively or skipped."""
-        for n in ast.walk(node):
+        for n in walk(node):
             call = getattr(n, "ps_call", None)
             if call and call[0] in ("builtin", "func") and not call[1].pure:
                 return True

@@ -31,6 +31,7 @@ import ast
 from typing import Any
 
 from .. import types as T
+from ..frontend.deep import walk
 from ..frontend.program import FuncInfo
 from .clike import CLikeEmitter, array_parts
 from .cpp_ops import CppOps
@@ -64,7 +65,7 @@ class CppEmitter(CppOps, CLikeEmitter):
         bufs, block = set(), False
         order = self.resource_names()
         names = set(order)
-        for n in ast.walk(f.tree):
+        for n in walk(f.tree):
             ref = getattr(n, "ps_ref", None)
             if isinstance(n, ast.Name) and ref and ref[0] == "global" and ref[1] in names:
                 bufs.add(ref[1])

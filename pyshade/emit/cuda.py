@@ -51,6 +51,7 @@ import os
 from typing import Any
 
 from .. import types as T
+from ..frontend.deep import walk
 from ..frontend.program import FuncInfo
 from . import cuda_tables as C
 from .clike import array_parts
@@ -130,7 +131,7 @@ class CudaEmitter(CudaOps, CppEmitter):
         for t in self.all_types() + [b.type for b in self.k.buffers]:
             _walk_types(t, used)
         for f in [self.k] + self.prog.funcs:
-            for n in ast.walk(f.tree):
+            for n in walk(f.tree):
                 _walk_types(getattr(n, "ps_type", None), used)
         names = {t.name for t in used if isinstance(t, T.ScalarType)}
         if "f16" in names:

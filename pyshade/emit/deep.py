@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from .. import types as T
-from ..frontend.deep import depth_without, spine_cuts
+from ..frontend.deep import child_nodes, depth_without, spine_cuts
 from ..frontend.source import make_error
 
 # Deep expressions: pieces of CHUNK levels go to temporaries (split_deep); after that no
@@ -45,7 +45,7 @@ class DeepSplit:
                 name = self.names.fresh("part")
                 self.declare_temp(name, node.ps_type, self.value(node), stmt)
                 self.emitted[id(node)] = name
-        for c in ast.iter_child_nodes(stmt):
+        for c in child_nodes(stmt):
             if isinstance(c, ast.expr):
                 d = depth_without(c, set(self.emitted))
                 if d > MAX_DEPTH:

@@ -8,15 +8,15 @@ The device check itself no longer lives here: every target's ``Compiled.requirem
 
 from __future__ import annotations
 
-from ..frontend.requirements import FEATURES, feature_uses, scalars_in
+from ..frontend.requirements import FEATURES, program_features, scalars_in
 
 __all__ = ["FEATURES", "DeviceChecks", "scalars_in"]
 
 
 class DeviceChecks:
-    """``collect_features`` (during ``header``); the class using it provides ``prog`` and
-    ``all_types``."""
+    """``collect_features`` (during ``header``); the class using it provides ``prog``."""
 
     def collect_features(self) -> set:
-        """The scalar type names the program uses."""
-        return feature_uses(self.prog, self.all_types())[0]  # type: ignore[attr-defined]
+        """The scalar type names the program uses (in the declared types, ``all_types``,
+        and every typed node)."""
+        return set(program_features(self.prog)[0])  # type: ignore[attr-defined]

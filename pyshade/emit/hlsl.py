@@ -48,6 +48,7 @@ import ast
 from typing import Any
 
 from .. import types as T
+from ..frontend.deep import walk
 from ..frontend.program import FuncInfo
 from .base import CMP_SYMBOLS
 from .clike import BINOPS, CLikeEmitter, elem_type
@@ -152,7 +153,7 @@ class HlslEmitter(LazyLogic, PreciseFloats, DeviceChecks, HlslHelpers, CLikeEmit
         self.collect_features()
         types = self.all_types() + [getattr(n, "ps_type", None)
                                     for f in [self.k] + self.prog.funcs
-                                    for n in ast.walk(f.tree)]
+                                    for n in walk(f.tree)]
         if any(_has_matrix(t) for t in types):
             self.line("#pragma pack_matrix(row_major)")
 

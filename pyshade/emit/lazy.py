@@ -31,6 +31,7 @@ import ast
 from collections.abc import Iterator
 
 from .. import types as T
+from ..frontend.deep import child_nodes, walk
 
 
 class LazyLogic:
@@ -46,7 +47,7 @@ class LazyLogic:
         that reads buffers."""
         if self.has_side_effects(node):
             return True
-        for n in ast.walk(node):
+        for n in walk(node):
             if isinstance(n, ast.Subscript) and not isinstance(n.slice, ast.Constant) and \
                     isinstance(getattr(n.value, "ps_type", None), (T.BufferType, T.ArrayType)):
                 return True
@@ -179,7 +180,7 @@ def _operands(node: ast.AST) -> list[ast.expr]:
     a statement's parts excluded)."""
     if isinstance(node, ast.Call):
         return list(node.args) + [k.value for k in node.keywords]
-    return [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)]
+    return [c for c in child_nodes(node) if isinstance(c, ast.expr)]
 
 
 def _path(root: ast.expr, node: ast.expr) -> list[ast.expr]:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import ast
 
 from .. import types as T
+from ..frontend.deep import walk
 from ..frontend.program import FuncInfo
 from . import msl_tables as M
 from .clike import array_parts, elem_type
@@ -101,7 +102,7 @@ class MslEmitter(CppEmitter):
             scalars_in(t, used)
         if "f64" in used:
             for f in [self.k] + self.prog.funcs:
-                for n in ast.walk(f.tree):
+                for n in walk(f.tree):
                     here: set = set()
                     scalars_in(getattr(n, "ps_type", None), here)
                     if "f64" in here:

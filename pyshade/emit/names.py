@@ -8,15 +8,12 @@ answer in one scope), and collision free across nested scopes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from . import keywords
 
 __all__ = ["Namer"]
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_RUNS = re.compile(r"_{2,}")
 _MAX_TRIES = 100_000
 
 # How a target name was taken; only emitter reservations may be reserved again.
@@ -94,7 +91,9 @@ class Namer:
 
     def is_valid(self, ident: str) -> bool:
         """True if ``ident`` is an ASCII identifier that none of the tables reserve."""
-        return (_IDENT.fullmatch(ident) is not None
+        # An ASCII identifier is [A-Za-z_][A-Za-z0-9_]* (no regular expression to compile
+        # when the emitters are first imported).
+        return (ident.isascii() and ident.isidentifier()
                 and ident not in self.reserved
                 and not ident.startswith(self.prefixes)
                 and not any(s in ident for s in self.substrings))
@@ -197,7 +196,8 @@ class Namer:
         s = "".join(c if (c.isascii() and (c.isalnum() or c == "_")) else f"_u{ord(c):x}_"
                     for c in text)
         while True:
-            s = _RUNS.sub("_", s)
+            while "__" in s:            # every run of underscores becomes one
+                s = s.replace("__", "_")
             hit = next((sub for sub in self.substrings if sub in s), None)
             if hit is None:
                 break

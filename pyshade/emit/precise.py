@@ -28,6 +28,7 @@ import ast
 from typing import Any
 
 from .. import types as T
+from ..frontend.deep import walk
 
 
 def holds_float(t: Any) -> bool:
@@ -48,7 +49,7 @@ def float_arith(node: ast.AST | None) -> bool:
     result holds a float): what a driver could contract."""
     if node is None:
         return False
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, (ast.BinOp, ast.UnaryOp)) and holds_float(getattr(n, "ps_type", None)):
             return True
         if isinstance(n, ast.AugAssign) and float_arith(getattr(n, "ps_binop", None)):
@@ -122,12 +123,13 @@ class PreciseFloats:
         return self.PRECISE if holds_float(elem) or self._program_floats() else ""
 
     def _fed_names(self) -> set[str]:
-        """Target names of the current function's locals assigned float arithmetic."""
-        cache = self.__dict__.setdefault("_precise_fed", {})
+        """Target names of the current function's locals assigned float arithmetic (their
+        Python names found once per typed Program: GLSL and HLSL share them)."""
+        cache = self.prog.memo.setdefault("precise_fed", {})
         key = id(self.func)
         if key not in cache:
             fed = set()
-            for n in ast.walk(self.func.tree):
+            for n in walk(self.func.tree):
                 if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and \
                         any(float_arith(e) for e in own_exprs(n)[:1]):
                     targets = n.targets if isinstance(n, ast.Assign) else [n.target]
@@ -136,8 +138,9 @@ class PreciseFloats:
         return {self.names.lookup(p) for p in cache[key]} - {None}
 
     def _program_floats(self) -> bool:
-        """True when the kernel or a helper it calls computes with floats."""
-        if "_precise_program" not in self.__dict__:
-            self._precise_program = any(float_arith(f.tree)
-                                        for f in [self.k, *self.prog.funcs])
-        return self._precise_program
+        """True when the kernel or a helper it calls computes with floats (found once per
+        typed Program)."""
+        memo = self.prog.memo
+        if "precise_floats" not in memo:
+            memo["precise_floats"] = any(float_arith(f.tree) for f in [self.k, *self.prog.funcs])
+        return memo["precise_floats"]  # type: ignore[no-any-return]

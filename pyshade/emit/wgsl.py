@@ -25,6 +25,7 @@ import ast
 from typing import Any
 
 from .. import types as T
+from ..frontend.deep import child_nodes
 from ..frontend.exprs import CT
 from ..frontend.program import FuncInfo
 from .clike import BINOPS, CLikeEmitter, elem_type
@@ -347,7 +348,7 @@ def _no_runtime_value(node: ast.AST) -> bool:
         return getattr(node, "ps_type", None) is None or isinstance(node.ps_type, CT)
     if isinstance(node, ast.Call):
         return all(_no_runtime_value(a) for a in node.args)
-    return all(_no_runtime_value(c) for c in ast.iter_child_nodes(node))
+    return all(_no_runtime_value(c) for c in child_nodes(node))
 
 
 def _vector_construct(node: ast.expr) -> bool:

@@ -12,13 +12,13 @@ import ast
 import typing
 from typing import Any
 
-from .. import prelude
 from .. import types as T
 from .barrier_scope import device_ordered_buffers
 from .decay import decay_enums
 from .deep import copy_tree, recursion_headroom, too_deep
 from .exprs import CT, decay
 from .lower import lower
+from .prelude_calls import in_prelude
 from .program import BufferParam, FuncInfo, KernelInfo, Program
 from .signature import annotations_of as _annotations
 from .signature import kernel_params  # noqa: F401 - the kernel object's
@@ -26,7 +26,6 @@ from .source import FunctionSource, get_source, make_error
 from .specialize import Specializer
 from .tuples import coerce_arg
 from .typecheck import Checker, ProgramBuilder
-from .uniformity import check_barriers
 
 
 def check_kernel(fn: Any, target: str, typevars: dict, consts: dict,
@@ -73,7 +72,7 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
         else:
             values.append((a.arg, t))
         builder.use_type(t)
-    tree = Specializer(src, consts, target).visit(tree)
+    tree = Specializer(src, consts, builder.view).visit(tree)
     tree = lower(src, tree)
     kinfo = KernelInfo(src=src, tree=tree, name=tree.name, params=params, is_kernel=True,
                        buffers=buffers, values=values, workgroup_size=workgroup_size,
@@ -85,12 +84,13 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
     checker.run()
     builder.stack.pop()
     if kinfo.uses_barrier:
+        from .uniformity import check_barriers  # barrier kernels only
         check_barriers(kinfo)
     kinfo.ordered_buffers = device_ordered_buffers(kinfo)
     _name_helpers(builder.order)
     prog = Program(kernel=kinfo, funcs=builder.order, structs=builder.structs,
                    enums=builder.enums, target=target, consts=dict(consts),
-                   tables=builder.tables)
+                   tables=builder.tables, asked=builder.view.asked)
     decay_enums(prog)
     return prog
 
@@ -98,7 +98,7 @@ def _check_kernel(src: FunctionSource, fn: Any, target: str, typevars: dict, con
 def _name_helpers(funcs: list[FuncInfo]) -> None:
     by_name: dict[str, list[FuncInfo]] = {}
     for f in funcs:
-        if f.src.globals is vars(prelude):
+        if in_prelude(f.src):
             # The prelude's names always carry their types, so that one operation reads the
             # same in every kernel (ps_min_float_f32) and instances never collide; one that
             # takes a buffer or shared array carries its name too.
@@ -187,7 +187,7 @@ class _Helpers:
             return self.b.funcs[key]
         tree = copy_tree(tree0)
         tree.args.defaults = []
-        tree = Specializer(src, {}, self.b.target).visit(tree)
+        tree = Specializer(src, {}, self.b.view).visit(tree)
         tree = lower(src, tree)
         info = FuncInfo(src=src, tree=tree, name=tree.name,
                         params=[(n, t) for n, t in ptypes if n not in globs], key=key,

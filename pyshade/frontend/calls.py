@@ -13,7 +13,7 @@ import types as pytypes
 import typing
 from typing import Any
 
-from .. import lang, targets
+from .. import lang
 from .. import types as T
 from ..errors import TranslationError
 from .exprs import CT, IDS, NO_EXPR, decay, is_int
@@ -256,7 +256,7 @@ class CallMixin:
 
     def print_call(self, node: ast.Call) -> None:
         """Check ``print()`` (CPU and CUDA only): string literals and scalar or vector values."""
-        if not targets.get(self.target).prints:
+        if not self.view.prints:
             self.error(node, f"print() is not available on {self.target}: it works on the "
                              "CPU device and on CUDA; guard it with "
                              "'if ps.target == \"python\":'", target=self.target)

@@ -22,6 +22,7 @@ import ast
 from typing import Any
 
 from .. import types as T
+from .deep import child_nodes
 from .program import Program
 
 
@@ -69,7 +70,7 @@ def _typed_nodes(tree: ast.AST, seen: set[int]) -> Any:
             continue
         seen.add(id(node))
         yield node
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
         for name, v in vars(node).items():
             if name.startswith("ps_"):
                 stack.extend(x for x in (v if isinstance(v, (list, tuple)) else [v])

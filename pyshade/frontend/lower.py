@@ -20,7 +20,7 @@ import ast
 from typing import Any
 
 from .. import lang
-from .deep import copy_tree
+from .deep import child_nodes, copy_tree, walk
 from .source import FunctionSource
 from .specialize import local_names
 from .unroll_seq import sequence_of, unroll_sequence
@@ -44,7 +44,7 @@ def _simple(node: ast.AST) -> bool:
 
 
 def _names_read(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def _base_name(target: ast.AST) -> str | None:
@@ -134,7 +134,7 @@ class Lowering(ast.NodeTransformer):
                    for t, v in zip(target.elts, values)]
         for a in pre + assigns:
             ast.fix_missing_locations(a)
-            for n in ast.walk(a):
+            for n in walk(a):
                 if not hasattr(n, "lineno"):
                     ast.copy_location(n, node)
         return pre + assigns
@@ -151,7 +151,7 @@ class Lowering(ast.NodeTransformer):
             part.ps_unpack = True
             out.append(ast.copy_location(ast.Assign([t], part), node))
         for a in out:
-            for n in ast.walk(a):
+            for n in walk(a):
                 if not hasattr(n, "lineno"):
                     ast.copy_location(n, node)
         return out
@@ -171,7 +171,7 @@ class Lowering(ast.NodeTransformer):
         if isinstance(target, (ast.Subscript, ast.Attribute)):
             self._hoist_indices(target.value, pre, stmt)
         if isinstance(target, ast.Subscript) and \
-                any(isinstance(n, ast.Call) for n in ast.walk(target.slice)):
+                any(isinstance(n, ast.Call) for n in walk(target.slice)):
             name = self.temp(stmt)
             pre.append(ast.copy_location(ast.Assign([ast.Name(name, ast.Store())],
                                                     target.slice), target.slice))
@@ -212,7 +212,7 @@ class Lowering(ast.NodeTransformer):
         if not values:      # kept as a loop that never runs: its names stay known, and
             return node     # a read after it is reported as such (typecheck's loop rules)
         assigned = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-                       for s in node.body for n in ast.walk(s))
+                       for s in node.body for n in walk(s))
         out: list[ast.stmt] = []
         for k in values:
             if assigned:    # the body changes it: keep a variable
@@ -221,15 +221,15 @@ class Lowering(ast.NodeTransformer):
                 out.extend(copy_tree(node.body))
             else:           # a true constant in each copy: literals adapt to their context
                 out.extend(_Substitute(name, k).visit(copy_tree(s)) for s in node.body)
-        used_outside = sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(self.root)) \
-            > sum(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+        used_outside = sum(isinstance(n, ast.Name) and n.id == name for n in walk(self.root)) \
+            > sum(isinstance(n, ast.Name) and n.id == name for n in walk(node))
         if values and not assigned and used_outside:
             # Python leaves the loop variable at its last value
             out.append(ast.copy_location(ast.Assign(
                 [ast.Name(name, ast.Store())], ast.Constant(values[-1])), node))
         for s in out:
             ast.fix_missing_locations(ast.copy_location(s, s))
-            for n in ast.walk(s):
+            for n in walk(s):
                 if not hasattr(n, "lineno"):
                     ast.copy_location(n, node)
         return out
@@ -282,14 +282,14 @@ class _Substitute(ast.NodeTransformer):
 def _walk_loop(node: ast.AST):
     """ast.walk that does not enter nested loops (their break is their own)."""
     yield node
-    for child in ast.iter_child_nodes(node):
+    for child in child_nodes(node):
         if isinstance(child, (ast.For, ast.While)):
             continue
         yield from _walk_loop(child)
 
 
 def _to_load(node: ast.AST) -> None:
-    for n in ast.walk(node):
+    for n in walk(node):
         if hasattr(n, "ctx"):
             n.ctx = ast.Load()
 

@@ -85,7 +85,7 @@ def tuple_index(tc: Any, node: ast.Subscript) -> ast.expr:
                              f"{vt.ndim} indices, not {len(idx)}")
     typed = [tc.index(e) for e in idx]
     node.ps_type = vt.elem
-    if tc.target == "python":
+    if tc.view.is_("python"):
         node.slice.elts = typed
         node.slice.ps_type = T.u32
         node.ps_nd = True

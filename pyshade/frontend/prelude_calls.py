@@ -15,9 +15,10 @@ errors), and it is the reference the prelude is tested against.
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Any
 
-from .. import prelude, prelude_math, targets
+from .. import prelude_math
 from .. import types as T
 from .source import get_source
 from .typeutil import call_at
@@ -41,27 +42,35 @@ def _kind(e: T.ScalarType) -> str:
     return "float" if e == T.f32 else "plain"
 
 
+def in_prelude(src: Any) -> bool:
+    """True for a function of ``pyshade.prelude`` (imported when a kernel first needs one
+    of its functions: before that, no function is)."""
+    prelude = sys.modules.get("pyshade.prelude")
+    return prelude is not None and src.globals is vars(prelude)
+
+
 class PreludeMixin:
     """Prelude routing; the class using it provides ``prog_checker``, ``const``, ``error``..."""
 
     @property
     def python_semantics(self) -> bool:
         """The target's operators mean Python's (the target registry's flag)."""
-        return targets.get(self.target).python_semantics
+        return self.view.python_semantics
 
     def routes(self) -> bool:
         """True where operations go to the prelude: a GPU target, outside the prelude itself
         (which is written over primitives and must not call itself)."""
-        return not self.python_semantics and self.src.globals is not vars(prelude)
+        return not self.python_semantics and not in_prelude(self.src)
 
     def not_in_prelude(self, node: ast.AST, what: str) -> None:
         """An internal error for a routed operation used inside the prelude."""
-        if not self.python_semantics and self.src.globals is vars(prelude):
+        if not self.python_semantics and in_prelude(self.src):
             self.error(node, f"internal: the prelude cannot use {what} (it would call itself): "
                              "use its primitives")
 
     def prelude_call(self, like: ast.AST, name: str, args: list) -> ast.Call:
         """A typed call of prelude function ``name`` on typed ``args``, at ``like``'s place."""
+        from .. import prelude
         fn = getattr(prelude, name, None) or getattr(prelude_math, name)
         call = ast.copy_location(ast.Call(ast.Name(name, ast.Load()), list(args), []), like)
         call.end_lineno = getattr(like, "end_lineno", None)
@@ -141,7 +150,7 @@ class PreludeMixin:
         for (``Target.float_atomics``) as the prelude's compare-exchange loop
         (``ps_atomic_<op>_float``)."""
         if node.ps_type != T.f32 or op not in ("add", "sub", "min", "max") \
-                or op in targets.get(self.target).float_atomics:
+                or self.view.float_atomic(op):
             return node
         if not self.routes():
             self.not_in_prelude(node, f"atomic_{op}() of f32")
@@ -177,11 +186,10 @@ class PreludeMixin:
         float type as it is."""
         if self.python_semantics:
             return node
-        spell = targets.get(self.target).emitter_class().spelling_for(name)
-        if spell is not prelude_math.PRELUDE:
+        if not self.view.prelude_math(name):
             return node
         short = name.split(".", 1)[1]
-        if self.src.globals is vars(prelude_math) or self.src.globals is vars(prelude):
+        if self.src.globals is vars(prelude_math) or in_prelude(self.src):
             self.error(node, f"internal: {name} is prelude_math.ps_{short} on {self.target}: "
                              "call that")
         t = node.ps_type

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import types as T
 from ..artifact import Location, Requirements
+from .deep import walk
 from .program import Program
 
 # Scalar types -> the device feature (e.g. VulkanDevice.features) their code needs.
@@ -45,13 +46,22 @@ def feature_uses(prog: Program, types: Any) -> tuple[set, dict[str, tuple[str, a
     for name in used & set(FEATURES):
         needs.setdefault(FEATURES[name], (k.src.filename, k.tree))
     for f in [k] + prog.funcs:
-        for n in ast.walk(f.tree):
+        for n in walk(f.tree):
             here: set = set()
             scalars_in(getattr(n, "ps_type", None), here)
             for name in here & set(FEATURES):
                 needs.setdefault(FEATURES[name], (f.src.filename, n))
             used |= here
     return used, needs
+
+
+def program_features(prog: Program) -> tuple[set, dict[str, tuple[str, ast.AST]]]:
+    """``feature_uses`` of the program's declared types (computed once per typed
+    Program: its copies for other targets share it)."""
+    hit = prog.memo.get("features")
+    if hit is None:
+        hit = prog.memo["features"] = feature_uses(prog, declared_types(prog))
+    return hit
 
 
 def declared_types(prog: Program) -> list:
@@ -67,10 +77,18 @@ def declared_types(prog: Program) -> list:
 
 
 def requirements_of(prog: Program) -> Requirements:
-    """The ``Requirements`` record of a typed program."""
-    _, needs = feature_uses(prog, declared_types(prog))
+    """The ``Requirements`` record of a typed program (computed once, as
+    ``program_features``)."""
+    hit = prog.memo.get("requirements")
+    if hit is None:
+        hit = prog.memo["requirements"] = _requirements(prog)
+    return hit  # type: ignore[no-any-return]
+
+
+def _requirements(prog: Program) -> Requirements:
+    _, needs = program_features(prog)
     k = prog.kernel
-    shared_node = next((n for n in ast.walk(k.tree) if getattr(n, "ps_shared", False)), k.tree)
+    shared_node = next((n for n in walk(k.tree) if getattr(n, "ps_shared", False)), k.tree)
     return Requirements(
         features=tuple((feat, Location.of(fn, node)) for feat, (fn, node) in needs.items()),
         shared=tuple(s.type for s in k.shared.values()),

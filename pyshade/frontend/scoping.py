@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from .. import types as T
+from .deep import walk
 from .program import FuncInfo
 
 
@@ -50,7 +51,7 @@ def place_declarations(func: FuncInfo, occ: dict, params: dict) -> None:
 
 def _assigns_in_body(loop: ast.For, name: str) -> bool:
     for s in loop.body:
-        for n in ast.walk(s):
+        for n in walk(s):
             if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
                 return True
     return False

@@ -95,6 +95,9 @@ _cache: dict[Any, FunctionSource] = {}
 # ``@ps.func``): code object -> (lines, first line). Translation uses it instead of the
 # file, which may have been edited since the module was imported.
 _captured: dict[Any, tuple[list[str], int]] = {}
+# The parse of a captured source that checked it, until the first ``get_source`` of its
+# function uses it (instead of parsing the same lines again).
+_unused_parse: dict[Any, ast.AST] = {}
 
 
 def _function(fn: Any) -> Any:
@@ -104,11 +107,12 @@ def _function(fn: Any) -> Any:
     return fn
 
 
-def _read(fn: Any) -> tuple[list[str], int]:
+def _read(fn: Any) -> tuple[list[str], int, ast.AST]:
     """The lines of ``fn``'s definition, checked against the function Python runs (its
     name and parameters must match, else its file was edited after it was imported and
-    the lines are another function's). From the snapshot of its file taken when a kernel
-    or helper of that file was decorated, else from the file (or linecache) as it is now."""
+    the lines are another function's), and their parse (``_parse``). From the snapshot of
+    its file taken when a kernel or helper of that file was decorated, else from the file
+    (or linecache) as it is now."""
     code = fn.__code__
     snapshot = _snapshots.get(code.co_filename)
     try:
@@ -133,13 +137,15 @@ def _read(fn: Any) -> tuple[list[str], int]:
             f"of {code.co_filename} now holds {found}. pyshade translates the function as "
             "Python defined it: reload its module (importlib.reload) or re-run its cell",
             code.co_filename, start)
-    return list(lines), start
+    return list(lines), start, tree
 
 
 def _parse(lines: list[str], filename: str, start: int) -> Any:
-    """The first statement of the dedented ``lines`` (a def, if they are a function's)."""
+    """The first statement of the dedented ``lines`` (a def, if they are a function's),
+    numbered from line ``start`` as in the file (the parse of blank lines before them,
+    which costs less than renumbering every node)."""
     try:
-        module = ast.parse(textwrap.dedent("".join(lines)))
+        module = ast.parse("\n" * (max(start, 1) - 1) + textwrap.dedent("".join(lines)))
     except SyntaxError as e:
         raise TranslationError(f"the source of the function at {filename}:{start} does not "
                                f"parse ({e.msg}): was the file edited? reload its module",
@@ -164,7 +170,9 @@ def capture_source(fn: Any) -> None:
     lines = linecache.getlines(filename, fn.__globals__)
     if lines:
         _snapshots[filename] = list(lines)
-    _captured[fn.__code__] = _read(fn)
+    lines, start, tree = _read(fn)
+    _captured[fn.__code__] = lines, start
+    _unused_parse[fn.__code__] = tree
 
 
 def get_source(fn: Any) -> FunctionSource:
@@ -177,13 +185,14 @@ def get_source(fn: Any) -> FunctionSource:
     if hit is not None and hit.fn is fn:
         return hit
     filename = code.co_filename
-    lines, start = _captured.get(code) or _read(fn)
+    captured = _captured.get(code)
+    if captured is None:            # parsed (and checked) from its file now
+        lines, start, tree = _read(fn)
+    else:                           # a function of its own: its checked source parses
+        lines, start = captured
+        tree = _unused_parse.pop(code, None) or _parse(lines, filename, start)
     text = "".join(lines)
-    dedented = textwrap.dedent(text)
     indent = _common_indent(text)
-    module = ast.parse(dedented)
-    tree = next(n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    ast.increment_lineno(tree, max(start, 1) - 1)
     if indent:
         for node in ast.walk(tree):
             if hasattr(node, "col_offset"):

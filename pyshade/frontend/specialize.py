@@ -12,7 +12,9 @@ import enum
 from typing import Any
 
 from .. import lang
+from .deep import walk
 from .source import FunctionSource
+from .target_view import TargetView
 
 _NOT_CONST = object()
 _SCALARS = (bool, int, float, str)
@@ -21,7 +23,7 @@ _SCALARS = (bool, int, float, str)
 def local_names(tree: ast.FunctionDef) -> set[str]:
     """Every name a function binds: parameters and assignment targets."""
     names = {a.arg for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs}
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
     return names
@@ -30,10 +32,10 @@ def local_names(tree: ast.FunctionDef) -> set[str]:
 class Specializer(ast.NodeTransformer):
     """Replace Const params by their values and delete statically dead branches."""
 
-    def __init__(self, src: FunctionSource, consts: dict[str, Any], target: str):
+    def __init__(self, src: FunctionSource, consts: dict[str, Any], target: TargetView):
         self.src = src
         self.consts = consts
-        self.target = target
+        self.target = target            # asked only for ``ps.target`` (its name)
         self.locals = local_names(src.tree) - set(consts)
 
     # -- compile-time evaluation ------------------------------------------------
@@ -87,7 +89,7 @@ class Specializer(ast.NodeTransformer):
 
     def _norm(self, obj: Any) -> Any:
         if obj is lang.target:
-            return self.target
+            return self.target.name
         if isinstance(obj, enum.Enum):
             return obj  # enum members stay symbolic; the type checker types them
         return obj
@@ -98,7 +100,7 @@ class Specializer(ast.NodeTransformer):
             return _NOT_CONST
         # Only fold tests that involve a compile-time name; `if 1 < 2` is left to the
         # type checker so that literal-only tests keep their line in the output.
-        if not any(isinstance(n, (ast.Name, ast.Attribute)) for n in ast.walk(test)):
+        if not any(isinstance(n, (ast.Name, ast.Attribute)) for n in walk(test)):
             return _NOT_CONST
         return bool(v)
 

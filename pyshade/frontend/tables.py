@@ -8,7 +8,7 @@ import ast
 from typing import Any
 
 from .. import types as T
-from .deep import copy_tree
+from .deep import copy_tree, walk
 from .typeutil import CT, decay
 
 
@@ -126,7 +126,7 @@ class TableMixin:
                                                   ast.Constant(k), ast.Store()), e)
             out.append(ast.copy_location(ast.Assign([dst], e), e))
         for s in out:
-            for n in ast.walk(s):
+            for n in walk(s):
                 if not hasattr(n, "lineno"):
                     ast.copy_location(n, e if n is not decl else node)
         return out

@@ -21,7 +21,7 @@ from .. import types as T
 from ..structs import tuple_elems
 from . import tuples
 from .calls import CallMixin
-from .deep import copy_tree
+from .deep import copy_tree, walk
 from .exprs import CT, ExprMixin, decay
 from .loops import LoopMixin
 from .matching import MatchMixin
@@ -30,6 +30,7 @@ from .program import FuncInfo, KernelInfo, SharedArray
 from .scoping import join_assigned, place_declarations
 from .source import make_error
 from .tables import TableMixin
+from .target_view import TargetView
 
 _NO_STMT = {
     ast.Try: "try/except is not supported in kernels (GPUs have no exceptions): check "
@@ -61,7 +62,9 @@ class ProgramBuilder:
     """State shared by all the functions of one specialisation."""
 
     def __init__(self, target: str):
-        self.target = target
+        # Every question about the target goes through the view, which records it (see
+        # ``target_view.py``): what lets one Program serve several targets.
+        self.view = TargetView(target)
         self.funcs: dict[tuple, FuncInfo] = {}
         self.order: list[FuncInfo] = []
         self.structs: list[T.StructType] = []
@@ -84,6 +87,11 @@ class ProgramBuilder:
             if t not in self.enums:
                 self.enums.append(t)
 
+    @property
+    def target(self) -> str:
+        """The target's name (a recorded question: ``TargetView.name``)."""
+        return self.view.name
+
 
 class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMixin):
     """Type-check one function (kernel or helper)."""
@@ -92,7 +100,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
         self.prog = prog
         self.func = func
         self.src = func.src
-        self.target = prog.target
+        self.view = prog.view
         self.consts = consts
         self.assigned: set[str] | None = set()
         self.loops: list[tuple[list, list]] = []  # per loop: the states at its breaks, continues
@@ -106,6 +114,11 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
         self.for_targets: list[ast.For] = []
         self.is_kernel = func.is_kernel
         self.params = {n: t for n, t in func.params}
+
+    @property
+    def target(self) -> str:
+        """The target's name (a recorded question: ``TargetView.name``)."""
+        return self.view.name
 
     # -- errors -------------------------------------------------------------------------
     def error(self, node: ast.AST | None, message: str, target: str | None = None) -> None:
@@ -298,7 +311,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
         """``target op= value``: typed as ``target op value`` (kept as ``ps_binop``), then stored."""
         written = ast.unparse(node.target), ast.unparse(ast.BinOp(node.target, node.op, node.value))
         load = copy_tree(node.target)
-        for n in ast.walk(load):
+        for n in walk(load):
             if hasattr(n, "ctx"):
                 n.ctx = ast.Load()
         binop = ast.copy_location(ast.BinOp(load, node.op, node.value), node)
@@ -518,7 +531,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
     def assigned_anywhere(self) -> set[str]:
         """Every name assigned somewhere in the function (cached)."""
         if not hasattr(self, "_assigned_anywhere"):
-            self._assigned_anywhere = {n.id for n in ast.walk(self.func.tree)
+            self._assigned_anywhere = {n.id for n in walk(self.func.tree)
                                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         return self._assigned_anywhere
 
@@ -541,7 +554,7 @@ class Checker(ExprMixin, CallMixin, MatchMixin, LoopMixin, PreludeMixin, TableMi
 def _runtime_part(node: ast.expr, params: dict) -> str:
     """What makes the typed expression ``node`` a run-time value, for a message: the first
     parameter, local variable or call in it (else the whole expression)."""
-    for n in ast.walk(node):
+    for n in walk(node):
         ref = getattr(n, "ps_ref", None)
         if isinstance(n, ast.Name) and ref is not None and ref[0] == "local":
             kind = "the parameter" if n.id in params else "the local variable"
@@ -553,7 +566,7 @@ def _runtime_part(node: ast.expr, params: dict) -> str:
 
 def _as_load(node: ast.expr) -> ast.expr:
     node = copy.copy(node)
-    for n in ast.walk(node):
+    for n in walk(node):
         if hasattr(n, "ctx"):
             n.ctx = ast.Load()
     return node

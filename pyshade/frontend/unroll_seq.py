@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable
 
-from .deep import copy_tree
+from .deep import copy_tree, walk
 
 
 def sequence_of(node: ast.For, lookup: Callable[[str], tuple[bool, Any]],
@@ -59,7 +59,7 @@ def unroll_sequence(node: ast.For, elts: list[ast.expr], temp: Callable[[], str]
         return ast.fix_missing_locations(ast.copy_location(n, node))
 
     assigned = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-                   for s in node.body for n in ast.walk(s))
+                   for s in node.body for n in walk(s))
     values: list[ast.expr] = []
     literal = isinstance(node.iter, (ast.Tuple, ast.List))
     for e in elts:
@@ -90,7 +90,7 @@ def unroll_sequence(node: ast.For, elts: list[ast.expr], temp: Callable[[], str]
             loop = at(ast.If(ast.UnaryOp(ast.Not(), ast.Name(flag, ast.Load())), [loop], []))
         out.append(loop)
     for s in out:
-        for n in ast.walk(s):
+        for n in walk(s):
             if not hasattr(n, "lineno"):
                 ast.copy_location(n, node)
     return out
