@@ -14,6 +14,7 @@ shrinks what disagrees into ``tests/fuzz/regressions/``, which the last test rep
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -166,3 +167,129 @@ def test_ulp_table_covers_every_family() -> None:
     """Every function the generator may sink has a bound for every target family."""
     for fn, by_family in ulp.SPEC.items():
         assert set(by_family) >= {"vulkan", "wgsl", "cuda", "msl"}, fn
+
+
+# Seeds whose kernels once failed to compile somewhere (seed 20261206: kernels 55 and
+# 129, a vector constructor with a conditional-expression argument) and a few others.
+SOURCE_SEEDS = (FIXED_SEED, 20261205, 20261206, 1, 2)
+
+
+@pytest.mark.parametrize("seed", SOURCE_SEEDS)
+def test_fuzz_generated_source_compiles(seed: int) -> None:
+    """Every generated module is valid Python (``compile``, no device): 60 kernels of each
+    of five seeds, in the run's batches of 10; each kernel initialises the shared arrays
+    it declares before any read (a pinned write and barrier, which the shrinker keeps)."""
+    for first in range(0, 60, 10):
+        kernels = [harness.make_kernel(seed, j) for j in range(first, first + 10)]
+        src = harness.module_source(kernels)
+        compile(src, f"<fuzz seed {seed} kernels {first}..{first + 9}>", "exec")
+        for k in kernels:
+            text = k.source()
+            for name in re.findall(r"(\w+) = ps\.shared_array\(", text):
+                decl = text.index(f"{name} = ps.shared_array(")
+                init = re.search(rf"{name}\[li\] = [^\n]*\n\s*(?:ps\.barrier\(\))?", text[decl:])
+                assert init, (seed, k.name, name)
+                pinned = [s for s in _statements(k.body) if s.pinned]
+                assert any(f"{name}[li]" in "\n".join(s.lines(0)) for s in pinned), name
+
+
+def _statements(body: list) -> list:
+    """Every statement of a body, nested ones included."""
+    out = []
+    for s in body:
+        out.append(s)
+        for c in s.clauses:
+            out += _statements(c.body)
+    return out
+
+
+def test_comparison_rules_are_narrow() -> None:
+    """The documented target limitations (harness.RULES): WGSL's division and contraction
+    allowance (3 ulp) and zero signs on every wgpu device, lavapipe's zero signs on the
+    Vulkan routes; each accepted difference is reported in ``allowed``, never silent.
+    Elsewhere, and beyond the bound, the same differences are failures."""
+    one = np.float32(1.0)
+    want = {"of": np.array([one, 0.0, 5.0], np.float32)}
+    up = lambda x, k: np.float32(x).view(np.uint32) + np.uint32(k)  # noqa: E731
+    ulp1 = np.array([up(1.0, 1).view(np.float32), 0.0, 5.0], np.float32)
+    ulp3 = np.array([up(1.0, 3).view(np.float32), 0.0, 5.0], np.float32)
+    ulp4 = np.array([up(1.0, 4).view(np.float32), 0.0, 5.0], np.float32)
+    negz = np.array([1.0, -0.0, 5.0], np.float32)
+    meta = {"sinks": [], "slots": {}}
+    cases = [("wgpu-swiftshader", "wgsl", ulp1, "wgsl-inexact"),
+             ("wgpu-llvmpipe", "wgsl", ulp3, "wgsl-inexact"),
+             ("wgpu-llvmpipe", "wgsl", ulp4, None),
+             ("wgpu-swiftshader", "wgsl", negz, "wgsl-zero-sign"),
+             ("vulkan-llvmpipe", "vulkan", negz, "lavapipe-zero-sign"),
+             ("vulkan-hlsl-llvmpipe", "vulkan", negz, "lavapipe-zero-sign"),
+             ("vulkan-swiftshader", "vulkan", negz, None),
+             ("vulkan-llvmpipe", "vulkan", ulp1, None),
+             ("vulkan-hlsl-swiftshader", "vulkan", ulp1, None),
+             ("cuda", "cuda", negz, None)]
+    for label, fam, got, rule in cases:
+        allowed: list = []
+        bad = harness.compare(meta, want, {"of": got}, fam, "x", label, allowed)
+        if rule is None:
+            assert bad and not allowed, (label, got)
+        else:
+            assert not bad and allowed and allowed[0].note.endswith(rule), (label, got)
+    # integers never
+    allowed = []
+    assert harness.compare(meta, {"oi": np.array([1], np.int32)},
+                           {"oi": np.array([2], np.int32)}, "wgsl", "wgsl",
+                           "wgpu-swiftshader", allowed) and not allowed
+    # the kinds the shrinker's signature tells apart
+    assert [harness.kind_of(np.float32(a), np.float32(b)) for a, b in
+            ((0.0, -0.0), (1.0, ulp1[0]), (1.0, 2.0), (1.0, np.nan), (-1.0, 1.0))] == \
+        ["zero-sign", "ulp", "value", "nan", "value"]
+    assert harness.kind_of(np.int32(1), np.int32(2)) == "int"
+
+
+def test_shrinker_signature_is_device_kind_and_output() -> None:
+    """A 1-ulp difference in ``of`` and a zero sign there are different failures, as are
+    the same difference on two devices or in two outputs."""
+    def o(dev: str, buf: str, w: float, g: float) -> harness.Outcome:
+        m = harness.Mismatch(buf, 0, np.float32(w), np.float32(g), 1, "",
+                             harness.kind_of(np.float32(w), np.float32(g)))
+        return harness.Outcome(dev, "disagree", [m])
+    base = shrink.signature(o("vulkan-llvmpipe", "of", 0.0, -0.0))
+    assert base == shrink.signature(o("vulkan-llvmpipe", "of", -0.0, 0.0))
+    for other in (o("vulkan-swiftshader", "of", 0.0, -0.0), o("vulkan-llvmpipe", "ot", 0.0, -0.0),
+                  o("vulkan-llvmpipe", "of", 1.0, 1.0000001), o("vulkan-llvmpipe", "of", 1.0, 3.0)):
+        assert shrink.signature(other) != base, other
+
+
+def test_poisoned_shared_finds_unwritten_reads(tmp_path: Path) -> None:
+    """The shrinker's check: a kernel that reads a shared element nobody wrote gives
+    other outputs with the shared arrays poisoned; a kernel that writes first does not."""
+    src = harness.HEADER + '''
+
+@ps.kernel(workgroup_size=4)
+def reads(of: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    li = ps.local_index()
+    sh = ps.shared_array(f32, 8)
+    sh[li] = 1.0
+    ps.barrier()
+    of[i] = sh[li + u32(4)]
+
+
+@ps.kernel(workgroup_size=4)
+def writes(of: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    li = ps.local_index()
+    sh = ps.shared_array(f32, 4)
+    sh[li] = 1.0
+    ps.barrier()
+    of[i] = sh[(li + u32(1)) % u32(4)]
+'''
+    mod = harness.load(src, tmp_path, "poison")
+    cpu = ps.device("cpu")
+    inputs = {"of": np.zeros(8, np.float32)}
+    for name, changes in (("reads", True), ("writes", False)):
+        fn = getattr(mod, name)
+        plain = harness.launch(["of"], {"n": 8}, fn, mod, cpu, inputs)["of"]
+        with harness.poisoned_shared():
+            other = harness.launch(["of"], {"n": 8}, fn, mod, cpu, inputs)["of"]
+        assert bool(harness.differ(plain, other).any()) == changes, (name, plain, other)
+    assert (harness.launch(["of"], {"n": 8}, mod.reads, mod, cpu, inputs)["of"] == 0).all()

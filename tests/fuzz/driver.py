@@ -79,15 +79,19 @@ class Result:
 
 @dataclass
 class Tally:
-    """Per device: kernels run, agreed, disagreed (errors included), skipped, seconds."""
+    """Per device: kernels run, agreed, disagreed (errors included), skipped, seconds,
+    and the kernels with differences each documented rule accepted (``harness.RULES``)."""
 
     kernels: int = 0
     agreed: int = 0
     disagreed: int = 0
     skipped: int = 0
     seconds: float = 0.0
+    allowed: dict[str, int] = field(default_factory=dict)
 
     def add(self, o: Outcome) -> None:
+        for r in dict.fromkeys(m.note.removeprefix("; allowed: ") for m in o.allowed):
+            self.allowed[r] = self.allowed.get(r, 0) + 1
         if o.status == "skip":
             self.skipped += 1
             return
