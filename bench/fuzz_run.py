@@ -40,7 +40,7 @@ def main() -> None:
     p.add_argument("--races-every", type=int, default=10,
                    help="the cpu reference runs with the race detector every n-th kernel")
     p.add_argument("--max-seconds", type=float, default=None,
-                   help="start no child after this long (the run stops short, and says so)")
+                   help="stop after this long (the run stops short: finished is false in the JSON)")
     p.add_argument("--shrink", action="store_true", help="shrink what disagrees")
     p.add_argument("--keep", default=None, help="where shrunk regressions go")
     args = p.parse_args()

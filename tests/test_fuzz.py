@@ -328,3 +328,57 @@ def writes(of: ps.Buffer[f32]) -> None:
             other = harness.launch(["of"], {"n": 8}, fn, mod, cpu, inputs)["of"]
         assert bool(harness.differ(plain, other).any()) == changes, (name, plain, other)
     assert (harness.launch(["of"], {"n": 8}, mod.reads, mod, cpu, inputs)["of"] == 0).all()
+
+
+@pytest.mark.xfail(strict=True, raises=SyntaxError, reason=(
+    "open pyshade fault (seed 20261206 kernels 55 and 129): the cpu device's emitter "
+    "(pyshade/emit/python.py, call_construct) writes a vector argument of a vector "
+    "constructor as *expr unparenthesised, and *a if c else b is not Python"))
+def test_cpu_translates_a_conditional_vector_argument(tmp_path: Path) -> None:
+    """What the generator's SyntaxError was: the kernel is valid Python (the test above
+    compiles every generated module) but the cpu device's translation of
+    ``vec3(v.xy if c else v.yx, 1.0)`` is not. Strict: passes once the emitter
+    parenthesises a starred conditional, and then this mark goes."""
+    src = harness.HEADER + '''
+
+@ps.kernel(workgroup_size=4)
+def cond_arg(x3: ps.Buffer[vec3], o3: ps.Buffer[vec3], s0: f32) -> None:
+    i = ps.global_id().x
+    o3[i] = vec3(x3[i].xy if s0 > 0.0 else x3[i].yx, 1.0)
+'''
+    mod = harness.load(src, tmp_path, "cond_arg")
+    compile(mod.cond_arg.source("python"), "cond_arg", "exec")
+
+
+def test_wgsl_reciprocal_rule(tmp_path: Path) -> None:
+    """``wgsl-reciprocal``: outputs that match the cpu device's of the kernel with x / c
+    written as x * (1 / c) (what SwiftShader's WGSL computes) are accepted on a wgpu
+    device and reported; another difference is not, and no other family gets the rule."""
+    src = harness.HEADER + '''
+
+@ps.kernel(workgroup_size=4)
+def thirds(xf: ps.Buffer[f32], of: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    y = xf[i] / 3.0
+    y /= -7.0
+    of[i] = y * 3.0 - xf[i]
+'''
+    mod = harness.load(src, tmp_path, "thirds")
+    var = harness.reciprocal_variant(mod)
+    assert "* (1.0 / 3.0)" in Path(var.__file__).read_text()
+    cpu = ps.device("cpu")
+    x = np.random.default_rng(3).uniform(-100, 100, 64).astype(np.float32)
+    inputs = {"xf": x, "of": np.zeros(64, np.float32)}
+    meta, params = {"n": 64, "sinks": [], "slots": {}}, ["xf", "of"]
+    want = harness.launch(params, meta, mod.thirds, mod, cpu, inputs)
+    got = harness.launch(params, meta, var.thirds, var, cpu, inputs)
+    assert harness.differ(want["of"], got["of"]).any()      # the variant rounds otherwise
+    dev = type("FakeWgpu", (), {"target": "wgsl"})()
+    ok = harness._reciprocal_check(params, meta, mod.thirds, mod, "wgpu-swiftshader", dev,
+                                   inputs, want, got)
+    assert ok and ok[0].note.endswith("wgsl-reciprocal"), ok
+    other = {"of": got["of"].copy()}
+    other["of"][5] = other["of"][5] * np.float32(2) + np.float32(1)
+    assert harness._reciprocal_check(params, meta, mod.thirds, mod, "wgpu-swiftshader", dev,
+                                     inputs, want, other) is None
+    assert not harness.RECIPROCAL.applies("vulkan-swiftshader", "vulkan")

@@ -231,8 +231,8 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
     its share of the kernels. A child that prints nothing for ``kernel_timeout`` seconds
     (a kernel that never finishes on a device: a GPU cannot be interrupted from Python)
     is killed, the kernel is recorded as a "timeout" error on the device it was running
-    on, and a new child goes on after it. ``deadline`` (time.monotonic()): start no new
-    child after it. Returns {"devices", "kernels" (result lines by index), "timeouts"}."""
+    on, and a new child goes on after it. ``deadline`` (time.monotonic()): the children
+    still running then are stopped, and the run returns what finished. Returns {"devices", "kernels" (result lines by index), "timeouts"}."""
     lines: queue.Queue = queue.Queue()
     share = max(1, -(-(count - first) // jobs))
     todo = [(lo, min(lo + share, count)) for lo in range(first, count, share)]
@@ -293,6 +293,11 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
                 kernels[line["index"]] = line
                 if on_line:
                     on_line(line)
+        if deadline is not None and time.monotonic() > deadline:
+            for c in live.values():
+                c["proc"].kill()
+                c["proc"].wait()
+            break
         for me, c in list(live.items()):
             if time.monotonic() - c["seen"] > kernel_timeout:
                 c["proc"].kill()
