@@ -232,7 +232,8 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
     (a kernel that never finishes on a device: a GPU cannot be interrupted from Python)
     is killed, the kernel is recorded as a "timeout" error on the device it was running
     on, and a new child goes on after it. ``deadline`` (time.monotonic()): the children
-    still running then are stopped, and the run returns what finished. Returns {"devices", "kernels" (result lines by index), "timeouts"}."""
+    still running then are stopped, and the run returns what finished. Returns
+    {"devices", "kernels" (result lines by index), "timeouts"}."""
     lines: queue.Queue = queue.Queue()
     share = max(1, -(-(count - first) // jobs))
     todo = [(lo, min(lo + share, count)) for lo in range(first, count, share)]
