@@ -45,6 +45,4 @@ FUZZ = {'first': 'ot[0]: cpu 93.69257354736328 (0x42bb6299) got 93.6925811767578
  'seed': 20261204,
  'xfail': {'vulkan-hlsl': "s0 / 3.0 given straight to a helper (math.copysign) is 1 ulp off on "
                           "the HLSL route (both drivers); through a precise temporary it is "
-                          "right: DXC traces precise into no helper-call argument",
-           'wgpu-swiftshader': "the same 1 ulp: WGSL allows 2.5 ulp for a division and cannot "
-                               "ask for more"}}
+                          "right: DXC traces precise into no helper-call argument"}}
