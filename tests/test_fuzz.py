@@ -37,7 +37,7 @@ seeded = pytest.mark.skipif(not RUN_SEEDS, reason="the seeded fuzz runs are opt-
 KERNELS = int(os.environ.get("PYSHADE_FUZZ_KERNELS", "150"))
 # Child processes at a time (CI has two cores) and the watchdog's seconds without a result.
 JOBS = int(os.environ.get("PYSHADE_FUZZ_JOBS", "2"))
-TIMEOUT = float(os.environ.get("PYSHADE_FUZZ_TIMEOUT", "120"))
+TIMEOUT = float(os.environ.get("PYSHADE_FUZZ_TIMEOUT", "60"))
 REGRESSIONS = sorted(shrink.REGRESSIONS.glob("s*.py"))
 
 
