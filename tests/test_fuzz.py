@@ -26,10 +26,14 @@ from fuzz import driver, harness, shrink, ulp
 import pyshade as ps
 
 FIXED_SEED = 20261204
-# The two seeded runs are opt-in (PYSHADE_FUZZ=1) until the open findings listed in
-# docs/devices/testing.md are fixed: today about one kernel in seven disagrees
-# somewhere, so they would fail every run, and 300 kernels take about 10 minutes on
-# CI's two cores. The kept regressions, the shrinker and the ulp table run always.
+# The two seeded runs are opt-in (PYSHADE_FUZZ=1) until the open pyshade faults and
+# driver hangs listed in docs/devices/testing.md are fixed: on 2026-12-04, 14 of 101
+# kernels of FIXED_SEED failed somewhere after the documented rules (harness.RULES),
+# among them the cpu device's SyntaxError (test_cpu_translates_a_conditional_vector_
+# argument) and SwiftShader's WGSL pipelines that never finish, so they would fail
+# every run. Turning them on in CI is making RUN_SEEDS true there; with CI=true every
+# difference no rule accepts fails. The kept regressions, the shrinker, the rules, the
+# ulp table and the generator's compile test run always.
 RUN_SEEDS = os.environ.get("PYSHADE_FUZZ") == "1"
 seeded = pytest.mark.skipif(not RUN_SEEDS, reason="the seeded fuzz runs are opt-in: "
                             "PYSHADE_FUZZ=1 (open findings: docs/devices/testing.md)")
