@@ -386,3 +386,16 @@ def thirds(xf: ps.Buffer[f32], of: ps.Buffer[f32]) -> None:
     assert harness._reciprocal_check(params, meta, mod.thirds, mod, "wgpu-swiftshader", dev,
                                      inputs, want, other) is None
     assert not harness.RECIPROCAL.applies("vulkan-swiftshader", "vulkan")
+
+
+def test_isolated_runner_survives_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    """driver.run_isolated: a child that hangs in kernel 1 (a planted sleep, as a GPU
+    that never finishes) is killed by the watchdog, kernel 1 counts as a timeout on the
+    device it was running on, and a new child runs kernel 2."""
+    monkeypatch.setenv("PYSHADE_FUZZ_TEST_HANG", "1:cpu")
+    got = driver.run_isolated(FIXED_SEED, 3, {"cpu"}, jobs=1, kernel_timeout=8.0)
+    assert got["devices"] == ["cpu"]
+    assert [ln["index"] for ln in got["kernels"]] == [0, 1, 2]
+    assert got["timeouts"] == [(1, "cpu")]
+    assert got["kernels"][1]["cpu_error"].startswith("timeout: no result after 8 s")
+    assert not got["kernels"][0]["cpu_error"] and not got["kernels"][2]["cpu_error"]

@@ -201,8 +201,13 @@ def child_main(argv: list[str]) -> None:
     print(json.dumps({"devices": [label for label, _ in devs]}), flush=True)
     work = Path(tempfile.mkdtemp(prefix="pyshade_fuzz_"))
 
+    # test_fuzz's watchdog test: "j:label" makes this child hang there, as a GPU would
+    hang = os.environ.get("PYSHADE_FUZZ_TEST_HANG", "")
+
     def device(j: int, label: str) -> None:
         print(json.dumps({"running": j, "device": label}), flush=True)
+        if hang == f"{j}:{label}":
+            time.sleep(3600)
 
     def done(res: Result) -> None:
         line = result_line(res)
