@@ -14,6 +14,7 @@ shrinks what disagrees into ``tests/fuzz/regressions/``, which the last test rep
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -25,56 +26,95 @@ from fuzz import driver, harness, shrink, ulp
 import pyshade as ps
 
 FIXED_SEED = 20261204
-# The two seeded runs are opt-in (PYSHADE_FUZZ=1) until the open findings listed in
-# docs/devices/testing.md are fixed: today about one kernel in seven disagrees
-# somewhere, so they would fail every run, and 300 kernels take about 10 minutes on
-# CI's two cores. The kept regressions, the shrinker and the ulp table run always.
+# The two seeded runs are opt-in (PYSHADE_FUZZ=1) until the open pyshade faults and
+# driver hangs listed in docs/devices/testing.md are fixed: on 2026-12-04, 14 of 101
+# kernels of FIXED_SEED failed somewhere after the documented rules (harness.RULES),
+# among them the cpu device's SyntaxError (test_cpu_translates_a_conditional_vector_
+# argument) and SwiftShader's WGSL pipelines that never finish, so they would fail
+# every run. Turning them on in CI is making RUN_SEEDS true there; with CI=true every
+# difference no rule accepts fails. The kept regressions, the shrinker, the rules, the
+# ulp table and the generator's compile test run always.
 RUN_SEEDS = os.environ.get("PYSHADE_FUZZ") == "1"
 seeded = pytest.mark.skipif(not RUN_SEEDS, reason="the seeded fuzz runs are opt-in: "
                             "PYSHADE_FUZZ=1 (open findings: docs/devices/testing.md)")
 # Kernels per test; two tests (fixed and fresh seed) make CI's run of at least 300.
 KERNELS = int(os.environ.get("PYSHADE_FUZZ_KERNELS", "150"))
+# Child processes at a time (CI has two cores) and the watchdog's seconds without a result.
+JOBS = int(os.environ.get("PYSHADE_FUZZ_JOBS", "2"))
+TIMEOUT = float(os.environ.get("PYSHADE_FUZZ_TIMEOUT", "60"))
 REGRESSIONS = sorted(shrink.REGRESSIONS.glob("s*.py"))
 
 
-def _devices() -> list[tuple[str, ps.Device]]:
+def _groups() -> set[str]:
     only = os.environ.get("PYSHADE_FUZZ_DEVICES")
     names = set(only.split(",")) if only else set(driver.GROUPS)
     if IN_CI:       # CI has no GPU: the CUDA device is not expected there
         names -= {"cuda"}
-    return driver.devices(names, strict=IN_CI)
+    return names
 
 
-def _fuzz(seed: int, tmp_path: Path) -> None:
-    devs = _devices()
-    print(f"PYSHADE_FUZZ_SEED={seed} PYSHADE_FUZZ_KERNELS={KERNELS} on "
-          f"{', '.join(label for label, _ in devs)}")
+def _devices() -> list[tuple[str, ps.Device]]:
+    return driver.devices(_groups(), strict=IN_CI)
+
+
+def _fuzz(seed: int) -> None:
+    """KERNELS kernels of ``seed`` in JOBS child processes (driver.run_isolated: a kernel
+    that never finishes on a device is a failure after TIMEOUT seconds, not a hung run)."""
+    want = [label for label, _ in _devices()]
+    print(f"PYSHADE_FUZZ_SEED={seed} PYSHADE_FUZZ_KERNELS={KERNELS} on {', '.join(want)}")
     t = time.perf_counter()
-    # The g++ stand-ins take seconds a kernel: every 10th kernel only.
-    results, tallies = driver.run(seed, KERNELS, devs, tmp_path, hosts_every=10)
-    bad = [r for r in results if r.cpu_error or r.failed]
-    print(f"{len(results)} kernels in {time.perf_counter() - t:.1f} s: " + ", ".join(
-        f"{label} {tl.agreed}/{tl.kernels}" for label, tl in tallies.items()))
-    assert len(results) == KERNELS
+    got = driver.run_isolated(seed, KERNELS, _groups(), jobs=JOBS, kernel_timeout=TIMEOUT)
+    lines = got["kernels"]
+    tallies: dict[str, list[int]] = {}
+    allowed: dict[str, int] = {}
+    for ln in lines:
+        for label, o in ln["outcomes"].items():
+            tl = tallies.setdefault(label, [0, 0])
+            tl[0] += o["status"] == "agree"
+            tl[1] += o["status"] != "skip"
+            for a in o.get("allowed", ()):
+                rule = f"{label}: {a.split('; allowed: ')[-1]}"
+                allowed[rule] = allowed.get(rule, 0) + 1
+    print(f"{len(lines)} kernels in {time.perf_counter() - t:.1f} s: " + ", ".join(
+        f"{label} {a}/{n}" for label, (a, n) in sorted(tallies.items())))
+    print("accepted by a documented rule (kernels): " + (", ".join(
+        f"{r} {n}" for r, n in sorted(allowed.items())) or "none"))
+    bad = [ln for ln in lines if ln["cpu_error"] or any(
+        o["status"] in ("disagree", "error") for o in ln["outcomes"].values())]
+    assert got["devices"] == want, f"the child processes found {got['devices']}, not {want}"
+    assert len(lines) == KERNELS, f"{len(lines)} of {KERNELS} kernels ran"
     assert not bad, (f"PYSHADE_FUZZ_SEED={seed} PYSHADE_FUZZ_KERNELS={KERNELS}: "
-                     f"{len(bad)} failing kernel(s)\n\n"
-                     + "\n\n".join(driver.report(r) for r in bad[:3]))
+                     f"{len(bad)} failing kernel(s): {[ln['index'] for ln in bad]}\n\n"
+                     + "\n\n".join(_report(seed, ln) for ln in bad[:3]))
+
+
+def _report(seed: int, line: dict) -> str:
+    """A failing kernel: seed, index, each device's first difference, the source."""
+    out = [f"PYSHADE_FUZZ_SEED={seed} kernel {line['index']} "
+           f"(tests/fuzz/harness.make_kernel({seed}, {line['index']})):"]
+    if line["cpu_error"]:
+        out.append(f"  the cpu device failed: {line['cpu_error'][:2000]}")
+    for label, o in line["outcomes"].items():
+        if o["status"] in ("disagree", "error"):
+            out.append(f"  {label}: {o['error'][:2000] or o['mismatch']}")
+    out.append("--- kernel\n" + harness.make_kernel(seed, line["index"]).source())
+    return "\n".join(out)
 
 
 @seeded
 @pytest.mark.slow
-def test_fuzz_fixed_seed(tmp_path: Path) -> None:
+def test_fuzz_fixed_seed() -> None:
     """The same kernels every run (or PYSHADE_FUZZ_SEED's)."""
-    _fuzz(int(os.environ.get("PYSHADE_FUZZ_SEED") or FIXED_SEED), tmp_path)
+    _fuzz(int(os.environ.get("PYSHADE_FUZZ_SEED") or FIXED_SEED))
 
 
 @seeded
 @pytest.mark.slow
-def test_fuzz_fresh_seed(tmp_path: Path) -> None:
+def test_fuzz_fresh_seed() -> None:
     """New kernels every run; the seed is printed (and in the failure message)."""
     seed = int(os.environ.get("PYSHADE_FUZZ_SEED") or np.random.SeedSequence().entropy
                % 2**63)
-    _fuzz(seed, tmp_path)
+    _fuzz(seed)
 
 
 @pytest.mark.parametrize("path", REGRESSIONS, ids=[p.stem for p in REGRESSIONS])
@@ -166,3 +206,196 @@ def test_ulp_table_covers_every_family() -> None:
     """Every function the generator may sink has a bound for every target family."""
     for fn, by_family in ulp.SPEC.items():
         assert set(by_family) >= {"vulkan", "wgsl", "cuda", "msl"}, fn
+
+
+# Seeds whose kernels once failed to compile somewhere (seed 20261206: kernels 55 and
+# 129, a vector constructor with a conditional-expression argument) and a few others.
+SOURCE_SEEDS = (FIXED_SEED, 20261205, 20261206, 1, 2)
+
+
+@pytest.mark.parametrize("seed", SOURCE_SEEDS)
+def test_fuzz_generated_source_compiles(seed: int) -> None:
+    """Every generated module is valid Python (``compile``, no device): 60 kernels of each
+    of five seeds, in the run's batches of 10; each kernel initialises the shared arrays
+    it declares before any read (a pinned write and barrier, which the shrinker keeps)."""
+    for first in range(0, 60, 10):
+        kernels = [harness.make_kernel(seed, j) for j in range(first, first + 10)]
+        src = harness.module_source(kernels)
+        compile(src, f"<fuzz seed {seed} kernels {first}..{first + 9}>", "exec")
+        for k in kernels:
+            text = k.source()
+            for name in re.findall(r"(\w+) = ps\.shared_array\(", text):
+                decl = text.index(f"{name} = ps.shared_array(")
+                init = re.search(rf"{name}\[li\] = [^\n]*\n\s*(?:ps\.barrier\(\))?", text[decl:])
+                assert init, (seed, k.name, name)
+                pinned = [s for s in _statements(k.body) if s.pinned]
+                assert any(f"{name}[li]" in "\n".join(s.lines(0)) for s in pinned), name
+
+
+def _statements(body: list) -> list:
+    """Every statement of a body, nested ones included."""
+    out = []
+    for s in body:
+        out.append(s)
+        for c in s.clauses:
+            out += _statements(c.body)
+    return out
+
+
+def test_comparison_rules_are_narrow() -> None:
+    """The documented target limitations (harness.RULES): WGSL's division and contraction
+    allowance (3 ulp) and zero signs on every wgpu device, lavapipe's zero signs on the
+    Vulkan routes; each accepted difference is reported in ``allowed``, never silent.
+    Elsewhere, and beyond the bound, the same differences are failures."""
+    one = np.float32(1.0)
+    want = {"of": np.array([one, 0.0, 5.0], np.float32)}
+    up = lambda x, k: np.float32(x).view(np.uint32) + np.uint32(k)  # noqa: E731
+    ulp1 = np.array([up(1.0, 1).view(np.float32), 0.0, 5.0], np.float32)
+    ulp3 = np.array([up(1.0, 3).view(np.float32), 0.0, 5.0], np.float32)
+    ulp4 = np.array([up(1.0, 4).view(np.float32), 0.0, 5.0], np.float32)
+    negz = np.array([1.0, -0.0, 5.0], np.float32)
+    meta = {"sinks": [], "slots": {}}
+    cases = [("wgpu-swiftshader", "wgsl", ulp1, "wgsl-inexact"),
+             ("wgpu-llvmpipe", "wgsl", ulp3, "wgsl-inexact"),
+             ("wgpu-llvmpipe", "wgsl", ulp4, None),
+             ("wgpu-swiftshader", "wgsl", negz, "wgsl-zero-sign"),
+             ("vulkan-llvmpipe", "vulkan", negz, "lavapipe-zero-sign"),
+             ("vulkan-hlsl-llvmpipe", "vulkan", negz, "lavapipe-zero-sign"),
+             ("vulkan-swiftshader", "vulkan", negz, None),
+             ("vulkan-llvmpipe", "vulkan", ulp1, None),
+             ("vulkan-hlsl-swiftshader", "vulkan", ulp1, None),
+             ("cuda", "cuda", negz, None)]
+    for label, fam, got, rule in cases:
+        allowed: list = []
+        bad = harness.compare(meta, want, {"of": got}, fam, "x", label, allowed)
+        if rule is None:
+            assert bad and not allowed, (label, got)
+        else:
+            assert not bad and allowed and allowed[0].note.endswith(rule), (label, got)
+    # integers never
+    allowed = []
+    assert harness.compare(meta, {"oi": np.array([1], np.int32)},
+                           {"oi": np.array([2], np.int32)}, "wgsl", "wgsl",
+                           "wgpu-swiftshader", allowed) and not allowed
+    # the kinds the shrinker's signature tells apart
+    assert [harness.kind_of(np.float32(a), np.float32(b)) for a, b in
+            ((0.0, -0.0), (1.0, ulp1[0]), (1.0, 2.0), (1.0, np.nan), (-1.0, 1.0))] == \
+        ["zero-sign", "ulp", "value", "nan", "value"]
+    assert harness.kind_of(np.int32(1), np.int32(2)) == "int"
+
+
+def test_shrinker_signature_is_device_kind_and_output() -> None:
+    """A 1-ulp difference in ``of`` and a zero sign there are different failures, as are
+    the same difference on two devices or in two outputs."""
+    def o(dev: str, buf: str, w: float, g: float) -> harness.Outcome:
+        m = harness.Mismatch(buf, 0, np.float32(w), np.float32(g), 1, "",
+                             harness.kind_of(np.float32(w), np.float32(g)))
+        return harness.Outcome(dev, "disagree", [m])
+    base = shrink.signature(o("vulkan-llvmpipe", "of", 0.0, -0.0))
+    assert base == shrink.signature(o("vulkan-llvmpipe", "of", -0.0, 0.0))
+    for other in (o("vulkan-swiftshader", "of", 0.0, -0.0), o("vulkan-llvmpipe", "ot", 0.0, -0.0),
+                  o("vulkan-llvmpipe", "of", 1.0, 1.0000001), o("vulkan-llvmpipe", "of", 1.0, 3.0)):
+        assert shrink.signature(other) != base, other
+
+
+def test_poisoned_shared_finds_unwritten_reads(tmp_path: Path) -> None:
+    """The shrinker's check: a kernel that reads a shared element nobody wrote gives
+    other outputs with the shared arrays poisoned; a kernel that writes first does not."""
+    src = harness.HEADER + '''
+
+@ps.kernel(workgroup_size=4)
+def reads(of: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    li = ps.local_index()
+    sh = ps.shared_array(f32, 8)
+    sh[li] = 1.0
+    ps.barrier()
+    of[i] = sh[li + u32(4)]
+
+
+@ps.kernel(workgroup_size=4)
+def writes(of: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    li = ps.local_index()
+    sh = ps.shared_array(f32, 4)
+    sh[li] = 1.0
+    ps.barrier()
+    of[i] = sh[(li + u32(1)) % u32(4)]
+'''
+    mod = harness.load(src, tmp_path, "poison")
+    cpu = ps.device("cpu")
+    inputs = {"of": np.zeros(8, np.float32)}
+    for name, changes in (("reads", True), ("writes", False)):
+        fn = getattr(mod, name)
+        plain = harness.launch(["of"], {"n": 8}, fn, mod, cpu, inputs)["of"]
+        with harness.poisoned_shared():
+            other = harness.launch(["of"], {"n": 8}, fn, mod, cpu, inputs)["of"]
+        assert bool(harness.differ(plain, other).any()) == changes, (name, plain, other)
+    assert (harness.launch(["of"], {"n": 8}, mod.reads, mod, cpu, inputs)["of"] == 0).all()
+
+
+@pytest.mark.xfail(strict=True, raises=SyntaxError, reason=(
+    "open pyshade fault (seed 20261206 kernels 55 and 129): the cpu device's emitter "
+    "(pyshade/emit/python.py, call_construct) writes a vector argument of a vector "
+    "constructor as *expr unparenthesised, and *a if c else b is not Python"))
+def test_cpu_translates_a_conditional_vector_argument(tmp_path: Path) -> None:
+    """What the generator's SyntaxError was: the kernel is valid Python (the test above
+    compiles every generated module) but the cpu device's translation of
+    ``vec3(v.xy if c else v.yx, 1.0)`` is not. Strict: passes once the emitter
+    parenthesises a starred conditional, and then this mark goes."""
+    src = harness.HEADER + '''
+
+@ps.kernel(workgroup_size=4)
+def cond_arg(x3: ps.Buffer[vec3], o3: ps.Buffer[vec3], s0: f32) -> None:
+    i = ps.global_id().x
+    o3[i] = vec3(x3[i].xy if s0 > 0.0 else x3[i].yx, 1.0)
+'''
+    mod = harness.load(src, tmp_path, "cond_arg")
+    compile(mod.cond_arg.source("python"), "cond_arg", "exec")
+
+
+def test_wgsl_reciprocal_rule(tmp_path: Path) -> None:
+    """``wgsl-reciprocal``: outputs that match the cpu device's of the kernel with x / c
+    written as x * (1 / c) (what SwiftShader's WGSL computes) are accepted on a wgpu
+    device and reported; another difference is not, and no other family gets the rule."""
+    src = harness.HEADER + '''
+
+@ps.kernel(workgroup_size=4)
+def thirds(xf: ps.Buffer[f32], of: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    y = xf[i] / 3.0
+    y /= -7.0
+    of[i] = y * 3.0 - xf[i]
+'''
+    mod = harness.load(src, tmp_path, "thirds")
+    var = harness.reciprocal_variant(mod)
+    assert "* (1.0 / 3.0)" in Path(var.__file__).read_text()
+    cpu = ps.device("cpu")
+    x = np.random.default_rng(3).uniform(-100, 100, 64).astype(np.float32)
+    inputs = {"xf": x, "of": np.zeros(64, np.float32)}
+    meta, params = {"n": 64, "sinks": [], "slots": {}}, ["xf", "of"]
+    want = harness.launch(params, meta, mod.thirds, mod, cpu, inputs)
+    got = harness.launch(params, meta, var.thirds, var, cpu, inputs)
+    assert harness.differ(want["of"], got["of"]).any()      # the variant rounds otherwise
+    dev = type("FakeWgpu", (), {"target": "wgsl"})()
+    ok = harness._reciprocal_check(params, meta, mod.thirds, mod, "wgpu-swiftshader", dev,
+                                   inputs, want, got)
+    assert ok and ok[0].note.endswith("wgsl-reciprocal"), ok
+    other = {"of": got["of"].copy()}
+    other["of"][5] = other["of"][5] * np.float32(2) + np.float32(1)
+    assert harness._reciprocal_check(params, meta, mod.thirds, mod, "wgpu-swiftshader", dev,
+                                     inputs, want, other) is None
+    assert not harness.RECIPROCAL.applies("vulkan-swiftshader", "vulkan")
+
+
+def test_isolated_runner_survives_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    """driver.run_isolated: a child that hangs in kernel 1 (a planted sleep, as a GPU
+    that never finishes) is killed by the watchdog, kernel 1 counts as a timeout on the
+    device it was running on, and a new child runs kernel 2."""
+    monkeypatch.setenv("PYSHADE_FUZZ_TEST_HANG", "1:cpu")
+    got = driver.run_isolated(FIXED_SEED, 3, {"cpu"}, jobs=1, kernel_timeout=8.0)
+    assert got["devices"] == ["cpu"]
+    assert [ln["index"] for ln in got["kernels"]] == [0, 1, 2]
+    assert got["timeouts"] == [(1, "cpu")]
+    assert got["kernels"][1]["cpu_error"].startswith("timeout: no result after 8 s")
+    assert not got["kernels"][0]["cpu_error"] and not got["kernels"][2]["cpu_error"]

@@ -4,6 +4,13 @@ every WebGPU and Vulkan adapter, or the drivers PYSHADE_TEST_VK_DRIVERS names)."
 
 from __future__ import annotations
 
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,15 +86,19 @@ class Result:
 
 @dataclass
 class Tally:
-    """Per device: kernels run, agreed, disagreed (errors included), skipped, seconds."""
+    """Per device: kernels run, agreed, disagreed (errors included), skipped, seconds,
+    and the kernels with differences each documented rule accepted (``harness.RULES``)."""
 
     kernels: int = 0
     agreed: int = 0
     disagreed: int = 0
     skipped: int = 0
     seconds: float = 0.0
+    allowed: dict[str, int] = field(default_factory=dict)
 
     def add(self, o: Outcome) -> None:
+        for r in dict.fromkeys(m.note.removeprefix("; allowed: ") for m in o.allowed):
+            self.allowed[r] = self.allowed.get(r, 0) + 1
         if o.status == "skip":
             self.skipped += 1
             return
@@ -102,14 +113,20 @@ class Tally:
 def run(seed: int, count: int, devs: list[tuple[str, ps.Device]], workdir: Path,
         batch: int = 10, hosts_every: int = 1,
         on_result: Callable[[Result], Any] | None = None,
-        start: int = 0) -> tuple[list[Result], dict]:
+        start: int = 0, on_device: Callable[[int, str], Any] | None = None,
+        races_every: int = 1) -> tuple[list[Result], dict]:
     """Generate kernels ``start`` to ``count`` of ``seed``, ``batch`` to a module, and run
     each on the cpu device and then on every other device, comparing. ``hosts_every``: the g++
     stand-ins (cuda-host, msl-host) run every n-th kernel only (each compile takes
-    seconds). Returns the results and a Tally per device label."""
+    seconds). ``on_device(j, label)`` is called before kernel j runs on a device (the
+    isolated runner's watchdog). The cpu reference runs with the race detector every
+    ``races_every``-th kernel, without it otherwise (the generator's kernels are
+    race-free by construction; the shrinker always checks). Returns the results and a
+    Tally per device label."""
     tallies: dict[str, Tally] = {label: Tally() for label, _ in devs}
     results = []
-    cpu = next(d for label, d in devs if label == "cpu")
+    cpu_races = next(d for label, d in devs if label == "cpu")
+    cpu_fast = ps.device("cpu", races=False)
     for first in range(start, count, batch):
         kernels = [make_kernel(seed, j) for j in range(first, min(first + batch, count))]
         mod = load(module_source(kernels), workdir, f"fuzz_{seed}_{first}")
@@ -120,6 +137,9 @@ def run(seed: int, count: int, devs: list[tuple[str, ps.Device]], workdir: Path,
             params = [n for n, _ in k.live_params()]
             inputs = make_inputs(k.meta, kernel_seed(seed, j, 1))
             t = time.perf_counter()
+            cpu = cpu_races if j % races_every == 0 else cpu_fast
+            if on_device:
+                on_device(j, "cpu")
             try:
                 want = launch(params, k.meta, fn, mod, cpu, inputs)
             except Exception as e:  # noqa: BLE001 - a kernel the cpu device refuses: reported
@@ -131,6 +151,8 @@ def run(seed: int, count: int, devs: list[tuple[str, ps.Device]], workdir: Path,
             for label, dev in devs:
                 if label == "cpu" or label in ("cuda-host", "msl-host") and j % hosts_every:
                     continue
+                if on_device:
+                    on_device(j, label)
                 o = check_on(params, k.meta, fn, mod, label, dev, inputs, want)
                 tallies[label].add(o)
                 res.outcomes.append(o)
@@ -151,3 +173,162 @@ def report(res: Result, shrunk: str | None = None) -> str:
     lines.append(("--- shrunk kernel\n" + shrunk) if shrunk else
                  ("--- kernel\n" + res.kernel.source()))
     return "\n".join(lines)
+
+
+# -- the isolated runner: kernels in child processes, with a watchdog ----------------------
+TESTS = Path(__file__).resolve().parent.parent
+
+
+def result_line(res: Result) -> dict:
+    """One kernel's result as the JSON line a child prints (bench/fuzz_run.py's format)."""
+    return {"index": res.index, "kernel": res.kernel.name, "ft": res.kernel.meta["ft"],
+            "cpu_error": res.cpu_error[:2000],
+            "outcomes": {o.device: {"status": o.status, "seconds": round(o.seconds, 3),
+                                    "error": o.error[:2000],
+                                    "mismatch": str(o.mismatches[0]) if o.mismatches else "",
+                                    "kind": o.mismatches[0].kind if o.mismatches else "",
+                                    "allowed": [str(m) for m in o.allowed]}
+                         for o in res.outcomes}}
+
+
+def child_main(argv: list[str]) -> None:
+    """A child of ``run_isolated``: run kernels [start, stop) of a seed and print one JSON
+    line before each device's run of a kernel and one per finished kernel (flushed)."""
+    seed, start, stop, hosts_every, races_every = map(int, argv[:5])
+    groups = set(argv[5].split(","))
+    keep = argv[6] if len(argv) > 6 else ""
+    devs = devices(groups)
+    print(json.dumps({"devices": [label for label, _ in devs]}), flush=True)
+    work = Path(tempfile.mkdtemp(prefix="pyshade_fuzz_"))
+
+    # test_fuzz's watchdog test: "j:label" makes this child hang there, as a GPU would
+    hang = os.environ.get("PYSHADE_FUZZ_TEST_HANG", "")
+
+    def device(j: int, label: str) -> None:
+        print(json.dumps({"running": j, "device": label}), flush=True)
+        if hang == f"{j}:{label}":
+            time.sleep(3600)
+
+    def done(res: Result) -> None:
+        line = result_line(res)
+        if keep and res.failed:
+            from .shrink import Shrinker
+            from .shrink import keep as keep_kernel
+            o = res.failed[0]
+            shrunk = Shrinker(res.kernel, res.seed, res.index, o.device, dict(devs)[o.device],
+                              work, 60.0).run()
+            if shrunk is not None:
+                first = o.error[:300] or str(o.mismatches[0])
+                line["shrunk"] = str(keep_kernel(res.kernel, res.seed, res.index, o.device,
+                                                 first, directory=Path(keep)))
+        print(json.dumps(line), flush=True)
+
+    os.environ.setdefault("PYSHADE_CACHE", "0")
+    run(seed, stop, devs, work, batch=5, hosts_every=hosts_every, on_result=done,
+        start=start, on_device=device, races_every=races_every)
+
+
+def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
+                 kernel_timeout: float = 120.0, hosts_every: int = 10, races_every: int = 10,
+                 keep: str = "", on_line: Callable[[dict], Any] | None = None,
+                 deadline: float | None = None, first: int = 0) -> dict:
+    """Run kernels first..count-1 of ``seed`` in ``jobs`` child processes at a time, each on
+    its share of the kernels. A child that prints nothing for ``kernel_timeout`` seconds
+    (a kernel that never finishes on a device: a GPU cannot be interrupted from Python)
+    is killed, the kernel is recorded as a "timeout" error on the device it was running
+    on, and a new child goes on after it. ``deadline`` (time.monotonic()): the children
+    still running then are stopped, and the run returns what finished. Returns
+    {"devices", "kernels" (result lines by index), "timeouts"}."""
+    lines: queue.Queue = queue.Queue()
+    share = max(1, -(-(count - first) // jobs))
+    todo = [(lo, min(lo + share, count)) for lo in range(first, count, share)]
+    found: list[str] = []
+    kernels: dict[int, dict] = {}
+    timeouts: list[tuple[int, str]] = []
+    live: dict[int, dict] = {}
+    ident = 0
+
+    def spawn(lo: int, hi: int) -> None:
+        nonlocal ident
+        ident += 1
+        cmd = [sys.executable, "-c", "import sys; sys.path[:0] = sys.argv[1:3]; "
+               "from fuzz import driver; driver.child_main(sys.argv[3:])",
+               str(TESTS), str(TESTS.parent), str(seed), str(lo), str(hi), str(hosts_every),
+               str(races_every), ",".join(sorted(groups)), keep]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True, bufsize=1)
+        me = ident
+
+        def pump() -> None:
+            for ln in proc.stdout:  # type: ignore[union-attr]
+                if ln.startswith("{"):
+                    lines.put((me, json.loads(ln)))
+            lines.put((me, None))
+
+        threading.Thread(target=pump, daemon=True).start()
+        live[me] = {"proc": proc, "lo": lo, "hi": hi, "seen": time.monotonic(),
+                    "at": (lo, "start")}
+
+    while todo or live:
+        while todo and len(live) < jobs and (deadline is None or time.monotonic() < deadline):
+            spawn(*todo.pop(0))
+        if not live:
+            break
+        try:
+            me, line = lines.get(timeout=1.0)
+        except queue.Empty:
+            me, line = 0, None
+        if me in live:
+            c = live[me]
+            c["seen"] = time.monotonic()
+            if line is None:                    # the child ended
+                c["proc"].wait()
+                del live[me]
+                rest = [j for j in range(c["lo"], c["hi"]) if j not in kernels]
+                if rest and c["proc"].returncode != 0:
+                    j, label = c["at"]
+                    _timeout(kernels, timeouts, j, label, f"the child process failed "
+                             f"(exit {c['proc'].returncode})", on_line)
+                    if j + 1 < c["hi"]:
+                        todo.insert(0, (j + 1, c["hi"]))
+            elif "devices" in line:
+                found[:] = line["devices"]
+            elif "running" in line:
+                c["at"] = (line["running"], line["device"])
+            else:
+                kernels[line["index"]] = line
+                if on_line:
+                    on_line(line)
+        if deadline is not None and time.monotonic() > deadline:
+            for c in live.values():
+                c["proc"].kill()
+                c["proc"].wait()
+            break
+        for me, c in list(live.items()):
+            if time.monotonic() - c["seen"] > kernel_timeout:
+                c["proc"].kill()
+                c["proc"].wait()
+                del live[me]
+                j, label = c["at"]
+                _timeout(kernels, timeouts, j, label,
+                         f"no result after {kernel_timeout:.0f} s (killed)", on_line)
+                if j + 1 < c["hi"]:
+                    todo.insert(0, (j + 1, c["hi"]))
+    return {"devices": found, "kernels": [kernels[j] for j in sorted(kernels)],
+            "timeouts": timeouts}
+
+
+def _timeout(kernels: dict, timeouts: list, j: int, label: str, why: str,
+             on_line: Callable[[dict], Any] | None) -> None:
+    line = kernels.get(j) or {"index": j, "kernel": f"fz{j}", "ft": "", "cpu_error": "",
+                              "outcomes": {}}
+    if label == "cpu":
+        line["cpu_error"] = f"timeout: {why}"
+    else:
+        line["outcomes"][label] = {"status": "error", "seconds": 0.0, "kind": "timeout",
+                                   "error": f"timeout: {why}", "mismatch": "", "allowed": []}
+    line["timeout"] = label
+    kernels[j] = line
+    timeouts.append((j, label))
+    if on_line:
+        on_line(line)

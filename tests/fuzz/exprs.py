@@ -269,9 +269,12 @@ class ScalarExprs:
             half = self.flit(ty, 0.5)
             return X("(abs({0}) + {1})", ty, [a, half], mag=a.mag + 0.5, keep=True), 0.5
         b = self.expr(ty, d)
-        one = self.flit(ty, 1.0)
-        return X("math.copysign(abs({0}) + {1}, {2})", ty, [a, one, b], mag=a.mag + 1,
-                 keep=True), 1.0
+        one, neg, zero = self.flit(ty, 1.0), self.flit(ty, -1.0), self.flit(ty, 0.0)
+        # The sign by a comparison, not copysign: Vulkan (without SignedZeroInfNanPreserve)
+        # and WGSL may ignore a zero's sign, so copysign(x, -0.0) may be +x there, a
+        # difference the specifications allow and which a divisor would magnify.
+        return X("((abs({0}) + {1}) * ps.select({1}, {2}, {3} < {4}))", ty,
+                 [a, one, neg, b, zero], mag=a.mag + 1, keep=True), 1.0
 
     def fcast(self, ty: str, d: int) -> X:
         """A conversion to ``ty`` from an integer or from the other float type."""

@@ -101,6 +101,10 @@ class St:
     # Dropping it changes which slots are written, never the kernel's validity; the
     # shrinker tries those first. Statements that define a name are not.
     droppable: bool = True
+    # Never dropped, inlined or simplified by the shrinker: the initialisation of a
+    # shared array and its barrier (a read of an element nobody wrote is 0 on the cpu
+    # device and garbage on a GPU, a difference of the kernel, not of the target).
+    pinned: bool = False
 
     def lines(self, indent: int) -> Iterator[str]:
         pad = "    " * indent
@@ -134,8 +138,11 @@ def blocks(body: list[St]) -> Iterator[list[St]]:
 
 
 def expr_holders(body: list[St]) -> Iterator[list[X]]:
-    """The expression lists of every statement and clause header in ``body``."""
+    """The expression lists of every statement and clause header in ``body`` (not of a
+    ``pinned`` statement)."""
     for s in body:
+        if s.pinned:
+            continue
         yield s.exprs
         for c in s.clauses:
             yield c.exprs

@@ -69,12 +69,24 @@ class Phases:
     # -- the shared-memory phase --------------------------------------------------------
     def shared_phase(self) -> list[St]:
         """One to three uses of workgroup-shared memory, each ending at a barrier."""
-        out = [St("li = ps.local_index()", droppable=False)]
+        out = [St("li = ps.local_index()", droppable=False, pinned=True)]
         self.define("li", "u32", mutable=False)
         for _ in range(int(self.rng.integers(1, 4))):
             out += self.pick((self.tree_reduce, self.exchange, self.shared_counters,
                               self.serial_sum))()
         return out
+
+    def shared_init(self, sh: str, ty: str, n: int) -> list[St]:
+        """Every element of a new shared array written (a zero), then a barrier: no
+        later read, whatever the shrinker drops, reads an element nobody wrote. Pinned:
+        the shrinker keeps both."""
+        zero = {"i32": "i32(0)", "u32": "u32(0)", "f32": "0.0", "vec2": "vec2(0.0)"}.get(
+            ty, f"{ty}(0.0)")
+        put = St(f"{sh}[li] = {zero}", droppable=False, pinned=True)
+        if n < self.wg:
+            put = St("", clauses=[Clause(f"if li < u32({n}):", [], [put])], droppable=False,
+                     pinned=True)
+        return [put, St("ps.barrier()", droppable=False, pinned=True)]
 
     def shared_value(self, ty: str, m: float) -> X:
         e = self.typed(self.expr(ty, 2))
@@ -86,7 +98,8 @@ class Phases:
         sh, s = self.fresh("sh"), self.fresh("s")
         m = INPUT_MAG * 8
         seed = self.shared_value(ty, m)
-        out = [St(f"{sh} = ps.shared_array({ty}, {self.wg})", droppable=False),
+        out = [St(f"{sh} = ps.shared_array({ty}, {self.wg})", droppable=False, pinned=True),
+               *self.shared_init(sh, ty, self.wg),
                St(f"{sh}[li] = {{0}}", [seed], droppable=False),
                St("ps.barrier()", droppable=False),
                St(f"{s} = u32({self.wg // 2})", droppable=False),
@@ -114,7 +127,8 @@ class Phases:
                 St(f"{nb} = {sh}[(li + u32({{0}} % {self.wg})) % u32({self.wg})]",
                    [self.typed(self.expr("u32", 1))], droppable=False),
                 St("ps.barrier()", droppable=False)]
-        out = [St(f"{sh} = ps.shared_array({ty}, {self.wg})", droppable=False),
+        out = [St(f"{sh} = ps.shared_array({ty}, {self.wg})", droppable=False, pinned=True),
+               *self.shared_init(sh, ty, self.wg),
                St(f"{nb} = {self.lit(ty).src()}", droppable=False)]
         self.define(nb, ty, m if ty not in ("i32", "u32") else 0.0)
         if rounds == 1:
@@ -129,10 +143,11 @@ class Phases:
         ty = self.pick(("i32", "u32", "f32"))
         ops = {"i32": ("add", "max", "min", "xor"), "u32": ("add", "or", "max", "min"),
                "f32": ("add", "min", "max", "sub")}[ty]
-        out = [St(f"{sa} = ps.shared_array({ty}, 4)", droppable=False),
+        out = [St(f"{sa} = ps.shared_array({ty}, 4)", droppable=False, pinned=True),
                St("", clauses=[Clause("if li < u32(4):", [], [
-                   St(f"{sa}[li] = {self.lit(ty).src()}", droppable=False)])], droppable=False),
-               St("ps.barrier()", droppable=False)]
+                   St(f"{sa}[li] = {self.lit(ty).src()}", droppable=False, pinned=True)])],
+                  droppable=False, pinned=True),
+               St("ps.barrier()", droppable=False, pinned=True)]
         for _ in range(int(self.rng.integers(1, 4))):
             k = int(self.rng.integers(4))
             e = self.typed(self.expr(ty, 2))
@@ -155,8 +170,9 @@ class Phases:
         sh, tot, acc, j = self.fresh("sh"), self.fresh("sh"), self.fresh("acc"), self.fresh("j")
         m = INPUT_MAG * 8
         zero = "0" if ty == "i32" else self.flit(ty, 0.0).src()
-        out = [St(f"{sh} = ps.shared_array({ty}, {self.wg})", droppable=False),
-               St(f"{tot} = ps.shared_array({ty}, 1)", droppable=False),
+        out = [St(f"{sh} = ps.shared_array({ty}, {self.wg})", droppable=False, pinned=True),
+               St(f"{tot} = ps.shared_array({ty}, 1)", droppable=False, pinned=True),
+               *self.shared_init(sh, ty, self.wg)[:1], *self.shared_init(tot, ty, 1),
                St(f"{sh}[li] = {{0}}", [self.shared_value(ty, m)], droppable=False),
                St("ps.barrier()", droppable=False),
                St("", clauses=[Clause("if li == u32(0):", [], [

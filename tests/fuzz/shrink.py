@@ -5,8 +5,11 @@ statement, replace a compound statement by one of its bodies, drop an ``elif``/`
 ``case``, replace an expression by a constant of its type or by one of its operands of
 the same type. Guards (``X.keep``: a divisor kept from zero, an index kept in range) are
 never replaced, only shrunk inside. An edit is kept only when the cpu device still runs
-the kernel with finite results and the device still fails with the same signature, on
-the same inputs. ``regression_source`` writes the result as a module under
+the kernel with finite results, reads no shared-array element nobody wrote (the cpu
+device run again with shared arrays filled with another value than zero gives the same
+outputs), and the device still fails with the same signature (device, kind of
+difference, output), on the same inputs. Pinned statements (a shared array's
+initialisation and its barrier) are never edited. ``regression_source`` writes the result as a module under
 ``regressions/``, which tests/test_fuzz.py runs on every device.
 """
 
@@ -22,7 +25,16 @@ import numpy as np
 
 import pyshade as ps
 
-from .harness import check_on, kernel_seed, launch, load, make_inputs, module_source
+from .harness import (
+    check_on,
+    differ,
+    kernel_seed,
+    launch,
+    load,
+    make_inputs,
+    module_source,
+    poisoned_shared,
+)
 from .nodes import FLOATS, MATS, VECS, Kernel, St, X, blocks, expr_holders, slots
 
 REGRESSIONS = Path(__file__).parent / "regressions"
@@ -47,19 +59,22 @@ def leaf_for(ty: str) -> X:
 
 
 def signature(o: Any) -> tuple:
-    """What a failure is, for "still the same failure": the exception's class and the
-    gist of its message (numbers, names and positions dropped), or the first differing
-    buffer."""
+    """What a failure is, for "still the same failure": the device, and the exception's
+    class and the gist of its message (numbers, names and positions dropped), or the
+    first differing output, the kind of its difference (``harness.kind_of``: a zero's
+    sign, a NaN, a few ulp, another value, an integer) and whether it is a sink's result
+    or an exact value. A shrink step that turns a 1-ulp difference into a sign of zero,
+    or moves it to another buffer, is another failure and is undone."""
     if o.status == "disagree":
         m = o.mismatches[0]
-        return ("disagree", m.buf, "result" in m.note)
+        return (o.device, "disagree", m.buf, m.kind, "result" in m.note)
     if o.status != "error":
-        return (o.status,)
+        return (o.device, o.status)
     cls, _, msg = o.error.partition(": ")
     lines = [ln for ln in msg.splitlines() if ln.strip() and not re.match(r"\S+\.py:\d+", ln)]
     key = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
     key = re.sub(r"'[^']*'|`[^`]*`|\"[^\"]*\"|‘[^’]*’|\d+|/\S+", "", key)
-    return ("error", cls, " ".join(key.split())[:60])
+    return (o.device, "error", cls, " ".join(key.split())[:60])
 
 
 class Shrinker:
@@ -74,6 +89,7 @@ class Shrinker:
         self.want_sig: tuple | None = None
         self.last: Any = None
         self.checks = 0
+        self.uninitialised = 0          # candidates rejected for reading unwritten shared
 
     def outcome(self) -> Any:
         k = self.kern
@@ -83,6 +99,15 @@ class Shrinker:
         inputs = make_inputs(k.meta, kernel_seed(self.seed, self.index, 1))
         try:
             want = launch(params, k.meta, fn, mod, self.cpu, inputs)
+            if "ps.shared_array" in module_source([k]):
+                # shared arrays filled with another value than the cpu device's zeros:
+                # an output that changes read an element nobody wrote (0.0 on the cpu
+                # device, garbage on a GPU): not a kernel worth keeping
+                with poisoned_shared():
+                    other = launch(params, k.meta, fn, mod, self.cpu, inputs)
+                if any(differ(want[b], other[b]).any() for b in want):
+                    self.uninitialised += 1
+                    return None
         except Exception:  # noqa: BLE001 - an edit that made the kernel invalid
             return None
         for v in want.values():
@@ -124,7 +149,7 @@ class Shrinker:
             for block in list(blocks(body)):
                 i = len(block) - 1
                 while i >= 0 and self.time_left():
-                    if i < len(block):
+                    if i < len(block) and not block[i].pinned:
                         saved = block.pop(i)
                         if self.still_fails():
                             changed = True
@@ -139,7 +164,8 @@ class Shrinker:
         for body in list(self.kern.bodies()):
             for block in list(blocks(body)):
                 for i in range(len(block) - 1, -1, -1):
-                    if i >= len(block) or not block[i].clauses or not self.time_left():
+                    if i >= len(block) or not block[i].clauses or block[i].pinned \
+                            or not self.time_left():
                         continue
                     st: St = block[i]
                     for c in list(st.clauses):

@@ -31,7 +31,8 @@ UNARY = {
     "erfc": "math.fmod({0}, 8.0)", "degrees": "{0}", "radians": "{0}",
 }
 BINARY = {
-    "atan2": ("{0}", "math.copysign(abs({0}) + 0.125, {1})"),
+    # x's sign by a comparison, not copysign (a zero's sign may be ignored: exprs.py)
+    "atan2": ("{0}", "((abs({0}) + 0.125) * ps.select(1.0, -1.0, {1} < 0.0))"),
     "pow": ("(abs(math.fmod({0}, 16.0)) + 0.0625)", "math.fmod({0}, 4.0)"),
     "hypot": ("{0}", "{0}"),
 }

@@ -47,5 +47,4 @@ FUZZ = {'first': 'ot[0]: cpu 93.69257354736328 (0x42bb6299) got 93.6925811767578
           'wg': 32},
  'params': ['ot', 's0'],
  'seed': 20261204,
- 'xfail': {'wgpu-swiftshader': "the same 1 ulp: WGSL allows 2.5 ulp for a division and cannot "
-                               "ask for more"}}
+ 'xfail': {}}
