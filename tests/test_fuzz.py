@@ -334,15 +334,11 @@ def writes(of: ps.Buffer[f32]) -> None:
     assert (harness.launch(["of"], {"n": 8}, mod.reads, mod, cpu, inputs)["of"] == 0).all()
 
 
-@pytest.mark.xfail(strict=True, raises=SyntaxError, reason=(
-    "open pyshade fault (seed 20261206 kernels 55 and 129): the cpu device's emitter "
-    "(pyshade/emit/python.py, call_construct) writes a vector argument of a vector "
-    "constructor as *expr unparenthesised, and *a if c else b is not Python"))
-def test_cpu_translates_a_conditional_vector_argument(tmp_path: Path) -> None:
-    """What the generator's SyntaxError was: the kernel is valid Python (the test above
-    compiles every generated module) but the cpu device's translation of
-    ``vec3(v.xy if c else v.yx, 1.0)`` is not. Strict: passes once the emitter
-    parenthesises a starred conditional, and then this mark goes."""
+def test_cpu_runs_a_conditional_vector_argument(tmp_path: Path) -> None:
+    """What the generator's SyntaxError was (seed 20261206 kernels 55 and 129): the
+    kernel is valid Python (the test above compiles every generated module) but the cpu
+    device's translation of ``vec3(v.xy if c else v.yx, 1.0)`` wrote ``*v.xy if c else
+    v.yx``, which is not Python; a star now takes such an argument in parentheses."""
     src = harness.HEADER + '''
 
 @ps.kernel(workgroup_size=4)
@@ -351,7 +347,13 @@ def cond_arg(x3: ps.Buffer[vec3], o3: ps.Buffer[vec3], s0: f32) -> None:
     o3[i] = vec3(x3[i].xy if s0 > 0.0 else x3[i].yx, 1.0)
 '''
     mod = harness.load(src, tmp_path, "cond_arg")
-    compile(mod.cond_arg.source("python"), "cond_arg", "exec")
+    cpu = ps.device("cpu")
+    x = np.random.default_rng().standard_normal((8, 3)).astype(np.float32)
+    for s0, cols in ((1.0, [0, 1]), (-1.0, [1, 0])):
+        out = cpu.zeros((8, 3), np.float32)
+        mod.cond_arg.launch(cpu.array(x), out, np.float32(s0), threads=8, device=cpu)
+        want = np.concatenate([x[:, cols], np.ones((8, 1), np.float32)], axis=1)
+        assert np.array_equal(out.numpy(), want), (s0, out.numpy(), want)
 
 
 def test_wgsl_reciprocal_rule(tmp_path: Path) -> None:

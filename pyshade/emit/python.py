@@ -434,8 +434,14 @@ class PythonEmitter(Emitter):
             return f"_vmap(lambda x: {inner}, {self.expr(args[0])})"
         if len(args) == 1:
             return f"Vec(({self.expr(args[0])},) * {t.n})"
-        parts = [f"*{self.expr(a)}" if isinstance(a.ps_type, T.VectorType) else self.expr(a)
-                 for a in args]
+        parts = [self.expr(a) for a in args]
+        for k, a in enumerate(args):
+            if isinstance(a.ps_type, T.VectorType):
+                # a star takes an or-expression: `*a if c else b` is not Python
+                loose = isinstance(a, (ast.IfExp, ast.Compare, ast.BoolOp, ast.Lambda,
+                                       ast.NamedExpr)) or (isinstance(a, ast.UnaryOp)
+                                                           and isinstance(a.op, ast.Not))
+                parts[k] = f"*({parts[k]})" if loose else f"*{parts[k]}"
         return f"Vec(({', '.join(parts)}))"
 
     def ex_Name(self, node: ast.Name) -> str:
