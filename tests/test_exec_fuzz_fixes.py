@@ -237,3 +237,28 @@ def test_select_of_nested_constant_vectors(dev: ps.Device) -> None:
     # v = (1, 2, 2): (x, y, z) picks (false, true, true); w = (a + 0.5, 2a, -1)
     want = np.float32(1 + 20 + 200) + (a + np.float32(0.5)) + (a + a) + np.float32(-1.0)
     np.testing.assert_array_equal(o.numpy(), want)
+
+
+@ps.kernel(workgroup_size=4)
+def int_to_bool(x: ps.Buffer[u32], v: ps.Buffer[vec2], out: ps.Buffer[u32], n: u32) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        out[i * 5 + 0] = u32(bool(x[i]))
+        out[i * 5 + 1] = u32(bool(u32(len(x))))
+        out[i * 5 + 2] = u32(bool(u32(n)))
+        out[i * 5 + 3] = u32(bool(i32(x[i]) - 1))
+        b = bvec2(ps.uvec2(x[i], u32(len(v))))
+        out[i * 5 + 4] = u32(b.x) * 2 + u32(b.y)
+
+
+def test_int_to_bool(dev: ps.Device) -> None:
+    """DXC took ``bool(uint(x))`` of a uint ``x`` as ``x``: ``uint(bool(uint(len)))``
+    gave the length (fuzz seed 20261204 kernel 100); HLSL writes ``x != 0`` now."""
+    x = np.array([0, 5, 64, 1], np.uint32)
+    out = dev.zeros(20, np.uint32)
+    v = dev.array(np.zeros((3, 2), np.float32))
+    int_to_bool.launch(dev.array(x), v, out, 7, threads=4, device=dev)
+    want = np.stack([x != 0, np.full(4, True), np.full(4, True),
+                     x.astype(np.int64) - 1 != 0, np.zeros(4, bool)], axis=1).astype(np.uint32)
+    want[:, 4] = (x != 0) * 2 + 1
+    assert np.array_equal(out.numpy().reshape(4, 5), want), out.numpy().reshape(4, 5)

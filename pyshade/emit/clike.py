@@ -64,6 +64,7 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
     # {lo} and {hi} the words of an f64.
     SPECIAL_FLOAT: dict[str, str] = {}
     FLOAT_NE: str | None = None     # "!({a} == {b})": float != written as a negated ==
+    INT_TO_BOOL_NE = False          # an integer -> bool conversion written as x != 0
     HALF_LITERAL: str | None = None     # an f16 literal from its value as an f32 literal
     BOOL_TO_U32 = "uint({})"        # a bool as the u32 that stores it (1 or 0)
     ENUM_CONST = "const {type} {name} = {value};"
@@ -510,10 +511,14 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
 
     def call_cast(self, node: ast.Call, t: T.Type) -> str:
         """A conversion ``T(x)`` (f32 -> int is a prelude call by now); float -> bool as
-        ``x != 0`` where ``FLOAT_NE`` says (HLSL's ``bool(nan)`` was false)."""
+        ``x != 0`` where ``FLOAT_NE`` says (HLSL's ``bool(nan)`` was false), integer ->
+        bool as ``x != 0`` where ``INT_TO_BOOL_NE`` says."""
         a = node.args[0]
         if self.FLOAT_NE and t == T.bool_ and any_float(a.ps_type):
             return self.FLOAT_NE.format(a=self.sub(a), b=self.zero_value(a.ps_type, node))
+        if self.INT_TO_BOOL_NE and elem_type(t) == T.bool_ and \
+                elem_type(a.ps_type).kind in ("int", "uint"):
+            return f"({self.sub(a)} != {self.zero_value(a.ps_type, node)})"
         return f"{self.type_name(t, node)}({self.expr(a)})"
 
     def call_construct(self, node: ast.Call, t: T.Type) -> str:

@@ -94,6 +94,9 @@ class HlslEmitter(LazyLogic, PreciseFloats, DeviceChecks, HlslHelpers, CLikeEmit
     # puts the sizes after the name (float a[4]).
     SIZES_AFTER_NAME = True
     FLOAT_NE = "!({a} == {b})"
+    # DXC took bool(uint(x)) of a uint x as x itself: uint(bool(uint(len))) gave len
+    # (fuzz seed 20261204 kernel 100; bench/probes/dxc_bool_cast_probe.py)
+    INT_TO_BOOL_NE = True
     LITERAL_SUFFIX = LITERAL_SUFFIX
     # inf and NaN: no literal; an f32's bits (converted to f16), an f64's two words.
     SPECIAL_FLOAT = {"f32": "asfloat({f32:#010x}u)", "f16": "float16_t(asfloat({f32:#010x}u))",

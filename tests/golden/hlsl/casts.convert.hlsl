@@ -39,7 +39,7 @@ void convert(uint3 ps_global_id : SV_DispatchThreadID) {  // casts.py:19
     uint as_u = uint(as_int);  // casts.py:25
     int as_i = int(u[i]);  // casts.py:26
     precise float back = float(as_int) + (float(as_u) * 0.5f);  // casts.py:27
-    bool flag = bool(as_i);  // casts.py:28
+    bool flag = (as_i != 0);  // casts.py:28
     uint all_ones = 4294967295u;  // casts.py:29
     int big = -1294967296;  // casts.py:30
     int trunc_ = -2;  // casts.py:31
