@@ -45,13 +45,13 @@ for i in $(seq 0 $((LONG_PROCS - 1))); do
     LD_LIBRARY_PATH=/tmp/lvp/lib:${LD_LIBRARY_PATH:-} LP_NUM_THREADS=1 \
     PYSHADE_TEST_VK_DRIVERS=lavapipe,swiftshader VK_DRIVER_FILES= \
     timeout -k 5 $((LIMIT + 60)) python3 bench/fuzz_run.py --kernels $((LONG_KERNELS / LONG_PROCS)) \
-        --seed $((SEED + i)) --devices cpu,wgpu,vulkan,vulkan-hlsl --max-seconds "$LIMIT" \
+        --seed $((SEED + i)) --devices cpu,wgpu,vulkan,vulkan-hlsl --jobs 1 --kernel-timeout 120 --max-seconds "$LIMIT" \
         --json "$OUT/cpu_drivers/fuzz_$i.json" > /tmp/fuzz_cpu_$i.txt 2>&1 &
 done
 for i in $(seq 0 $((GPU_PROCS - 1))); do
     CUDA_VISIBLE_DEVICES=$((i % $(nvidia-smi -L | wc -l))) \
     timeout -k 5 $((LIMIT + 60)) python3 bench/fuzz_run.py --kernels $((GPU_KERNELS / GPU_PROCS)) \
-        --seed $((SEED + 1000 + i)) --devices cpu,cuda,wgpu,vulkan,vulkan-hlsl --max-seconds "$LIMIT" \
+        --seed $((SEED + 1000 + i)) --devices cpu,cuda,wgpu,vulkan,vulkan-hlsl --jobs 1 --kernel-timeout 120 --max-seconds "$LIMIT" \
         --json "$OUT/nvidia/fuzz_$i.json" > /tmp/fuzz_gpu_$i.txt 2>&1 &
 done
 wait
