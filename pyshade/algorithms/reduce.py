@@ -43,6 +43,39 @@ TILE = ITEMS * WG
 OPS = ("sum", "min", "max")
 
 
+@ps.kernel(workgroup_size=WG)
+def sum_tiles(data: ps.Buffer[T], partial: ps.Buffer[T], n: u32, ident: T,
+              items: ps.Const[int], elem: ps.Const[type[T]]) -> None:
+    """``partial[tile]`` = the sum of the tile's ``items * WG`` elements of ``data[:n]``
+    (``ident``, 0 or -0.0, where there are none; ``items`` a power of two: ``ITEMS``
+    here, ``scan.ITEMS`` for the scan's tiles); ``elem`` is ``T`` as a value, for the
+    shared and local arrays."""
+    part = ps.shared_array(elem, WG)
+    vals = ps.array(elem, items)
+    lx = ps.local_index()
+    grp = ps.global_id().x // WG
+    first = grp * (items * WG) + lx
+    for k in range(u32(items)):
+        vals[k] = ident
+        if first + k * WG < n:
+            vals[k] = data[first + k * WG]
+    # a pairwise tree, so that a float sum keeps the rounding bound of one tree
+    half = u32(items // 2)
+    while half > 0:
+        for k in range(half):
+            vals[k] = vals[k] + vals[k + half]
+        half >>= 1
+    part[lx] = vals[0]
+    d = u32(WG // 2)
+    while d > 0:
+        ps.barrier()
+        if lx < d:
+            part[lx] = part[lx] + part[lx + d]
+        d >>= 1
+    if lx == 0:
+        partial[grp] = part[0]
+
+
 def _key(b: u32, kind: u32) -> u32:
     """The word's key, whose unsigned order is the value order (``keys.py``)."""
     if kind == KIND_U32:
@@ -72,47 +105,31 @@ def _pick(a: u32, b: u32, kind: u32, is_max: bool) -> u32:
     return a
 
 
-SUM, MIN, MAX = 0, 1, 2
-
-
 @ps.kernel(workgroup_size=WG)
-def reduce_tiles(data: ps.Buffer[T], partial: ps.Buffer[T], n: u32, ident: T,
-                 items: ps.Const[int], elem: ps.Const[type[T]], op: ps.Const[int],
-                 kind: ps.Const[int]) -> None:
-    """``partial[tile]`` = the reduction by ``op`` of the tile's ``items * WG``
-    elements of ``data[:n]`` (``ident`` where there are none: 0 or -0.0 for ``SUM``,
-    a word that never wins for ``MIN``/``MAX``); ``items`` a power of two (``ITEMS``
-    here, ``scan.ITEMS`` for the scan's tiles); ``elem`` is ``T`` as a value, for the
-    shared and local arrays. ``MIN``/``MAX`` take the words (``T`` = u32) and compare
-    them as ``kind``."""
-    part = ps.shared_array(elem, WG)
-    vals = ps.array(elem, items)
+def minmax_tiles(data: ps.Buffer[u32], partial: ps.Buffer[u32], n: u32, ident: u32,
+                 kind: ps.Const[int], is_max: ps.Const[bool]) -> None:
+    """``partial[tile]`` = the min (``is_max``: max) of the tile's words of ``data[:n]``,
+    compared as ``kind`` (``ident``, which never wins, where there are none)."""
+    part = ps.shared_array(u32, WG)
+    vals = ps.array(u32, ITEMS)
     lx = ps.local_index()
     grp = ps.global_id().x // WG
-    first = grp * (items * WG) + lx
-    for k in range(u32(items)):
+    first = grp * TILE + lx
+    for k in range(u32(ITEMS)):
         vals[k] = ident
         if first + k * WG < n:
             vals[k] = data[first + k * WG]
-    # a pairwise tree, so that a float sum keeps the rounding bound of one tree (the
-    # branch on the Const op is decided at translation)
-    half = u32(items // 2)
+    half = u32(ITEMS // 2)
     while half > 0:
         for k in range(half):
-            if op == SUM:
-                vals[k] = vals[k] + vals[k + half]
-            else:
-                vals[k] = _pick(vals[k], vals[k + half], u32(kind), op == MAX)
+            vals[k] = _pick(vals[k], vals[k + half], u32(kind), is_max)
         half >>= 1
     part[lx] = vals[0]
     d = u32(WG // 2)
     while d > 0:
         ps.barrier()
         if lx < d:
-            if op == SUM:
-                part[lx] = part[lx] + part[lx + d]
-            else:
-                part[lx] = _pick(part[lx], part[lx + d], u32(kind), op == MAX)
+            part[lx] = _pick(part[lx], part[lx + d], u32(kind), is_max)
         d >>= 1
     if lx == 0:
         partial[grp] = part[0]
@@ -167,8 +184,8 @@ def _reduce(arr: Operand, op: str) -> ps.DeviceArray:
             while True:
                 tiles = groups_for(n, TILE)
                 part = dev.empty(tiles, dtype)
-                reduce_tiles.launch(src, part, n, ident, ITEMS, element_type(dtype), SUM,
-                                    KIND_U32, threads=tiles * WG, device=dev)
+                sum_tiles.launch(src, part, n, ident, ITEMS, element_type(dtype),
+                                 threads=tiles * WG, device=dev)
                 if tiles == 1:
                     return part
                 src, n = part, tiles
@@ -179,8 +196,8 @@ def _reduce(arr: Operand, op: str) -> ps.DeviceArray:
         while True:
             tiles = groups_for(n, TILE)
             part = dev.empty(tiles, np.uint32)
-            reduce_tiles.launch(src, part, n, word, ITEMS, u32, MAX if is_max else MIN,
-                                kind, threads=tiles * WG, device=dev)
+            minmax_tiles.launch(src, part, n, word, kind, is_max,
+                                threads=tiles * WG, device=dev)
             if tiles == 1:
                 return part.view(dtype)
             src, n = part, tiles

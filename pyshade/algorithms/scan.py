@@ -2,7 +2,7 @@
 ``scan(x, inclusive=False)`` (exclusive).
 
 Reduce, then scan: an array of more than one tile of ``TILE = ITEMS * WG`` elements
-is first reduced per tile (``reduce.reduce_tiles``, which reads it once), the tile
+is first reduced per tile (``reduce.sum_tiles``, which reads it once), the tile
 totals are scanned (exclusively, recursively), and ``scan_tiles`` then scans each
 tile starting from the total of the tiles before it. Memory traffic is three passes
 over the data (CUB's decoupled look-back needs two, but relies on workgroups that
@@ -36,7 +36,6 @@ import pyshade as ps
 from pyshade import f32, i32, u32
 
 from ._arrays import Operand, give, groups_for, operand
-from .keys import KIND_U32
 
 T = TypeVar("T", u32, i32, f32)
 
@@ -146,7 +145,7 @@ def record_scan(dev: ps.Device, src: ps.DeviceArray, out: ps.DeviceArray, n: int
     if n == 0:
         return
     # imported here: reduce.py imports this module
-    from .reduce import SUM, reduce_tiles
+    from .reduce import sum_tiles
     dtype = np.dtype(src.dtype)
     if scratch is None:
         scratch = scan_scratch(dev, n, dtype)
@@ -157,8 +156,7 @@ def record_scan(dev: ps.Device, src: ps.DeviceArray, out: ps.DeviceArray, n: int
                           device=dev)
         return
     sums, offsets = scratch[0], scratch[1]
-    reduce_tiles.launch(src, sums, n, ident, ITEMS, elem, SUM, KIND_U32, threads=tiles * WG,
-                        device=dev)
+    sum_tiles.launch(src, sums, n, ident, ITEMS, elem, threads=tiles * WG, device=dev)
     record_scan(dev, sums, offsets, tiles, False, scratch[2:])
     scan_tiles.launch(src, out, offsets, n, ident, inclusive, True, elem,
                       threads=tiles * WG, device=dev)
