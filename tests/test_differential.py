@@ -296,7 +296,9 @@ def check_one(j: int, rng: np.random.Generator, tmp_path: Path, devs: list) -> s
 def _label(dev: ps.Device) -> str:
     """The device's name, with the language a vulkan device compiles from."""
     via = getattr(dev, "via", None)
-    return f"{dev.name} via {via}" if via else dev.name
+    label = f"{dev.name} via {via}" if via else dev.name
+    adapter = str(getattr(dev, "adapter", "") or "").split(" / ")[0]
+    return f"{label} ({adapter})" if adapter and dev.name != "cpu" else label
 
 
 # About 75 s with CI's devices: every random kernel is compiled and run on each of them.

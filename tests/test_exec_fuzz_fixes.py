@@ -262,3 +262,29 @@ def test_int_to_bool(dev: ps.Device) -> None:
                      x.astype(np.int64) - 1 != 0, np.zeros(4, bool)], axis=1).astype(np.uint32)
     want[:, 4] = (x != 0) * 2 + 1
     assert np.array_equal(out.numpy().reshape(4, 5), want), out.numpy().reshape(4, 5)
+
+
+@ps.kernel(workgroup_size=4)
+def loop_of_folded_constant(b: ps.Buffer[u32], out: ps.Buffer[u32]) -> None:
+    i = ps.global_id().x
+    if i < len(b):
+        z = b[i] * u32(0)
+        out[i * 4 + 0] = max(z, 3) ** 2
+        out[i * 4 + 1] = min(z, 3) ** 2
+        out[i * 4 + 2] = (4294967263 + max(z, 0)) ** 2
+        out[i * 4 + 3] = -(1 // max(b[i], 1))
+
+
+def test_loop_of_folded_constant(dev: ps.Device) -> None:
+    """SwiftShader returned the loop's initial value (1) for ``x ** 2`` (a helper with a
+    loop) of an argument that only its own folding makes constant, on both vulkan routes
+    (integer differential test, seed 869933548349354142 kernel 15): the vulkan routes run
+    spirv-opt's constant propagation before the driver, not its ``-O``, which folds
+    ``-(1 // x)`` of a u32 into ``0xFFFFFFFF // x`` (bench/probes/swiftshader_unoptimised_probe.py)."""
+    b = np.array([7, 25, 2147483647, 29], np.uint32)
+    out = dev.zeros(16, np.uint32)
+    loop_of_folded_constant.launch(dev.array(b), out, threads=4, device=dev)
+    want = np.stack([np.full(4, 9), np.zeros(4), np.full(4, 1089),
+                     np.zeros(4)], axis=1)
+    assert np.array_equal(out.numpy().reshape(4, 4), want.astype(np.uint32)), \
+        out.numpy().reshape(4, 4)

@@ -27,7 +27,8 @@ Validation:
   module (``compile_target``) is compiled with ``-O0`` (spirv-opt's folding turns a
   division by a constant into a multiplication by its reciprocal wherever no ``precise``
   reaches it) and then gets ``NoContraction`` on every float operation
-  (``spirv.no_contraction``), as glslang's does.
+  (``spirv.no_contraction``) and spirv-opt's constant propagation
+  (``glslang.optimize_spirv``), as glslang's does.
 * DXIL: DXC validates every module it writes, and ``validate_dxil`` runs the
   validator of ``libdxcompiler`` (``CLSID_DxcValidator``) on it once more. That
   validator is DXC's *internal* one (``IDxcVersionInfo`` flags 2): it checks
@@ -230,8 +231,9 @@ def compile_hlsl(source: str, *, entry: str, target: str = "spirv",
         raise dxc_error(log, source, target)
     if target == "spirv":
         if exact:
+            from .glslang import optimize_spirv
             from .spirv import no_contraction
-            binary = no_contraction(binary)
+            binary = optimize_spirv(no_contraction(binary), target_env, source, "DXC", "hlsl")
         if validate:
             from .glslang import validate_spirv
             validate_spirv(binary, target_env, source, producer="DXC", target="hlsl")
@@ -266,6 +268,7 @@ def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
 
 
 def toolchain_id() -> str:
-    """The DXC library's identity, for the persistent cache."""
+    """The DXC library's and spirv-opt's identity, for the persistent cache."""
     from . import file_identity
-    return file_identity(library_path())
+    from .glslang import _tool
+    return file_identity(library_path(), _tool("spirv-opt"))

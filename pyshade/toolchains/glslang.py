@@ -1,13 +1,15 @@
 """glslang: GLSL compute shaders -> SPIR-V for Vulkan, checked by spirv-val.
 
-Both tools are run as subprocesses with an argument list (never a shell), on
+The tools are run as subprocesses with an argument list (never a shell), on
 files in a temporary directory that is removed afterwards:
 
 * ``glslangValidator -V --target-env vulkan1.1 -S comp`` compiles;
 * ``spirv-val --target-env vulkan1.1`` validates its output.
 
 A kernel's module (``compile_target``) first gets ``NoContraction`` on every float
-operation (``spirv.no_contraction``): Vulkan drivers may not fuse a * b + c.
+operation (``spirv.no_contraction``): Vulkan drivers may not fuse a * b + c; then
+``spirv-opt`` inlines, promotes and propagates constants (``optimize_spirv``): SwiftShader
+gets some unfolded modules wrong.
 
 Errors name the Python line. Generated GLSL carries
 ``#extension GL_GOOGLE_cpp_style_line_directive : require`` and
@@ -37,7 +39,8 @@ __all__ = ["SPIRV_MAGIC", "compile_glsl", "glslang_error", "validate_spirv"]
 
 SPIRV_MAGIC = 0x07230203
 # Debian packages that provide each tool, for the BackendUnavailable message.
-_PACKAGES = {"glslangValidator": "glslang-tools", "spirv-val": "spirv-tools"}
+_PACKAGES = {"glslangValidator": "glslang-tools", "spirv-val": "spirv-tools",
+             "spirv-opt": "spirv-tools"}
 _STAGES = ("comp",)
 # Tools time out rather than hang a launch forever on a pathological input.
 TIMEOUT_S = 120
@@ -107,6 +110,38 @@ def validate_spirv(binary: bytes, target_env: str = "vulkan1.1", source: str = "
                            target=target, log=log, source=source)
 
 
+# The spirv-opt passes run on every vulkan module (``optimize_spirv``): inline every call,
+# promote locals to SSA values, propagate constants, remove what is dead. Not ``-O``: its
+# instruction folding in SPIRV-Tools 2023.1 (Debian 12) rewrites ``-(c / x)`` of unsigned
+# integers as ``(-c) / x`` (``-(1 // x)`` of a u32 gave ``0xFFFFFFFF // x``), and
+# ``--ccp`` folds only to constants, which is what SwiftShader needs.
+SPIRV_OPT_PASSES = ("--inline-entry-points-exhaustive", "--eliminate-dead-functions",
+                    "--eliminate-local-single-block", "--eliminate-local-single-store",
+                    "--ssa-rewrite", "--ccp", "--eliminate-dead-code-aggressive")
+
+
+def optimize_spirv(binary: bytes, target_env: str = "vulkan1.1", source: str = "",
+                   producer: str = "glslang", target: str = "glsl") -> bytes:
+    """``binary`` through spirv-opt's ``SPIRV_OPT_PASSES``, after ``no_contraction``
+    (the decorations keep every float operation as written: SPIRV-Tools folds no float
+    operation decorated ``NoContraction``). Why: SwiftShader (Chromium 156's, Subzero)
+    computes wrong integer results from some modules whose constants it only finds by its
+    own folding (``max(b[i] * 0, 3) ** 2``, a helper with a loop, gave 1), on both routes;
+    glslang's modules and DXC's ``-O0`` ones reach it unfolded otherwise
+    (``bench/probes/swiftshader_unoptimised_probe.py``)."""
+    opt = _tool("spirv-opt")
+    with tempfile.TemporaryDirectory(prefix="pyshade-spv-") as tmp:
+        src, out = os.path.join(tmp, "in.spv"), os.path.join(tmp, "out.spv")
+        with open(src, "wb") as f:
+            f.write(binary)
+        r = _run([opt, *SPIRV_OPT_PASSES, f"--target-env={target_env}", src, "-o", out], tmp)
+        if r.returncode != 0 or not os.path.exists(out):
+            raise CompileError(f"spirv-opt rejected the SPIR-V that {producer} produced",
+                               target=target, log=r.stdout + r.stderr, source=source)
+        with open(out, "rb") as f:
+            return f.read()
+
+
 def compile_glsl(source: str, stage: str = "comp", target_env: str = "vulkan1.1",
                  defines: Mapping[str, object] | None = None, entry: str = "main",
                  validate: bool = True, exact: bool = False) -> bytes:
@@ -145,7 +180,7 @@ def compile_glsl(source: str, stage: str = "comp", target_env: str = "vulkan1.1"
         raise CompileError("glslang wrote no SPIR-V module", target="glsl", log=log,
                            source=source)
     if exact:
-        binary = no_contraction(binary)
+        binary = optimize_spirv(no_contraction(binary), target_env, source)
     if validate:
         validate_spirv(binary, target_env, source)
     return binary
@@ -160,6 +195,6 @@ def compile_target(compiled: Any, validate: object) -> tuple[bytes, str]:
 
 
 def toolchain_id() -> str:
-    """glslangValidator's and spirv-val's identity, for the persistent cache."""
+    """glslangValidator's, spirv-val's and spirv-opt's identity, for the persistent cache."""
     from . import file_identity
-    return file_identity(_tool("glslangValidator"), _tool("spirv-val"))
+    return file_identity(_tool("glslangValidator"), _tool("spirv-val"), _tool("spirv-opt"))
