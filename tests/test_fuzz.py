@@ -284,6 +284,31 @@ def test_comparison_rules_are_narrow() -> None:
     assert harness.kind_of(np.int32(1), np.int32(2)) == "int"
 
 
+def test_atan2_negzero_rule_is_narrow() -> None:
+    """SwiftShader's atan2(-0.0, x) = atan2(+0.0, -x) is accepted on SwiftShader's atan2
+    sinks only, and only that value; a +0.0 y, another value or another driver fails."""
+    meta = {"sinks": [{"fn": "atan2", "base": 0, "args": [["f32", 1], ["f32", 1]],
+                       "res": ["f32", 1]}], "slots": {"ot": 3}}
+    pi = np.float32(np.pi)
+
+    def rows(y: float, x: float, got: float) -> tuple[dict, dict]:
+        w = np.array([y, x, np.arctan2(np.float32(y), np.float32(x))], np.float32)
+        return {"ot": w}, {"ot": np.array([y, x, got], np.float32)}
+    cases = [("vulkan-swiftshader", "vulkan", -0.0, 1.0, pi, True),
+             ("wgpu-swiftshader", "wgsl", -0.0, -1.0, 0.0, True),
+             ("vulkan-hlsl-swiftshader", "vulkan", -0.0, 2.0, pi, True),
+             ("vulkan-llvmpipe", "vulkan", -0.0, 1.0, pi, False),
+             ("vulkan-swiftshader", "vulkan", 0.0, 1.0, pi, False),
+             ("vulkan-swiftshader", "vulkan", -0.0, 1.0, np.float32(1.0), False),
+             ("cuda", "cuda", -0.0, 1.0, pi, False)]
+    for label, fam, y, x, got, ok in cases:
+        allowed: list = []
+        want, dev = rows(y, x, got)
+        bad = harness.compare(meta, want, dev, fam, "glsl", label, allowed)
+        assert (not bad and allowed[0].note.endswith("swiftshader-atan2-negzero")) if ok \
+            else (bad and not allowed), (label, y, x, got)
+
+
 def test_shrinker_signature_is_device_kind_and_output() -> None:
     """A 1-ulp difference in ``of`` and a zero sign there are different failures, as are
     the same difference on two devices or in two outputs."""

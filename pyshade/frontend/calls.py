@@ -106,11 +106,24 @@ class CallMixin:
         if isinstance(t, ast.AST):   # casts fold to a replacement node
             return t
         node.ps_type = t
+        if b.name == "round" and isinstance(node.args[0], ast.Constant) \
+                and isinstance(t, T.ScalarType):
+            return self.round_constant(node, t)
         if not b.pure:
             self.func.pure = False
         if "barrier" in b.kinds:
             self.barrier_call(node)
         return self.route_builtin(node, b.name)
+
+    def round_constant(self, node: ast.Call, t: T.ScalarType) -> ast.Constant:
+        """``round`` of a constant, folded exactly in the argument's precision, ties to
+        even, the zero's sign kept (``round(-0.1)`` is -0.0), as every device computes it.
+        Why fold: glslang folds ``roundEven`` of a constant with the zero's sign flipped
+        (``roundEven(0.1)`` is -0.0; ``bench/probes/glslang_round_even_probe.py``), which
+        ``bitcast`` turns into -2**31 (fuzz seed 20261204 kernel 102)."""
+        import numpy as np
+        dtype = {"f16": np.float16, "f32": np.float32}.get(t.name, np.float64)
+        return self.const(node, float(np.rint(dtype(node.args[0].value))), t)
 
     def tid_call(self, node: ast.Call) -> ast.expr:
         """``ps.tid()``: ``i32(global_id().x)``, built from typed nodes (no name lookups:

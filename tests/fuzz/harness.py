@@ -309,12 +309,39 @@ RULES = (
     Rule("lavapipe-zero-sign", "vulkan", "llvmpipe", "zero-sign",
          "Vulkan 1.3, 'Precision and Operation of SPIR-V Instructions': without the "
          "SignedZeroInfNanPreserve execution mode an implementation may ignore the sign "
-         "of a zero; pyshade's SPIR-V does not declare it (open), lavapipe ignores it"),
+         "of a zero; the vulkan device declares it, but llvmpipe's gallivm short-cuts "
+         "a constant +0.0 whatever the module declares (lavapipe_signed_zero_probe.py)"),
+)
+
+
+# A driver fault rather than an allowance, accepted only as exactly what the probe shows:
+# SwiftShader computes atan2(-0.0, x) as atan2(+0.0, -x) (+pi for x > 0, +0.0 for x < 0)
+# on every route (bench/probes/swiftshader_atan2_probe.py). Checked on atan2 sinks only.
+ATAN2_NEGZERO = (
+    Rule("swiftshader-atan2-negzero", "vulkan", "swiftshader", "atan2-negzero",
+         "none: a SwiftShader fault (GLSL.std.450 Atan2 is undefined only for x = y = 0)"),
+    Rule("swiftshader-atan2-negzero", "wgsl", "swiftshader", "atan2-negzero",
+         "none: a SwiftShader fault (WGSL atan2 is undefined only for x = y = 0)"),
 )
 
 
 def rules_for(label: str, fam: str) -> list[Rule]:
     return [r for r in RULES if r.applies(label, fam)]
+
+
+def _atan2_negzero(s: dict, w: np.ndarray, g: np.ndarray, cols: np.ndarray,
+                   label: str, fam: str) -> np.ndarray:
+    """The rows of an atan2 sink's mismatches ``cols`` that ``ATAN2_NEGZERO`` accepts:
+    y is -0.0 and the device's result is the cpu's atan2(+0.0, -x), within 4 ulp."""
+    if s["fn"] != "atan2" or not any(r.applies(label, fam) for r in ATAN2_NEGZERO):
+        return np.zeros_like(cols)
+    y, x = w[:, s["base"]], w[:, s["base"] + 1]
+    res = s["base"] + 2
+    with np.errstate(all="ignore"):
+        alt = np.arctan2(np.zeros_like(x), -x).astype(w.dtype)
+        near = ulp_distance(np.ascontiguousarray(g[:, res]), alt) <= ULP_KIND
+    hit = (y == 0) & np.signbit(y) & (x != 0) & near
+    return cols & hit[:, None]
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -392,6 +419,13 @@ def compare(meta: dict, want: dict, got: dict, fam: str, target: str, label: str
                 cols = _sink_check(s, w2, g2, fam, target)
                 start = s["base"] + sum(wd for _, wd in s["args"])
                 end = start + s["res"][1]
+                negzero = _atan2_negzero(s, w2, g2, cols, label, fam)
+                if negzero.any():
+                    cols = cols & ~negzero
+                    hit = np.zeros_like(ok)
+                    hit[:, start:end] = negzero
+                    ok |= hit
+                    names.append((ATAN2_NEGZERO[0].name, hit.reshape(-1)))
                 # A row whose argument differs only as a rule accepts: the result was
                 # computed from another argument, so the cpu's bound does not hold; it
                 # is accepted under the argument's rule (counted), not checked.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .exprs import CEIL
+from .exprs import CEIL, EXACT_INT
 from .nodes import MATS, VECS, X, vec_of
 
 SWIZ = ("xyzw", "rgba")
@@ -137,8 +137,9 @@ class VectorExprs:
             return X("({0} if {2} else {1})", ty, [a, b, self.bexpr(d - 1)],
                      mag=max(a.mag, b.mag))
         if k == "convert":
-            it = vec_of(self.pick(("i32", "u32")), n)
-            return X(f"{ty}({{0}})", ty, [self.vexpr(it, d - 1)], mag=2.0**32)
+            e = self.pick(("i32", "u32"))
+            v = X("({0} % " + f"{e}({EXACT_INT}))", vec_of(e, n), [self.vexpr(vec_of(e, n), d - 1)])
+            return X(f"{ty}({{0}})", ty, [v], mag=float(EXACT_INT))
         if k == "column":
             m = self.mexpr(f"mat{n}", d - 1)
             return X("{0}[" + str(int(self.rng.integers(n))) + "]", ty, [m], mag=m.mag)

@@ -1,0 +1,39 @@
+"""Probe (fuzz seed 20261204 kernel 102): glslang 12 (Debian 12) folds ``roundEven`` of a
+constant with the zero's sign flipped: ``roundEven(0.1)`` becomes ``-0.0`` and
+``roundEven(-0.1)`` ``+0.0``; nonzero results (``roundEven(2.5)`` 2, ``roundEven(-0.6)``
+-1), ``floor``, ``ceil`` and ``trunc`` of the same constants are right (``round(-0.1)``,
+which pyshade never writes, is ``+0.0`` too). A
+kernel's ``ps.bitcast(i32, round(0.1))`` was -2**31 on the GLSL route (both drivers) and
+a loop over ``range(n, n + that % 7)`` ran 5 times instead of none. pyshade now folds
+``round`` of a constant itself (``frontend/calls.py``, exactly, in the argument's
+precision); ``roundEven`` of a constant expression that the frontend leaves to glslang
+(``round(f32(0.1) * 3.0)``, ``round(vec2(0.1, -0.1))``) keeps glslang's sign: a target
+limitation of glslang. No driver is involved: the constants are read from the SPIR-V.
+
+    python bench/probes/glslang_round_even_probe.py
+"""
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+CASES = ["roundEven(0.1)", "roundEven(-0.1)", "roundEven(2.5)", "roundEven(-0.6)",
+         "round(0.1)", "round(-0.1)", "floor(0.1)", "ceil(-0.1)", "trunc(-0.1)"]
+GLSL = ("#version 450\nlayout(local_size_x = 1) in;\n"
+        "layout(std430, binding = 0) buffer B { float o[]; };\nvoid main() {\n" +
+        "".join(f"    o[{k}] = {c};\n" for k, c in enumerate(CASES)) + "}\n")
+
+if __name__ == "__main__":
+    tmp = Path(tempfile.mkdtemp())
+    (tmp / "p.comp").write_text(GLSL)
+    subprocess.run(["glslangValidator", "-V", "p.comp", "-o", "p.spv"], cwd=tmp, check=True,
+                   capture_output=True)
+    dis = subprocess.run(["spirv-dis", "p.spv"], cwd=tmp, check=True, capture_output=True,
+                         text=True).stdout
+    consts = dict(re.findall(r"(%\S+) = OpConstant %float (\S+)", dis))
+    stores = re.findall(r"OpStore %\S+ (%\S+)", dis)
+    version = subprocess.run(["glslangValidator", "--version"], capture_output=True,
+                             text=True).stdout.splitlines()[0]
+    print(version)
+    for case, value in zip(CASES, stores):
+        print(f"{case:18} folded to {consts.get(value, value)}")
