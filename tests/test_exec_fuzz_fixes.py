@@ -313,3 +313,23 @@ def test_round_of_a_constant(dev: ps.Device) -> None:
                     axis=1).astype(np.float32)
     assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want)), got
     assert np.array_equal(bits.numpy(), np.zeros(4, np.int32)), bits.numpy()
+
+
+@ps.kernel(workgroup_size=4)
+def folded_constants(x: ps.Buffer[f32], out: ps.Buffer[vec3]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        out[i] = abs(math.fabs(vec3(-0.2)) * math.fabs(6.5)) + 0.0625 + vec3(x[i] * 0.0)
+
+
+def test_folded_constant_arithmetic(dev: ps.Device) -> None:
+    """glslang folded ``abs(vec3(-0.2)) * 6.5 + 0.0625`` from the decimal 0.2 in double:
+    1 ulp off f32 on the GLSL route (fuzz seed 20261204 kernel 62); the GLSL emitter
+    writes literals inside constant operations exactly (bench/probes/glslang_fold_probe.py)."""
+    out = dev.zeros((4, 3), np.float32)
+    folded_constants.launch(dev.array(np.ones(4, np.float32)), out, threads=4, device=dev)
+    f = np.float32
+    want = np.abs(np.abs(f(-0.2)) * f(6.5)) + f(0.0625)
+    assert want.view(np.uint32) == 0x3fae6667
+    assert np.array_equal(out.numpy().view(np.uint32), np.full((4, 3), 0x3fae6667, np.uint32)), \
+        out.numpy()

@@ -5,9 +5,19 @@ SwiftShader alike, so the front end, not a driver) and 0xbc23d70b on the cpu dev
 through wgpu and on the HLSL route (f32(10) * f32(-0.001), rounded). A constant operand
 met with a runtime value is not folded: ``x * -0.001`` agrees everywhere.
 
+glslang folds from each literal's decimal value, not from the f32 it denotes: the GLSL
+emitter now writes a float literal inside an operation on constants with its float's
+exact decimal (``-0.0010000000474974513``; ``emit/glsl.mark_folded``), and the fold
+agrees (one operation of two f32 values, exact in double and rounded once, is the f32
+operation). A chain of folded operations still rounds once where f32 rounds each step:
+a target limitation of glslang. ``as-written`` shows the literals as pyshade wrote them
+before (one process each: translations and pipelines are cached).
+
     python bench/probes/glslang_fold_probe.py
 """
 import importlib.util
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -32,7 +42,10 @@ def runtime(x: ps.Buffer[f32], out: ps.Buffer[vec4]) -> None:
 '''
 
 
-def main() -> None:
+def main(mode: str) -> None:
+    if mode == "as-written":
+        from pyshade.emit import glsl
+        glsl.mark_folded = lambda tree: None
     path = Path(tempfile.mkdtemp()) / "glslang_fold_kernels.py"
     path.write_text(SRC)
     spec = importlib.util.spec_from_file_location("glslang_fold_kernels", path)
@@ -50,9 +63,13 @@ def main() -> None:
             out = dev.zeros((4, 4), np.float32)
             k.launch(dev.array(x), out, threads=4, device=dev)
             bits = int(out.numpy()[0, 0].view(np.uint32))
-            print(f"{name:7} {via or 'glsl' if name == 'vulkan' else '':5} {kname:8} "
+            print(f"{mode:10} {name:7} {via or 'glsl' if name == 'vulkan' else '':5} {kname:8} "
                   f"0x{bits:08x} {getattr(dev, 'adapter', '')}")
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1:
+        main(sys.argv[1])
+    else:
+        for arg in ("as-written", "exact"):
+            subprocess.run([sys.executable, __file__, arg], check=True)

@@ -38,6 +38,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+import numpy as np
+
 from .. import types as T
 from ..frontend.program import FuncInfo
 from .clike import CLikeEmitter, elem_type
@@ -109,6 +111,25 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
     # f32 atomics (GL_EXT_shader_atomic_float) are a device feature: f32 atomic elements
     # are uint, accessed through their bits (``AtomicBits``).
     FLOAT_BITS = ("floatBitsToUint({})", "uintBitsToFloat({})")
+
+    def function(self, f: FuncInfo) -> None:
+        """One function, its literals inside constant operations marked first
+        (``mark_folded``)."""
+        mark_folded(f.tree)
+        super().function(f)
+
+    def ex_Constant(self, node: ast.Constant) -> str:
+        """A float literal inside an operation on constants, which glslang folds in
+        double precision from the literal's decimal value: written with its float's exact
+        decimal (``0.20000000298023224`` for the f32 0.2), so that the fold starts from
+        the value the kernel means (``bench/probes/glslang_fold_probe.py``: ``vec4(10.0) *
+        vec4(-0.001)`` was 1 ulp off). Elsewhere the short form."""
+        t = node.ps_type
+        if getattr(node, "ps_folded", False) and t in (T.f32, T.f16) \
+                and isinstance(node.value, (int, float)) and np.isfinite(node.value):
+            v = float(np.float32(node.value) if t == T.f32 else np.float16(node.value))
+            return repr(v) + self.LITERAL_SUFFIX[t.name]
+        return super().ex_Constant(node)
 
     @classmethod
     def block_kind(cls, layout: Any) -> str:
@@ -322,3 +343,44 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
         t = node.ps_type
         u = "uint" if t.bits == 32 else "uint64_t"
         return f"{self.type_name(t)}({t.bits - 1} - findMSB({u}({self.value(node.args[0])})))"
+
+
+# The typed calls glslang folds when every argument is a constant: builtins, conversions,
+# vector and matrix constructors (a helper call is not folded: glslang does not inline).
+_FOLDED_CALLS = ("builtin", "cast", "construct")
+
+
+def mark_folded(tree: ast.AST) -> None:
+    """Mark ``ps_folded`` on every Constant inside an operation on constants that
+    computes (an operator or a builtin; a constructor, conversion or swizzle alone only
+    converts each literal once), which glslang folds in double precision;
+    ``GLSLEmitter.ex_Constant`` writes those exactly."""
+    def constant(node: ast.AST) -> tuple[bool, bool]:
+        """(only constants below, something below computes)."""
+        if isinstance(node, ast.Constant):
+            return True, False
+        kids = list(ast.iter_child_nodes(node))
+        computes = isinstance(node, (ast.BinOp, ast.UnaryOp))
+        if isinstance(node, ast.Call):
+            kids = list(node.args)
+            kind, what = getattr(node, "ps_call", ("", None))
+            ok = kind in _FOLDED_CALLS and bool(kids) and getattr(what, "pure", True)
+            computes = kind == "builtin"
+        else:
+            ok = isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Attribute, ast.Subscript,
+                                   ast.IfExp, ast.Compare, ast.BoolOp))
+        below = [constant(k) for k in kids if isinstance(k, ast.expr)]
+        if not (ok and all(c for c, _ in below)):
+            return False, False
+        computes = computes or any(m for _, m in below)
+        if computes:
+            for k in ast.walk(node):
+                if isinstance(k, ast.Constant):
+                    k.ps_folded = True
+        return True, computes
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            for k in ast.iter_child_nodes(node):
+                if isinstance(k, ast.expr):
+                    constant(k)

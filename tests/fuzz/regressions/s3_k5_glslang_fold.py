@@ -43,4 +43,4 @@ FUZZ = {'first': 'ov[0]: cpu -0.010000000707805157 (0xbc23d70b) got -0.009999999
           'wg': 4},
  'params': ['ov'],
  'seed': 3,
- 'xfail': {'vulkan-llvmpipe': 'glslang folds constant float arithmetic in double (bench/probes/glslang_fold_probe.py)', 'vulkan-swiftshader': 'the same glslang folding'}}
+ 'xfail': {}}
