@@ -70,6 +70,7 @@ def main() -> None:
     kernels = got["kernels"]
     timeouts = [f"{j} on {label}" for j, label in got["timeouts"]]
     summary = _summary(kernels, got["devices"], timeouts, time.time() - t0)
+    summary["slow_pipelines"] = [f"{j} on {label}" for j, label in got["slow_pipelines"]]
     if args.json:
         Path(args.json).write_text(json.dumps(
             {"seed": args.seed, "command": " ".join(sys.argv), "devices": got["devices"],
@@ -105,7 +106,8 @@ def _summary(kernels: list[dict], found: list[str], timeouts: list[int],
 def _print_table(args: argparse.Namespace, s: dict) -> None:
     print(f"\nseed {args.seed}: {s['kernels']} kernels in {s['seconds']:.0f} s; "
           f"{len(s['failing_kernels'])} failing, {s['cpu_errors']} refused by cpu, "
-          f"timeouts at {s['timeouts'] or 'none'}")
+          f"timeouts at {s['timeouts'] or 'none'}; slow pipelines (skipped) at "
+          f"{s.get('slow_pipelines') or 'none'}")
     print(f"{'device':28} {'agree':>7} {'(rule)':>7} {'disagree':>9} {'error':>6} "
           f"{'skip':>6} {'s':>7}")
     for d, c in s["per_device"].items():

@@ -77,6 +77,8 @@ def _fuzz(seed: int) -> None:
                 allowed[rule] = allowed.get(rule, 0) + 1
     print(f"{len(lines)} kernels in {time.perf_counter() - t:.1f} s: " + ", ".join(
         f"{label} {a}/{n}" for label, (a, n) in sorted(tallies.items())))
+    print("slow pipelines (the driver made none in TIMEOUT s; not run): " + (", ".join(
+        f"{j} on {label}" for j, label in got["slow_pipelines"]) or "none"))
     print("accepted by a documented rule (kernels): " + (", ".join(
         f"{r} {n}" for r, n in sorted(allowed.items())) or "none"))
     bad = [ln for ln in lines if ln["cpu_error"] or any(
@@ -426,3 +428,20 @@ def test_isolated_runner_survives_a_hang(monkeypatch: pytest.MonkeyPatch) -> Non
     assert got["timeouts"] == [(1, "cpu")]
     assert got["kernels"][1]["cpu_error"].startswith("timeout: no result after 8 s")
     assert not got["kernels"][0]["cpu_error"] and not got["kernels"][2]["cpu_error"]
+
+
+def test_isolated_runner_tells_a_slow_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child that hangs while the driver creates kernel 1's pipeline (a planted sleep,
+    as SwiftShader's compiler on some kernels) is killed; kernel 1 counts as a
+    "slow-pipeline" skip on that device, listed apart, not as a timeout or a finding."""
+    labels = [label for label, _ in driver.devices({"vulkan"}, strict=IN_CI)
+              if label != "cpu"]
+    if not labels:
+        pytest.skip("no vulkan device")
+    monkeypatch.setenv("PYSHADE_FUZZ_TEST_HANG", f"1:{labels[0]}:pipeline")
+    got = driver.run_isolated(FIXED_SEED, 3, {"cpu", "vulkan"}, jobs=1, kernel_timeout=20.0)
+    assert [ln["index"] for ln in got["kernels"]] == [0, 1, 2]
+    assert got["slow_pipelines"] == [(1, labels[0])] and got["timeouts"] == []
+    o = got["kernels"][1]["outcomes"][labels[0]]
+    assert o["status"] == "skip" and o["kind"] == "slow-pipeline", o
+    assert all(o["status"] != "error" for ln in got["kernels"] for o in ln["outcomes"].values())

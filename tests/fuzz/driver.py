@@ -201,13 +201,33 @@ def child_main(argv: list[str]) -> None:
     print(json.dumps({"devices": [label for label, _ in devs]}), flush=True)
     work = Path(tempfile.mkdtemp(prefix="pyshade_fuzz_"))
 
-    # test_fuzz's watchdog test: "j:label" makes this child hang there, as a GPU would
+    # test_fuzz's watchdog tests: "j:label" makes this child hang there, as a GPU would;
+    # "j:label:pipeline" while the driver creates the pipeline, as SwiftShader's compiler
     hang = os.environ.get("PYSHADE_FUZZ_TEST_HANG", "")
+    current = [start]
 
     def device(j: int, label: str) -> None:
+        current[0] = j
         print(json.dumps({"running": j, "device": label}), flush=True)
         if hang == f"{j}:{label}":
             time.sleep(3600)
+
+    def marked(label: str, prepare: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """The device's ``prepare`` (where the driver creates the pipeline), between a
+        "pipeline" and a "prepared" line: the watchdog tells a driver's slow compiler
+        from a kernel that never finishes."""
+        def wrapper(compiled: Any) -> Any:
+            print(json.dumps({"pipeline": current[0], "device": label}), flush=True)
+            if hang == f"{current[0]}:{label}:pipeline":
+                time.sleep(3600)
+            handle = prepare(compiled)
+            print(json.dumps({"prepared": current[0], "device": label}), flush=True)
+            return handle
+        return wrapper
+
+    for label, dev in devs:
+        if label != "cpu":
+            dev.prepare = marked(label, dev.prepare)  # type: ignore[method-assign]
 
     def done(res: Result) -> None:
         line = result_line(res)
@@ -245,6 +265,7 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
     found: list[str] = []
     kernels: dict[int, dict] = {}
     timeouts: list[tuple[int, str]] = []
+    slow: list[tuple[int, str]] = []
     live: dict[int, dict] = {}
     ident = 0
 
@@ -295,6 +316,11 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
                 found[:] = line["devices"]
             elif "running" in line:
                 c["at"] = (line["running"], line["device"])
+                c["phase"] = "compile"
+            elif "pipeline" in line:
+                c["phase"] = "pipeline"
+            elif "prepared" in line:
+                c["phase"] = "run"
             else:
                 kernels[line["index"]] = line
                 if on_line:
@@ -310,12 +336,35 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
                 c["proc"].wait()
                 del live[me]
                 j, label = c["at"]
-                _timeout(kernels, timeouts, j, label,
-                         f"no result after {kernel_timeout:.0f} s (killed)", on_line)
+                if c.get("phase") == "pipeline":
+                    _slow_pipeline(kernels, slow, j, label, kernel_timeout, on_line)
+                else:
+                    _timeout(kernels, timeouts, j, label,
+                             f"no result after {kernel_timeout:.0f} s (killed)", on_line)
                 if j + 1 < c["hi"]:
                     todo.insert(0, (j + 1, c["hi"]))
     return {"devices": found, "kernels": [kernels[j] for j in sorted(kernels)],
-            "timeouts": timeouts}
+            "timeouts": timeouts, "slow_pipelines": slow}
+
+
+def _slow_pipeline(kernels: dict, slow: list, j: int, label: str, seconds: float,
+                   on_line: Callable[[dict], Any] | None) -> None:
+    """Kernel ``j`` on ``label``: the driver created no pipeline within ``seconds``. Not
+    run there, so not compared: counted as "slow-pipeline" (a skip the summary lists),
+    not as a finding. SwiftShader's compiler takes minutes over naga's SPIR-V of some
+    kernels (bench/probes/swiftshader_wgpu_slow_pipeline.py); a kernel that never
+    finishes running, or a translation or compile by pyshade's toolchains that never
+    ends, is still a timeout."""
+    line = kernels.get(j) or {"index": j, "kernel": f"fz{j}", "ft": "", "cpu_error": "",
+                              "outcomes": {}}
+    line["outcomes"][label] = {"status": "skip", "seconds": seconds, "kind": "slow-pipeline",
+                               "error": f"slow-pipeline: the driver created no pipeline in "
+                                        f"{seconds:.0f} s (killed; not run)",
+                               "mismatch": "", "allowed": []}
+    kernels[j] = line
+    slow.append((j, label))
+    if on_line:
+        on_line(line)
 
 
 def _timeout(kernels: dict, timeouts: list, j: int, label: str, why: str,
