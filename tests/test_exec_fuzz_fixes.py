@@ -291,9 +291,11 @@ def test_loop_of_folded_constant(dev: ps.Device) -> None:
 
 
 @ps.kernel(workgroup_size=4)
-def round_constants(x: ps.Buffer[f32], out: ps.Buffer[f32], bits: ps.Buffer[i32]) -> None:
+def round_constants(x: ps.Buffer[f32], out: ps.Buffer[f32], bits: ps.Buffer[i32],
+                    vo: ps.Buffer[vec4]) -> None:
     i = ps.global_id().x
     if i < len(x):
+        vo[i] = vec4(round(vec2(vec2(0.3))), round(vec2(-0.3, 2.5)))
         out[i * 4 + 0] = round(0.1)
         out[i * 4 + 1] = round(-0.1)
         out[i * 4 + 2] = round(f32(2.5)) + round(x[i])
@@ -303,11 +305,16 @@ def round_constants(x: ps.Buffer[f32], out: ps.Buffer[f32], bits: ps.Buffer[i32]
 
 def test_round_of_a_constant(dev: ps.Device) -> None:
     """glslang folds ``roundEven(0.1)`` to -0.0 (and -0.1 to +0.0): on the GLSL route
-    ``bitcast(i32, round(0.1))`` was -2**31 (fuzz seed 20261204 kernel 102); the frontend
-    folds ``round`` of a constant itself now (bench/probes/glslang_round_even_probe.py)."""
+    ``bitcast(i32, round(0.1))`` was -2**31 (fuzz seed 20261204 kernel 102), and
+    ``round(vec2(vec2(0.3)))`` -0.0 (seed 20261206 kernel 12); the frontend folds ``round``
+    of a constant or a vector of constants itself now
+    (bench/probes/glslang_round_even_probe.py)."""
     x = np.array([0.5, 1.5, -0.5, 2.49], np.float32)
-    out, bits = dev.zeros(16, np.float32), dev.zeros(4, np.int32)
-    round_constants.launch(dev.array(x), out, bits, threads=4, device=dev)
+    out, bits, vo = dev.zeros(16, np.float32), dev.zeros(4, np.int32), dev.zeros((4, 4), np.float32)
+    round_constants.launch(dev.array(x), out, bits, vo, threads=4, device=dev)
+    v = vo.numpy()
+    vwant = np.tile(np.array([0.0, 0.0, -0.0, 2.0], np.float32), (4, 1))
+    assert np.array_equal(v, vwant) and np.array_equal(np.signbit(v), np.signbit(vwant)), v
     got = out.numpy().reshape(4, 4)
     want = np.stack([np.zeros(4), np.full(4, -0.0), 2 + np.rint(x), np.full(4, -4.0)],
                     axis=1).astype(np.float32)

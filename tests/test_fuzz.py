@@ -26,16 +26,20 @@ from fuzz import driver, harness, shrink, ulp
 import pyshade as ps
 
 FIXED_SEED = 20261204
-# The two seeded runs are opt-in (PYSHADE_FUZZ=1) until the open pyshade faults and
-# driver hangs listed in docs/devices/testing.md are fixed: on 2026-12-04, 14 of 101
-# kernels of FIXED_SEED failed somewhere after the documented rules (harness.RULES),
-# among them the cpu device's SyntaxError (test_cpu_translates_a_conditional_vector_
-# argument) and SwiftShader's WGSL pipelines that never finish, so they would fail
-# every run. Turning them on in CI is making RUN_SEEDS true there; with CI=true every
-# difference no rule accepts fails. The kept regressions, the shrinker, the rules, the
-# ulp table and the generator's compile test run always.
+# The fixed seed's 150 kernels run in CI (and with PYSHADE_FUZZ=1): on 2026-12-04 they
+# agreed on every device after the documented rules (harness.RULES), kernel 33 a
+# slow-pipeline skip on SwiftShader through wgpu (bench/results/
+# fuzz_20261204_seed20261204_after.json). The fresh seed stays opt-in (PYSHADE_FUZZ=1)
+# until the open findings of docs/devices/testing.md are fixed or documented: fresh
+# seeds 20261205 and 20261206 still found some (a WGSL float % whose a - b * q
+# SwiftShader fuses, a zero's sign on SwiftShader's vulkan route), so it would fail most
+# CI runs. With CI=true every difference no rule accepts fails. The kept regressions, the
+# shrinker, the rules, the ulp table and the generator's compile test run always.
+RUN_FIXED = IN_CI or os.environ.get("PYSHADE_FUZZ") == "1"
 RUN_SEEDS = os.environ.get("PYSHADE_FUZZ") == "1"
-seeded = pytest.mark.skipif(not RUN_SEEDS, reason="the seeded fuzz runs are opt-in: "
+fixed = pytest.mark.skipif(not RUN_FIXED, reason="the fixed seed's run is on in CI "
+                           "(CI=true) or with PYSHADE_FUZZ=1")
+seeded = pytest.mark.skipif(not RUN_SEEDS, reason="the fresh seed's run is opt-in: "
                             "PYSHADE_FUZZ=1 (open findings: docs/devices/testing.md)")
 # Kernels per test; two tests (fixed and fresh seed) make CI's run of at least 300.
 KERNELS = int(os.environ.get("PYSHADE_FUZZ_KERNELS", "150"))
@@ -103,7 +107,7 @@ def _report(seed: int, line: dict) -> str:
     return "\n".join(out)
 
 
-@seeded
+@fixed
 @pytest.mark.slow
 def test_fuzz_fixed_seed() -> None:
     """The same kernels every run (or PYSHADE_FUZZ_SEED's)."""

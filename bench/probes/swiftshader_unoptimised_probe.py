@@ -49,7 +49,7 @@ def run(mode: str) -> None:
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     b = np.array([7, 25, 2147483647, 29], np.uint32)
-    for name, via in (("cpu", None), ("vulkan", None), ("vulkan", "hlsl")):
+    for name, via in (("cpu", None), ("vulkan", None), ("vulkan", "hlsl"), ("wgpu", None)):
         try:
             dev = ps.device(name, via=via) if via else ps.device(name)
         except ps.BackendUnavailable as e:

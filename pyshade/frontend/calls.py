@@ -22,6 +22,14 @@ from .tuples import tuple_arg
 from .typeutil import call_at
 
 
+def _constant_tree(node: ast.expr) -> bool:
+    """A Constant, or a vector constructor of such trees (what ``round`` folds)."""
+    if isinstance(node, ast.Constant):
+        return getattr(node, "ps_enum", None) is None
+    return isinstance(node, ast.Call) and getattr(node, "ps_call", ("",))[0] == "construct" \
+        and bool(node.args) and all(_constant_tree(a) for a in node.args)
+
+
 class CallMixin:
     """Call rules; the class using it provides ``tx``, ``error``, ``coerce``..."""
 
@@ -106,24 +114,30 @@ class CallMixin:
         if isinstance(t, ast.AST):   # casts fold to a replacement node
             return t
         node.ps_type = t
-        if b.name == "round" and isinstance(node.args[0], ast.Constant) \
-                and isinstance(t, T.ScalarType):
-            return self.round_constant(node, t)
+        if b.name == "round" and len(node.args) == 1 and _constant_tree(node.args[0]):
+            return self.round_constant(node.args[0])
         if not b.pure:
             self.func.pure = False
         if "barrier" in b.kinds:
             self.barrier_call(node)
         return self.route_builtin(node, b.name)
 
-    def round_constant(self, node: ast.Call, t: T.ScalarType) -> ast.Constant:
-        """``round`` of a constant, folded exactly in the argument's precision, ties to
-        even, the zero's sign kept (``round(-0.1)`` is -0.0), as every device computes it.
-        Why fold: glslang folds ``roundEven`` of a constant with the zero's sign flipped
-        (``roundEven(0.1)`` is -0.0; ``bench/probes/glslang_round_even_probe.py``), which
-        ``bitcast`` turns into -2**31 (fuzz seed 20261204 kernel 102)."""
+    def round_constant(self, arg: ast.expr) -> ast.expr:
+        """``round`` of a constant (or of a vector built of constants), folded exactly in
+        the argument's precision, ties to even, the zero's sign kept (``round(-0.1)`` is
+        -0.0), as every device computes it. Why fold: glslang folds ``roundEven`` of a
+        constant with the zero's sign flipped (``roundEven(0.1)`` is -0.0;
+        ``bench/probes/glslang_round_even_probe.py``), which ``bitcast`` turns into -2**31
+        (fuzz seed 20261204 kernel 102; a vector: seed 20261206 kernel 12)."""
         import numpy as np
-        dtype = {"f16": np.float16, "f32": np.float32}.get(t.name, np.float64)
-        return self.const(node, float(np.rint(dtype(node.args[0].value))), t)
+        if isinstance(arg, ast.Constant):
+            t = arg.ps_type
+            if not (isinstance(t, T.ScalarType) and t.is_float):
+                return arg
+            dtype = {"f16": np.float16, "f32": np.float32}.get(t.name, np.float64)
+            return self.const(arg, float(np.rint(dtype(arg.value))), t)
+        arg.args = [self.round_constant(a) for a in arg.args]
+        return arg
 
     def tid_call(self, node: ast.Call) -> ast.expr:
         """``ps.tid()``: ``i32(global_id().x)``, built from typed nodes (no name lookups:
