@@ -207,16 +207,7 @@ class ScalarExprs:
             a, (den, low) = self.lim(sub(), top / 16), self.divisor(ty, d - 1)
             return X("({0} / {1})", ty, [a, den], mag=a.mag / low)
         if k == "floormod":
-            # By a power of two: a // b and a % b go through q = floor(a / b) and a - q * b,
-            # which WGSL may compute as a * (1 / b) (SwiftShader does) and fused (WGSL
-            # cannot forbid contraction); with a large quotient either moves the result
-            # by any amount (seed 20261205 kernel 121: -128 against 0.0). A power of two
-            # makes the quotient and q * b exact everywhere; `/` and math.fmod take any
-            # divisor, and test_exec_semantics::test_round_int_floordiv_mod_f32 checks a
-            # general one on every device.
-            a = self.lim(sub(), top / 16)
-            low = float(self.pick((0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 64.0)))
-            den = self.flit(ty, low if self.chance(0.6) else -low)
+            a, (den, low) = self.lim(sub(), top / 16), self.divisor(ty, d - 1)
             if self.chance(0.5):
                 return X("({0} % {1})", ty, [a, den], mag=max(den.mag, 1.0))
             return X("({0} // {1})", ty, [a, den], mag=a.mag / low + 1)
