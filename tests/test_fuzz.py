@@ -33,8 +33,9 @@ FIXED_SEED = 20261204
 # until the open findings of docs/devices/testing.md are fixed or documented: fresh
 # seeds 20261205 and 20261206 still found some (float % and // of a large quotient and
 # a fused a * b + c before math.fmod through wgpu, a zero's sign on SwiftShader's GLSL
-# route: docs/devices/testing.md, "Long runs"), so it would fail most CI runs. With CI=true every difference no rule accepts fails. The kept regressions, the
-# shrinker, the rules, the ulp table and the generator's compile test run always.
+# route: docs/devices/testing.md, "Long runs"), so it would fail most CI runs. With
+# CI=true every difference no rule accepts fails. The kept regressions, the shrinker,
+# the rules, the ulp table and the generator's compile test run always.
 RUN_FIXED = IN_CI or os.environ.get("PYSHADE_FUZZ") == "1"
 RUN_SEEDS = os.environ.get("PYSHADE_FUZZ") == "1"
 fixed = pytest.mark.skipif(not RUN_FIXED, reason="the fixed seed's run is on in CI "
