@@ -31,9 +31,9 @@ FIXED_SEED = 20261204
 # slow-pipeline skip on SwiftShader through wgpu (bench/results/
 # fuzz_20261204_seed20261204_after.json). The fresh seed stays opt-in (PYSHADE_FUZZ=1)
 # until the open findings of docs/devices/testing.md are fixed or documented: fresh
-# seeds 20261205 and 20261206 still found some (float % and // of a large quotient and
-# a fused a * b + c before math.fmod through wgpu, a zero's sign on SwiftShader's GLSL
-# route: docs/devices/testing.md, "Long runs"), so it would fail most CI runs. With
+# seeds 20261205 and 20261206 still found some through wgpu (float % and // of a large
+# quotient, a fused a * b + c before math.fmod: docs/devices/testing.md, "Long runs"),
+# so it would fail most CI runs. With
 # CI=true every difference no rule accepts fails. The kept regressions, the shrinker,
 # the rules, the ulp table and the generator's compile test run always.
 RUN_FIXED = IN_CI or os.environ.get("PYSHADE_FUZZ") == "1"
