@@ -340,3 +340,32 @@ def test_folded_constant_arithmetic(dev: ps.Device) -> None:
     assert want.view(np.uint32) == 0x3fae6667
     assert np.array_equal(out.numpy().view(np.uint32), np.full((4, 3), 0x3fae6667, np.uint32)), \
         out.numpy()
+
+
+@ps.kernel(workgroup_size=4)
+def nested_swizzle_and_casts(x: ps.Buffer[i32], out: ps.Buffer[u32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        w = x[i]
+        v = ps.ivec4(w, w + 1, w + 2, w + 3)
+        s = v.xwz.yx + v.rgb.bg
+        t = (ps.uvec3(ps.uvec2(u32(w), u32(w)), u32(w)) + ps.uvec3(u32(w))) & ps.uvec3(7)
+        out[i * 5 + 0] = u32(s.x)
+        out[i * 5 + 1] = u32(s.y)
+        out[i * 5 + 2] = t.x
+        out[i * 5 + 3] = t.y
+        out[i * 5 + 4] = t.z
+
+
+def test_nested_swizzle_and_casts(dev: ps.Device) -> None:
+    """MSL (fuzz seed 20261204 kernel 120): C++ read ``(uint3(uint2(uint(w), uint(w)),
+    uint(w)) + ...)`` as a cast to a function type with parameters named ``w``, and the
+    g++ stand-in had no swizzle of a swizzle; constructor arguments are ``static_cast``
+    there now, and ``v.xwz.yx`` is composed into ``v.wx`` for every target."""
+    x = np.array([1, 5, -3, 100], np.int32)
+    out = dev.zeros(20, np.uint32)
+    nested_swizzle_and_casts.launch(dev.array(x), out, threads=4, device=dev)
+    w = x.astype(np.int64)
+    want = np.stack([(w + 3) + (w + 2), w + (w + 1), (2 * w) & 7, (2 * w) & 7, (2 * w) & 7],
+                    axis=1) % 2**32
+    assert np.array_equal(out.numpy().reshape(4, 5), want.astype(np.uint32)), out.numpy()

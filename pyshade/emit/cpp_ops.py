@@ -62,6 +62,20 @@ class CppOps:
         """``T(text)`` (``ctor``)."""
         return self.ctor(self.type_name(t), text)
 
+    def call_construct(self, node: ast.Call, t: T.Type) -> str:
+        """A vector or matrix constructor; an argument that is a functional cast of a bare
+        name is written ``static_cast``: C++ reads ``(uint3(uint2(uint(a), uint(a)),
+        uint(a)))`` as a cast to a function type with parameters named ``a`` (g++:
+        "redefinition of 'uint a'"; fuzz seed 20261204 kernel 120, MSL)."""
+        args = []
+        for a in node.args:
+            x = self.value(a)
+            m = re.fullmatch(r"(\w+)\((\w+)\)", x)
+            if m and self.is_type_word(m.group(1)):
+                x = f"static_cast<{m.group(1)}>({m.group(2)})"
+            args.append(x)
+        return f"{self.type_name(t, node)}({', '.join(args)})"
+
     def comps(self, t: T.Type, var: str, n: int) -> list[str]:
         """The components of ``var`` (a scalar is broadcast)."""
         if isinstance(t, T.VectorType):

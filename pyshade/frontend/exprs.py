@@ -308,6 +308,15 @@ class ExprMixin(ArithMixin):
             if not any(all(c in s for c in comps) for s in sets) or len(comps) > 4:
                 self.error(node, f"{vt.name} has no component or swizzle {comps!r}")
             node.ps_type = vt.elem if len(comps) == 1 else T.vector_of(vt.elem, len(comps))
+            inner = node.value
+            if isinstance(inner, ast.Attribute) and isinstance(node.ctx, ast.Load) and \
+                    isinstance(getattr(inner.value, "ps_type", None), T.VectorType):
+                # a swizzle of a swizzle, composed: v.xwz.yx is v.wx (MSL's stand-in, and
+                # any reader, takes one swizzle; fuzz seed 20261204 kernel 120)
+                first = [("xyzw".find(c) + 1 or "rgba".find(c) + 1) - 1 for c in inner.attr]
+                node.attr = "".join("xyzw"[first[("xyzw".find(c) + 1 or "rgba".find(c) + 1) - 1]]
+                                    for c in comps)
+                node.value = inner.value
             return node
         if isinstance(vt, T.EnumType) and node.attr == "value":
             node.ps_type = vt.base
