@@ -15,15 +15,11 @@ before (one process each: translations and pipelines are cached).
 
     python bench/probes/glslang_fold_probe.py
 """
-import importlib.util
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import numpy as np
-
-import pyshade as ps
+from probe_kernels import devices, load
 
 SRC = '''import pyshade as ps
 from pyshade import f32, vec4
@@ -46,18 +42,10 @@ def main(mode: str) -> None:
     if mode == "as-written":
         from pyshade.emit import glsl
         glsl.mark_folded = lambda tree: None
-    path = Path(tempfile.mkdtemp()) / "glslang_fold_kernels.py"
-    path.write_text(SRC)
-    spec = importlib.util.spec_from_file_location("glslang_fold_kernels", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load(SRC, "glslang_fold_kernels")
     x = np.full(4, 10.0, np.float32)
-    for name, via in (("cpu", None), ("wgpu", None), ("vulkan", None), ("vulkan", "hlsl")):
-        try:
-            dev = ps.device(name, via=via) if via else ps.device(name)
-        except ps.BackendUnavailable as e:
-            print(f"{name} {via or ''}: unavailable ({e})")
-            continue
+    for name, via, dev in devices((("cpu", None), ("wgpu", None), ("vulkan", None),
+                                   ("vulkan", "hlsl"))):
         for kname in ("folded", "runtime"):
             k = getattr(mod, kname)
             out = dev.zeros((4, 4), np.float32)

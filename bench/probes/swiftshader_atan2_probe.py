@@ -12,13 +12,9 @@ Columns: (y, x) = (0, 1) (-0, 1) (0, -1) (-0, -1) (1, -0) (-1, -0) (0, 3.5) (-0,
     VK_DRIVER_FILES=/usr/lib/chromium/vk_swiftshader_icd.json \
         python bench/probes/swiftshader_atan2_probe.py
 """
-import importlib.util
-import tempfile
-from pathlib import Path
 
 import numpy as np
-
-import pyshade as ps
+from probe_kernels import devices, load
 
 SRC = '''import math
 import pyshade as ps
@@ -32,19 +28,10 @@ def at(y: ps.Buffer[f32], x: ps.Buffer[f32], out: ps.Buffer[f32]) -> None:
         out[i] = math.atan2(y[i], x[i])
 '''
 if __name__ == "__main__":
-    path = Path(tempfile.mkdtemp()) / "atan2_kernels.py"
-    path.write_text(SRC)
-    spec = importlib.util.spec_from_file_location("atan2_kernels", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load(SRC, "atan2_kernels")
     ys = np.array([0.0, -0.0, 0.0, -0.0, 1.0, -1.0, 0.0, -0.0, 1e-30, -1e-30], np.float32)
     xs = np.array([1.0, 1.0, -1.0, -1.0, -0.0, -0.0, 3.5, -2.5, -1.0, -1.0], np.float32)
-    for name, via in (("cpu", None), ("vulkan", None), ("vulkan", "hlsl"), ("wgpu", None)):
-        try:
-            dev = ps.device(name, via=via) if via else ps.device(name)
-        except ps.BackendUnavailable as e:
-            print(f"{name} {via or ''}: unavailable ({e})")
-            continue
+    for name, via, dev in devices():
         o = dev.zeros(len(ys), np.float32)
         mod.at.launch(dev.array(ys), dev.array(xs), o, threads=len(ys), device=dev)
         print(f"{name} {via or ''}".ljust(12), " ".join(f"{v:+.4f}" for v in o.numpy()),

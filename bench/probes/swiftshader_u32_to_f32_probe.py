@@ -13,13 +13,9 @@ conversion, and ``x >> 1`` -> f32 (below 2**31: right everywhere).
     VK_DRIVER_FILES=/usr/lib/chromium/vk_swiftshader_icd.json \\
         python bench/probes/swiftshader_u32_to_f32_probe.py
 """
-import importlib.util
-import tempfile
-from pathlib import Path
 
 import numpy as np
-
-import pyshade as ps
+from probe_kernels import devices, load
 
 SRC = '''import pyshade as ps
 from pyshade import f32, i32, u32, uvec4, vec4
@@ -36,22 +32,13 @@ def conv(a: ps.Buffer[u32], b: ps.Buffer[i32], out: ps.Buffer[f32]) -> None:
 '''
 
 if __name__ == "__main__":
-    path = Path(tempfile.mkdtemp()) / "u32_to_f32_kernels.py"
-    path.write_text(SRC)
-    spec = importlib.util.spec_from_file_location("u32_to_f32_kernels", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load(SRC, "u32_to_f32_kernels")
     a = np.array([4009827986, 4009827968 + 128, 4009827968 + 127, 2**31 + 129, 2**31 + 384,
                   2**32 - 1, 2**24 + 1, 3000000001], np.uint32)
     b = a.view(np.int32)
     want = np.stack([a.astype(np.float32), b.astype(np.float32), a.astype(np.float32),
                      (a >> 1).astype(np.float32)], 1)
-    for name in ("cpu", "vulkan", "wgpu"):
-        try:
-            dev = ps.device(name)
-        except ps.BackendUnavailable as e:
-            print(f"{name}: unavailable ({e})")
-            continue
+    for name, _, dev in devices((("cpu", None), ("vulkan", None), ("wgpu", None))):
         out = dev.zeros(32, np.float32)
         mod.conv.launch(dev.array(a), dev.array(b), out, threads=8, device=dev)
         diff = (out.numpy().reshape(8, 4).astype(np.float64) - want).astype(np.int64)

@@ -18,15 +18,11 @@ decorated operation. ``spirv-opt -O`` would fix SwiftShader too, but SPIRV-Tools
     VK_DRIVER_FILES=/usr/lib/chromium/vk_swiftshader_icd.json \
         python bench/probes/swiftshader_unoptimised_probe.py
 """
-import importlib.util
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import numpy as np
-
-import pyshade as ps
+from probe_kernels import devices, load
 
 CASES = ["max(z, 3) ** 2", "max(z, 3) * max(z, 3)", "max(b[i], 3) ** 2", "min(z, 3) ** 2",
          "(4294967263 + max(z, 0)) ** 2", "-(1 // max(b[i], 1))"]
@@ -43,18 +39,9 @@ def run(mode: str) -> None:
         glslang.optimize_spirv = lambda binary, *args, **kwargs: binary
     elif mode == "-O":
         glslang.SPIRV_OPT_PASSES = ("-O",)
-    path = Path(tempfile.mkdtemp()) / "swiftshader_unoptimised_kernels.py"
-    path.write_text(SRC)
-    spec = importlib.util.spec_from_file_location("swiftshader_unoptimised_kernels", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load(SRC, "swiftshader_unoptimised_kernels")
     b = np.array([7, 25, 2147483647, 29], np.uint32)
-    for name, via in (("cpu", None), ("vulkan", None), ("vulkan", "hlsl"), ("wgpu", None)):
-        try:
-            dev = ps.device(name, via=via) if via else ps.device(name)
-        except ps.BackendUnavailable as e:
-            print(f"{name} {via or ''}: unavailable ({e})")
-            continue
+    for name, via, dev in devices():
         o = dev.zeros(4 * len(CASES), np.uint32)
         mod.k.launch(dev.array(b), o, threads=4, device=dev)
         rows = o.numpy().reshape(4, len(CASES)).T

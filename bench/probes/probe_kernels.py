@@ -1,0 +1,32 @@
+"""What the kernel probes share: their kernels' module from source text (a file, since
+pyshade reads a kernel's source), and the devices to run it on, an unavailable one
+printed and skipped. Imported by the probes run as scripts from this folder."""
+import importlib.util
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+import pyshade as ps
+
+ROUTES = (("cpu", None), ("vulkan", None), ("vulkan", "hlsl"), ("wgpu", None))
+
+
+def load(src: str, stem: str) -> ModuleType:
+    """The module of kernel source ``src``, written to a fresh ``<stem>.py``."""
+    path = Path(tempfile.mkdtemp()) / f"{stem}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def devices(routes=ROUTES):
+    """(name, via, device) of each available (device name, via) of ``routes``."""
+    for name, via in routes:
+        try:
+            dev = ps.device(name, via=via) if via else ps.device(name)
+        except ps.BackendUnavailable as e:
+            print(f"{name} {via or ''}: unavailable ({e})")
+            continue
+        yield name, via, dev
