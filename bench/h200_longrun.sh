@@ -21,8 +21,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 export OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT" /tmp/lvp
-tar xJf .lvp/lvp.tar.xz -C /tmp/lvp && tar xJf .lvp/tools.tar.xz -C "$PWD" || exit 1
+mkdir -p "$OUT" /tmp/lvp /tmp/res
+LONG_KERNELS=${LONG_KERNELS:-5000}; LONG_PROCS=${LONG_PROCS:-100}
+if [ -d .lvp ]; then                        # without .lvp: the NVIDIA half only
+    tar xJf .lvp/lvp.tar.xz -C /tmp/lvp && tar xJf .lvp/tools.tar.xz -C "$PWD" || exit 1
+else
+    LONG_PROCS=0
+fi
 # tests/conftest.py finds the CPU drivers at Debian's paths
 mkdir -p /usr/share/vulkan/icd.d /usr/lib/chromium
 [ -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] || \
@@ -32,28 +37,40 @@ printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s", "api_vers
 printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s", "api_version": "1.0.5"}}\n' \
     /tmp/lvp/lib/libvk_swiftshader.so > /usr/lib/chromium/vk_swiftshader_icd.json
 source bench/h200_env.sh
+tar -C /tmp/site -xJf .dxc/compushady-dxc.tar.xz || exit 1      # DXC, for vulkan-hlsl
 if ! ldconfig -p | grep -q "libtinfo.so.6 "; then           # DXC's
     mkdir -p /tmp/tinfo && dpkg -x .dxc/libtinfo6_*.deb /tmp/tinfo
     export LD_LIBRARY_PATH=/tmp/tinfo/usr/lib/x86_64-linux-gnu:/tmp/tinfo/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 fi
 SEED=${SEED:-20261210}
-LONG_KERNELS=${LONG_KERNELS:-5000}; LONG_PROCS=${LONG_PROCS:-100}
 GPU_KERNELS=${GPU_KERNELS:-1000}; GPU_PROCS=${GPU_PROCS:-16}
 LIMIT=${LIMIT:-480}                        # seconds: each process starts no chunk after
-mkdir -p "$OUT/cpu_drivers" "$OUT/nvidia"
+# PROFILE=1: the radix sort's stages on cuda, vulkan and wgpu first (issue 17), on an
+# idle machine
+if [ "${PROFILE:-0}" = 1 ]; then
+    timeout -k 5 150 python3 bench/probes/radix_stage_profile.py > /tmp/res/radix_profile.txt 2>&1
+    cp /tmp/res/radix_profile.txt "$OUT/"
+fi
+RES=/tmp/res
+mkdir -p "$RES/cpu_drivers" "$RES/nvidia"
 for i in $(seq 0 $((LONG_PROCS - 1))); do
+    [ "$LONG_PROCS" -gt 0 ] || break
     LD_LIBRARY_PATH=/tmp/lvp/lib:${LD_LIBRARY_PATH:-} LP_NUM_THREADS=1 \
     PYSHADE_TEST_VK_DRIVERS=lavapipe,swiftshader VK_DRIVER_FILES= \
     timeout -k 5 $((LIMIT + 60)) python3 bench/fuzz_run.py --kernels $((LONG_KERNELS / LONG_PROCS)) \
         --seed $((SEED + i)) --devices cpu,wgpu,vulkan,vulkan-hlsl --jobs 1 --kernel-timeout 120 --max-seconds "$LIMIT" \
-        --json "$OUT/cpu_drivers/fuzz_$i.json" > /tmp/fuzz_cpu_$i.txt 2>&1 &
+        --json "$RES/cpu_drivers/fuzz_$i.json" > /tmp/fuzz_cpu_$i.txt 2>&1 &
 done
 for i in $(seq 0 $((GPU_PROCS - 1))); do
     CUDA_VISIBLE_DEVICES=$((i % $(nvidia-smi -L | wc -l))) \
     timeout -k 5 $((LIMIT + 60)) python3 bench/fuzz_run.py --kernels $((GPU_KERNELS / GPU_PROCS)) \
         --seed $((SEED + 1000 + i)) --devices cpu,cuda,wgpu,vulkan,vulkan-hlsl --jobs 1 --kernel-timeout 120 --max-seconds "$LIMIT" \
-        --json "$OUT/nvidia/fuzz_$i.json" > /tmp/fuzz_gpu_$i.txt 2>&1 &
+        --json "$RES/nvidia/fuzz_$i.json" > /tmp/fuzz_gpu_$i.txt 2>&1 &
 done
 wait
-tail -n 5 /tmp/fuzz_*.txt > "$OUT/fuzz_logs_tail.txt"
-python3 bench/fuzz_merge.py "$OUT/cpu_drivers" "$OUT/nvidia" | tee "$OUT/summary.md"
+tail -n 5 /tmp/fuzz_*.txt > "$RES/fuzz_logs_tail.txt"
+python3 bench/fuzz_merge.py "$RES/cpu_drivers" "$RES/nvidia" > "$RES/summary.md"
+# one archive: the tool brings back only a few files
+tar -C "$RES" -czf "$OUT/longrun.tgz" . && cp "$RES/summary.md" "$OUT/"
+[ -f "$RES/radix_profile.txt" ] && tail -6 "$RES/radix_profile.txt"
+tail -c 6000 "$RES/summary.md"
