@@ -271,6 +271,10 @@ def test_comparison_rules_are_narrow() -> None:
              ("vulkan-swiftshader", "vulkan", negz, None),
              ("vulkan-llvmpipe", "vulkan", ulp1, None),
              ("vulkan-hlsl-swiftshader", "vulkan", ulp1, None),
+             ("vulkan-nvidia-h200", "vulkan", ulp1, "nvidia-vulkan-inexact"),
+             ("vulkan-hlsl-nvidia-h200", "vulkan", ulp3, "nvidia-vulkan-inexact"),
+             ("vulkan-nvidia-h200", "vulkan", ulp4, None),
+             ("vulkan-nvidia-h200", "vulkan", negz, None),
              ("cuda", "cuda", negz, None)]
     for label, fam, got, rule in cases:
         allowed: list = []
@@ -420,6 +424,14 @@ def thirds(xf: ps.Buffer[f32], of: ps.Buffer[f32]) -> None:
     assert harness._reciprocal_check(params, meta, mod.thirds, mod, "wgpu-swiftshader", dev,
                                      inputs, want, other) is None
     assert not harness.RECIPROCAL.applies("vulkan-swiftshader", "vulkan")
+    # every division on NVIDIA's Vulkan driver, no other Vulkan driver
+    every = harness.reciprocal_variant(mod, every=True)
+    assert "xf[i] * (1.0 / 3.0)" in Path(every.__file__).read_text()
+    assert harness.RECIPROCAL_VULKAN.applies("vulkan-hlsl-nvidia-h200", "vulkan")
+    assert not harness.RECIPROCAL_VULKAN.applies("vulkan-llvmpipe", "vulkan")
+    ok = harness._reciprocal_check(params, meta, mod.thirds, mod, "vulkan-nvidia-h200", dev,
+                                   inputs, want, got, harness.RECIPROCAL_VULKAN)
+    assert ok and ok[0].note.endswith("vulkan-reciprocal"), ok
 
 
 def test_isolated_runner_survives_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:

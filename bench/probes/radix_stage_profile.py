@@ -3,7 +3,8 @@
 Each stage of one pass (``radix_hist``, the scan of the counts, ``radix_scatter``
 without and with values) is recorded REPS times in one ``dev.batch()`` and timed to
 ``dev.synchronize()``; then ``record_radix`` (4 passes, its allocations included) and
-``sort``/``argsort`` end to end. Milliseconds per call, median of 5 batches.
+``sort``/``argsort`` end to end, and one allocation of n u32 (``dev.empty``).
+Milliseconds per call, median of 5 batches.
 
     python bench/probes/radix_stage_profile.py [--n 16777216] [--devices cuda,vulkan,wgpu]
 """
@@ -64,7 +65,8 @@ def profile(name: str, n: int) -> dict[str, float]:
                                                               device=dev)),
         "record_radix": timed(dev, lambda: record_radix(dev, keys, None, n), reps=3),
     }
-    for label, fn in (("sort", lambda: sort(keys, method="radix")), ("argsort", lambda: argsort(keys))):
+    for label, fn in (("sort", lambda: sort(keys, method="radix")), ("argsort", lambda: argsort(keys)),
+                      ("empty(n)", lambda: dev.empty(n, np.uint32))):
         fn()
         dev.synchronize()
         runs = []

@@ -10,6 +10,8 @@ stay on the GPU too.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,3 +96,29 @@ def give(op: Operand, result: ps.DeviceArray) -> Any:
 def groups_for(n: int, per_group: int) -> int:
     """Workgroups needed to cover ``n`` items, ``per_group`` each (at least one)."""
     return max(1, -(-n // per_group))
+
+
+# Intermediate arrays, per device: {(thread, tag): array}. See ``scratch``.
+_SCRATCH: weakref.WeakKeyDictionary[ps.Device, dict[tuple[int, str], ps.DeviceArray]] = \
+    weakref.WeakKeyDictionary()
+_SCRATCH_LOCK = threading.Lock()
+
+
+def scratch(dev: ps.Device, tag: str, n: int, dtype: Any) -> ps.DeviceArray:
+    """An intermediate array of ``n`` elements of ``dtype`` (contents unspecified), the
+    same one as the last call with this device, thread and ``tag`` when the length and
+    type match. Why: a large allocation costs more than the work that uses it (a 64 MiB
+    buffer takes milliseconds through wgpu on NVIDIA, where the whole radix sort of 2^24
+    keys takes a few). Reuse is safe because every use is a launch recorded on the
+    device's one queue, in order, by one thread; one array per tag and thread is kept,
+    so what stays allocated is the last call's intermediates, freed with the device."""
+    key = (threading.get_ident(), tag)
+    dt = np.dtype(dtype)
+    with _SCRATCH_LOCK:
+        held = _SCRATCH.setdefault(dev, {})
+        a = held.get(key)
+        if a is None or a.size != n or np.dtype(a.dtype) != dt:
+            held.pop(key, None)                 # the old one goes before the new is made
+            a = dev.empty(n, dt)
+            held[key] = a
+        return a

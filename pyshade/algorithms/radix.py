@@ -40,7 +40,7 @@ import numpy as np
 import pyshade as ps
 from pyshade import i32, u32, uvec4
 
-from ._arrays import groups_for
+from ._arrays import groups_for, scratch
 from .scan import record_scan, scan_scratch
 
 WG = 128                # invocations of radix_scatter's workgroup
@@ -108,7 +108,7 @@ def radix_hist(keys: ps.Buffer[u32], counts: ps.Buffer[u32], n: u32, shift: u32)
     hist[lx] = 0
     ps.barrier()
     base = tile * TILE
-    for k in range(u32(HIST_ITEMS)):
+    for k in ps.unroll(range(HIST_ITEMS)):
         i = base + k * HIST_WG + lx                 # consecutive invocations, consecutive keys
         if i < n:
             ps.atomic_add(hist, (keys[i] >> shift) & (BUCKETS - 1), 1)
@@ -134,7 +134,7 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
     # the keys of a partial last tile: a missing key would sort behind every present
     # one (as digit 255, index past theirs) in both splits, so it is simply left out
     count = min(n - base, u32(TILE))
-    for k in range(u32(ITEMS)):
+    for k in ps.unroll(range(ITEMS)):
         j = k * WG + lx
         if j < count:
             d = (keys[base + j] >> shift) & (BUCKETS - 1)
@@ -146,7 +146,7 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
         ps.barrier()            # the entries are in place; the last split's scan is read
         lo = uvec4(0, 0, 0, 0)
         hi = uvec4(0, 0, 0, 0)
-        for k in range(u32(ITEMS)):
+        for k in ps.unroll(range(ITEMS)):
             if lx * ITEMS + k < count:
                 e = work[_slot(lx * ITEMS + k)]
                 d = (e >> at) & 15
@@ -196,13 +196,13 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
         # below TILE, so no packed addition carries
         place_lo = start_lo + scan_lo[lx] - lo
         place_hi = start_hi + scan_hi[lx] - hi
-        for k in range(u32(ITEMS)):
+        for k in ps.unroll(range(ITEMS)):
             if lx * ITEMS + k < count:
                 e = entry[k]
                 work[_slot(_count(place_lo, place_hi, (e >> at) & 15) + rank[k])] = e
     ps.barrier()
     # the first place of each digit present: where the sorted digits change
-    for k in range(u32(ITEMS)):
+    for k in ps.unroll(range(ITEMS)):
         j = k * WG + lx
         if j < count:
             d = work[_slot(j)] >> IDX_BITS
@@ -211,7 +211,7 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
                 first[d] = j
     ps.barrier()
     tiles = len(offsets) // BUCKETS
-    for k in range(u32(ITEMS)):
+    for k in ps.unroll(range(ITEMS)):
         j = k * WG + lx                             # consecutive places, consecutive addresses
         if j < count:
             e = work[_slot(j)]
@@ -230,18 +230,19 @@ def record_radix(dev: ps.Device, keys: ps.DeviceArray, vals: ps.DeviceArray | No
     copies, and an even number of passes ends in the arrays."""
     tiles = groups_for(n, TILE)
     kv = vals is not None
-    counts = dev.empty(BUCKETS * tiles, np.uint32)
-    offsets = dev.empty(BUCKETS * tiles, np.uint32)
-    scratch = scan_scratch(dev, BUCKETS * tiles, np.uint32)     # once, for every pass
-    k_a, k_b = keys, dev.empty(n, np.uint32)
+    counts = scratch(dev, "radix.counts", BUCKETS * tiles, np.uint32)
+    offsets = scratch(dev, "radix.offsets", BUCKETS * tiles, np.uint32)
+    levels = scan_scratch(dev, BUCKETS * tiles, np.uint32)      # once, for every pass
+    k_a, k_b = keys, scratch(dev, "radix.keys", n, np.uint32)
     # without values, two distinct placeholders: one array bound to two parameters,
     # one of them written, is refused at launch
-    v_a = vals if vals is not None else dev.empty(1, np.int32)
-    v_b = dev.empty(n if kv else 1, np.int32)
+    v_a = vals if vals is not None else scratch(dev, "radix.no_vals", 1, np.int32)
+    v_b = scratch(dev, "radix.vals", n, np.int32) if kv else scratch(dev, "radix.no_vals_b",
+                                                                      1, np.int32)
     for p in range(PASSES):
         shift = p * BITS
         radix_hist.launch(k_a, counts, n, shift, threads=tiles * HIST_WG, device=dev)
-        record_scan(dev, counts, offsets, BUCKETS * tiles, False, scratch)
+        record_scan(dev, counts, offsets, BUCKETS * tiles, False, levels)
         radix_scatter.launch(k_a, v_a, offsets, k_b, v_b, n, shift, kv,
                              threads=tiles * WG, device=dev)
         k_a, k_b = k_b, k_a

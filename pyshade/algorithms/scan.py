@@ -35,7 +35,7 @@ import numpy as np
 import pyshade as ps
 from pyshade import f32, i32, u32
 
-from ._arrays import Operand, give, groups_for, operand
+from ._arrays import Operand, give, groups_for, operand, scratch
 
 T = TypeVar("T", u32, i32, f32)
 
@@ -131,8 +131,9 @@ def scan_scratch(dev: ps.Device, n: int, dtype: Any) -> list[ps.DeviceArray]:
     arrays: list[ps.DeviceArray] = []
     tiles = groups_for(n, TILE)
     while tiles > 1:                                    # one tile is scanned in place
-        arrays.append(dev.empty(tiles, dtype))          # the level's tile totals
-        arrays.append(dev.empty(tiles, dtype))          # their exclusive scan
+        level = len(arrays) // 2
+        arrays.append(scratch(dev, f"scan.totals{level}", tiles, dtype))
+        arrays.append(scratch(dev, f"scan.starts{level}", tiles, dtype))
         tiles = groups_for(tiles, TILE)
     return arrays
 

@@ -28,7 +28,7 @@ import pyshade as ps
 from pyshade import f32, i32, u32
 
 from . import network
-from ._arrays import give, operand
+from ._arrays import give, operand, scratch
 from .keys import copy_prefix, from_keys, iota, kind_of, to_keys
 from .radix import record_radix
 
@@ -112,7 +112,7 @@ def _record_sort(dev: ps.Device, words: ps.DeviceArray, n: int, kind: int, flip:
     each at least n long (the network pads; the padding sorts last)."""
     radix = _use_radix(n, method)
     length = n if radix else network.padded_length(n)
-    keys = dev.empty(length, np.uint32)
+    keys = scratch(dev, "sort.keys", length, np.uint32)
     to_keys.launch(words, keys, n, flip, kind, threads=length, device=dev)
     vals = None
     if with_vals:
