@@ -369,3 +369,31 @@ def test_nested_swizzle_and_casts(dev: ps.Device) -> None:
     want = np.stack([(w + 3) + (w + 2), w + (w + 1), (2 * w) & 7, (2 * w) & 7, (2 * w) & 7],
                     axis=1) % 2**32
     assert np.array_equal(out.numpy().reshape(4, 5), want.astype(np.uint32)), out.numpy()
+
+
+@ps.kernel(workgroup_size=4)
+def bool_of_low_precedence(x: ps.Buffer[i32], y: ps.Buffer[u32], out: ps.Buffer[u32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        n = x[i]
+        m = y[i]
+        out[i * 5 + 0] = u32(bool(i32(1) & n))
+        out[i * 5 + 1] = u32(bool(m ^ u32(1)))
+        out[i * 5 + 2] = u32(bool(m | u32(0)))
+        out[i * 5 + 3] = u32(bool(n if m > u32(1) else i32(0)))
+        if bool(i32(2) & n):
+            out[i * 5 + 4] = u32(1)
+
+
+def test_bool_of_low_precedence_operand(dev: ps.Device) -> None:
+    """CUDA and MSL wrote ``bool(1 & n)`` as ``(1 & n != 0)``, which C++ reads as
+    ``1 & (n != 0)`` (fuzz seed 20262224 kernel 60: an ``elif`` taken for every odd or
+    even ``n`` alike); the conversion's operand is parenthesised now."""
+    rng = np.random.default_rng(60)
+    x = rng.integers(-8, 8, 16).astype(np.int32)
+    y = rng.integers(0, 4, 16).astype(np.uint32)
+    out = dev.zeros(80, np.uint32)
+    bool_of_low_precedence.launch(dev.array(x), dev.array(y), out, threads=16, device=dev)
+    want = np.stack([(x & 1) != 0, (y ^ 1) != 0, y != 0, np.where(y > 1, x, 0) != 0,
+                     (x & 2) != 0], axis=1).astype(np.uint32)
+    assert np.array_equal(out.numpy().reshape(16, 5), want), out.numpy().reshape(16, 5)

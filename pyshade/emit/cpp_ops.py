@@ -190,9 +190,12 @@ class CppOps:
         return f"{text}[{self.expr(index)}]"
 
     def call_cast(self, node: ast.Call, t: T.Type) -> str:
-        """A scalar conversion (f16 through its rounding intrinsics)."""
+        """A scalar conversion (f16 through its rounding intrinsics); -> bool's ``x != 0``
+        takes an operand: ``bool(1 & n)`` is ``((1 & n) != 0)``, as C reads ``1 & n != 0``
+        as ``1 & (n != 0)`` (fuzz seed 20262224 kernel 60)."""
         a = node.args[0]
-        return self.convert_text(self.expr(a), a.ps_type, t)
+        x = self.sub(a) if t == T.bool_ else self.expr(a)
+        return self.convert_text(x, a.ps_type, t)
 
     # -- builtins -------------------------------------------------------------------------
     def has_vector(self, node: ast.Call) -> bool:

@@ -392,8 +392,8 @@ class PythonEmitter(Emitter):
             return f"{self.enum_check(enum)}({self.wrap(dst, s) if src != dst else s})"
         if src == dst:
             return self.sub(a)      # the call was atomic: keep `(x if c else y)` grouped
-        if dst.kind == "bool":
-            return f"({s} != 0)"
+        if dst.kind == "bool":      # an operand: `n if c else 0 != 0` compares the 0 alone
+            return f"({self.sub(a)} != 0)"
         if dst.is_int:
             if src.kind == "bool":
                 return f"int({s})"
