@@ -53,6 +53,12 @@ if [ "${PROFILE:-0}" = 1 ]; then
 fi
 RES=/tmp/res
 mkdir -p "$RES/cpu_drivers" "$RES/nvidia"
+# REPLAY="SEED:INDEX ...": those kernels replayed on the NVIDIA routes and shrunk where
+# they disagree (bench/probes/fuzz_replay.py), alongside the run
+if [ -n "${REPLAY:-}" ]; then
+    timeout -k 5 $((LIMIT + 30)) python3 bench/probes/fuzz_replay.py $REPLAY \
+        --devices cpu,cuda,wgpu,vulkan,vulkan-hlsl --shrink "${SHRINK:-90}" > "$RES/replay.txt" 2>&1 &
+fi
 for i in $(seq 0 $((LONG_PROCS - 1))); do
     [ "$LONG_PROCS" -gt 0 ] || break
     LD_LIBRARY_PATH=/tmp/lvp/lib:${LD_LIBRARY_PATH:-} LP_NUM_THREADS=1 \
