@@ -22,6 +22,7 @@ def main() -> None:
     ap.add_argument("kernels", nargs="+", help="SEED:INDEX")
     ap.add_argument("--devices", default="cpu,cuda,wgpu,vulkan,vulkan-hlsl")
     ap.add_argument("--shrink", type=float, default=0.0, help="seconds per shrink (0: none)")
+    ap.add_argument("--shrink-on", default="", help="shrink on these device labels only")
     a = ap.parse_args()
     devs = driver.devices(set(a.devices.split(",")))
     print("devices:", [label for label, _ in devs])
@@ -36,7 +37,8 @@ def main() -> None:
             if not a.shrink:
                 continue
             for o in r.outcomes:
-                if o.status not in ("disagree", "error"):
+                if o.status not in ("disagree", "error") or \
+                        a.shrink_on and o.device not in a.shrink_on.split(","):
                     continue
                 k = make_kernel(seed, j)
                 s = Shrinker(k, seed, j, o.device, dict(devs)[o.device], work, a.shrink)

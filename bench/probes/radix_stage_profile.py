@@ -92,15 +92,76 @@ def profile(name: str, n: int) -> dict[str, float]:
     return res
 
 
+# Variants of radix.py's kernels, as text edits of its source, timed side by side with
+# record_radix of each (``--variants``): which loops to unroll is a per-GPU trade
+# (registers against occupancy) that only a measurement settles.
+VARIANTS = {
+    "rolled": [("ps.unroll(range(ITEMS))", "range(u32(ITEMS))"),
+               ("ps.unroll(range(HIST_ITEMS))", "range(u32(HIST_ITEMS))")],
+    "split-unrolled": [("    for k in ps.unroll(range(ITEMS)):\n        j",
+                        "    for k in range(u32(ITEMS)):\n        j"),
+                       ("ps.unroll(range(HIST_ITEMS))", "range(u32(HIST_ITEMS))")],
+    # 256 invocations of 8 keys (the scan's shared arrays then exceed WebGPU's 16 KiB)
+    "wg256": [("WG = 128 ", "WG = 256 "), ("ITEMS = 16 ", "ITEMS = 8 ")],
+    # tiles of 1024 keys: twice the tiles and counts, half the serial work
+    "tile1024": [("ITEMS = 16 ", "ITEMS = 8 ")],
+}
+
+
+def variant(name: str):
+    """radix.py with ``VARIANTS[name]``'s edits, loaded as a module of its own."""
+    import importlib.util
+    import tempfile
+    from pathlib import Path
+
+    import pyshade.algorithms.radix as radix
+    src = Path(radix.__file__).read_text()
+    src = src.replace("from ._arrays import", "from pyshade.algorithms._arrays import")
+    src = src.replace("from .scan import", "from pyshade.algorithms.scan import")
+    for old, new in VARIANTS[name]:
+        assert old in src, (name, old)
+        src = src.replace(old, new)
+    path = Path(tempfile.mkdtemp()) / f"radix_{name.replace('-', '_')}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def variants(name: str, n: int) -> dict[str, float]:
+    """record_radix's time per variant (and the current source's) on device ``name``."""
+    dev = ps.device(name)
+    keys = dev.array(np.random.default_rng(1).integers(0, 2**32, n, dtype=np.uint32))
+    res = {"current": timed(dev, lambda: record_radix(dev, keys, None, n), reps=3)}
+    want = np.sort(keys.numpy())
+    for v in VARIANTS:
+        try:
+            mod = variant(v)
+            res[v] = timed(dev, lambda mod=mod: mod.record_radix(dev, keys, None, n), reps=3)
+            k = dev.array(np.random.default_rng(1).integers(0, 2**32, n, dtype=np.uint32))
+            with dev.batch():
+                mod.record_radix(dev, k, None, n)
+            if not np.array_equal(k.numpy(), want):
+                print(f"{name} {v}: WRONG RESULT")
+        except Exception as e:  # noqa: BLE001 - a probe: report and go on
+            print(f"{name} {v}: {type(e).__name__}: {str(e)[:300]}")
+    res["current again"] = timed(dev, lambda: record_radix(dev, keys, None, n), reps=3)
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1 << 24)
     ap.add_argument("--devices", default="cuda,vulkan,wgpu")
+    ap.add_argument("--variants", action="store_true", help="record_radix of VARIANTS too")
     a = ap.parse_args()
     rows = {}
     for name in a.devices.split(","):
         try:
             rows[name] = profile(name, a.n)
+            if a.variants:
+                rows[name].update({f"radix {k}": v for k, v in variants(name, a.n).items()})
         except Exception as e:  # noqa: BLE001 - a probe: report and go on
             print(f"{name}: {type(e).__name__}: {e}")
     cols = sorted({k for r in rows.values() for k in r}, key=lambda k: list(
