@@ -15,7 +15,7 @@ Four passes of 8-bit digits, least significant first. Each pass:
 3. ``radix_scatter``: each workgroup sorts its tile stably by the digit in shared
    memory, as two 4-bit splits. A split gives every invocation ``ITEMS`` consecutive
    entries, which it counts in order into 16 16-bit counters packed into two
-   ``uvec4`` (a tile has ``TILE = 2048`` keys, so no counter overflows into the
+   ``uvec4`` (a tile has ``TILE = 1024`` keys, so no counter overflows into the
    next); an inclusive scan of the invocations' counters in shared memory, and the
    exclusive scan of the tile's totals over the digits, give every entry its new
    place. The entries are (digit, index in the tile) packed into a word, so only
@@ -44,7 +44,10 @@ from ._arrays import groups_for, scratch
 from .scan import record_scan, scan_scratch
 
 WG = 128                # invocations of radix_scatter's workgroup
-ITEMS = 16              # entries per invocation in a split, counted serially
+# entries per invocation in a split, counted serially. 8 rather than 16: on the H200,
+# tiles of 1024 keys made the sort of 2^24 keys 15% faster through Vulkan and WebGPU
+# and left CUDA's time as it was (bench/probes/radix_stage_profile.py --variants)
+ITEMS = 8
 TILE = WG * ITEMS       # keys per tile: a 16-bit counter holds TILE
 HIST_WG = 256           # radix_hist's workgroup: one invocation per digit
 HIST_ITEMS = TILE // HIST_WG
@@ -52,7 +55,7 @@ BITS = 8
 BUCKETS = 1 << BITS
 PASSES = 32 // BITS
 SPLIT_BITS = 4          # digit bits per local split: 16 counters in two uvec4
-# a tile in shared memory with one spare word every 32 (see _slot): 8448 bytes; with
+# a tile in shared memory with one spare word every 32 (see _slot): 4224 bytes; with
 # the scan's 4 KiB and the first places' 1 KiB the workgroup stays within the 16 KiB
 # every WebGPU device has
 SLOTS = TILE + TILE // 32
@@ -62,7 +65,7 @@ IDX_BITS = 16           # an entry: digit << 16 | index in the tile
 def _slot(j: u32) -> u32:
     """The shared-memory word of tile place ``j``: one word skipped every 32, so that
     invocation i reading place ``i * ITEMS + k`` hits a different bank from its
-    neighbours (16-word strides would make 16 of 32 GPU lanes share two banks)."""
+    neighbours (strides of ITEMS words would make lanes share banks)."""
     return j + (j >> 5)
 
 
