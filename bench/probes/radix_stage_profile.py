@@ -101,10 +101,13 @@ VARIANTS = {
     "split-unrolled": [("    for k in ps.unroll(range(ITEMS)):\n        j",
                         "    for k in range(u32(ITEMS)):\n        j"),
                        ("ps.unroll(range(HIST_ITEMS))", "range(u32(HIST_ITEMS))")],
-    # 256 invocations of 8 keys (the scan's shared arrays then exceed WebGPU's 16 KiB)
-    "wg256": [("WG = 128 ", "WG = 256 "), ("ITEMS = 16 ", "ITEMS = 8 ")],
-    # tiles of 1024 keys: twice the tiles and counts, half the serial work
-    "tile1024": [("ITEMS = 16 ", "ITEMS = 8 ")],
+    # tiles of 2048 keys (16 per invocation) and of 512 (4)
+    "tile2048": [("ITEMS = 8\n", "ITEMS = 16\n")],
+    "tile512": [("ITEMS = 8\n", "ITEMS = 4\n")],
+    "tile2048-split-unrolled": [("ITEMS = 8\n", "ITEMS = 16\n"),
+                                ("    for k in ps.unroll(range(ITEMS)):\n        j",
+                                 "    for k in range(u32(ITEMS)):\n        j"),
+                                ("ps.unroll(range(HIST_ITEMS))", "range(u32(HIST_ITEMS))")],
 }
 
 
