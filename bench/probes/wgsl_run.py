@@ -28,6 +28,12 @@ fn f({params}) -> i32 {{ {body} }}
 @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
     if (g.x < arrayLength(&I0)) {{ O[g.x] = f({args}); }}
 }}"""
+    return run_source(dev, src, inputs, np.int32, (inputs[0].size + 63) // 64)
+
+
+def run_source(dev, src: str, inputs, dtype, groups: int) -> np.ndarray:
+    """Run WGSL ``src`` (inputs at bindings 0.., the output ``O`` after them, of
+    ``inputs[0]``'s size in bytes) as ``groups`` workgroups; ``O`` as ``dtype``."""
     U = wgpu.BufferUsage
     bufs = [dev.create_buffer_with_data(data=x, usage=U.STORAGE | U.COPY_SRC) for x in inputs]
     out = dev.create_buffer(size=inputs[0].nbytes, usage=U.STORAGE | U.COPY_SRC)
@@ -39,7 +45,7 @@ fn f({params}) -> i32 {{ {body} }}
     cp = enc.begin_compute_pass()
     cp.set_pipeline(p)
     cp.set_bind_group(0, bg)
-    cp.dispatch_workgroups((inputs[0].size + 63) // 64)
+    cp.dispatch_workgroups(groups)
     cp.end()
     dev.queue.submit([enc.finish()])
-    return np.frombuffer(dev.queue.read_buffer(out), np.int32)
+    return np.frombuffer(dev.queue.read_buffer(out), dtype)

@@ -30,7 +30,7 @@ wgpu-py 0.32 (wgpu-native 29.0.1.1) and Mesa 22.3.6's lavapipe.
 from __future__ import annotations
 
 import numpy as np
-import wgpu
+from wgsl_run import open_device, run_source
 
 COPYSIGN = ("fn cs(x: f32, y: f32) -> f32 {\n    return bitcast<f32>((bitcast<i32>(x) & "
             "2147483647i) | (bitcast<i32>(y) & i32(-2147483647 - 1)));\n}\n")
@@ -56,21 +56,7 @@ def run(dev, body: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
            f"fn f(a: f32, b: f32) -> f32 {{ return {body}; }}\n"
            "@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3<u32>) "
            "{ O[g.x] = f(A[g.x], B[g.x]); }\n")
-    U = wgpu.BufferUsage
-    bufs = [dev.create_buffer_with_data(data=x, usage=U.STORAGE) for x in (a, b)]
-    out = dev.create_buffer(size=a.nbytes, usage=U.STORAGE | U.COPY_SRC)
-    p = dev.create_compute_pipeline(layout="auto", compute={
-        "module": dev.create_shader_module(code=src), "entry_point": "main"})
-    bg = dev.create_bind_group(layout=p.get_bind_group_layout(0), entries=[
-        {"binding": i, "resource": {"buffer": x}} for i, x in enumerate(bufs + [out])])
-    enc = dev.create_command_encoder()
-    cp = enc.begin_compute_pass()
-    cp.set_pipeline(p)
-    cp.set_bind_group(0, bg)
-    cp.dispatch_workgroups(1)
-    cp.end()
-    dev.queue.submit([enc.finish()])
-    return np.frombuffer(dev.queue.read_buffer(out), np.float32)
+    return run_source(dev, src, (a, b), np.float32, 1)
 
 
 def signs(x: np.ndarray) -> str:
@@ -78,9 +64,7 @@ def signs(x: np.ndarray) -> str:
 
 
 def main() -> None:
-    adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
-    print(adapter.info["device"], adapter.info["backend_type"])
-    dev = adapter.request_device_sync()
+    dev = open_device()
     a = np.array([0.0, -0.0, 1.0, -1.0], np.float32)
     b = np.full(4, -0.0, np.float32)
     print(f"a = {a.tolist()}, b = {b.tolist()}; columns: device, IEEE (numpy)")
