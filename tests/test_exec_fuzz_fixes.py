@@ -397,3 +397,27 @@ def test_bool_of_low_precedence_operand(dev: ps.Device) -> None:
     want = np.stack([(x & 1) != 0, (y ^ 1) != 0, y != 0, np.where(y > 1, x, 0) != 0,
                      (x & 2) != 0], axis=1).astype(np.uint32)
     assert np.array_equal(out.numpy().reshape(16, 5), want), out.numpy().reshape(16, 5)
+
+
+@ps.kernel(workgroup_size=32)
+def code_after_return(x: ps.Buffer[f32], out: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    li = ps.local_index()
+    sh = ps.shared_array(f32, 32)
+    sh[li] = x[i]
+    ps.barrier()
+    out[i] = sh[31 - li] + 1.0
+    return
+    a = math.fmod(x[i], 1.0)        # never runs
+    out[i] = ps.fma(a, 2.0, ps.clamp(a, 0.0, 1.0))
+
+
+def test_code_after_return(dev: ps.Device) -> None:
+    """Statements after a ``return`` are not written (fuzz seed 4417001 kernel 65): for
+    them, after a barrier, DXC -O0 wrote SPIR-V with a forward reference to an undefined
+    id, a CompileError on the HLSL route."""
+    x = np.random.default_rng(4417001).standard_normal(64).astype(np.float32)
+    out = dev.zeros(64, np.float32)
+    code_after_return.launch(dev.array(x), out, threads=64, device=dev)
+    want = x.reshape(2, 32)[:, ::-1].reshape(-1) + np.float32(1)
+    assert np.array_equal(out.numpy(), want), out.numpy()

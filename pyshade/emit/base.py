@@ -259,6 +259,12 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
             self.before_statement(s)
             self.split_deep(s)
             self.visit(s)
+            if isinstance(s, (ast.Return, ast.Break, ast.Continue)):
+                # What follows in this block never runs (Python allows it; the frontend
+                # has checked it). It is not written: DXC -O0 writes SPIR-V with a
+                # forward reference to an undefined id for code after a return that
+                # follows a barrier (fuzz seed 4417001 kernel 65).
+                break
 
     def before_statement(self, stmt: ast.stmt) -> None:
         """Hook: statements a target writes before ``stmt`` (default: none)."""
