@@ -40,7 +40,6 @@ __device__ __forceinline__ int ps_float_to_int_f32_i32(float x_, int bottom, int
 __device__ __forceinline__ int ps_min_signed_i32(int a, int b) {  // prelude.py:159
 #line 162 "prelude.py"
     return ps_asm_min_s32(a, b);  // prelude.py:162
-    return (a < b ? a : b);  // prelude.py:163
 }
 
 #line 187 "prelude.py"

@@ -42,14 +42,12 @@ __device__ __forceinline__ int ps_asm_min_s32(int a, int b) {
 __device__ __forceinline__ int ps_max_signed_i32(int a, int b) {  // prelude.py:166
 #line 169 "prelude.py"
     return ps_asm_max_s32(a, b);  // prelude.py:169
-    return (a > b ? a : b);  // prelude.py:170
 }
 
 #line 159 "prelude.py"
 __device__ __forceinline__ int ps_min_signed_i32(int a, int b) {  // prelude.py:159
 #line 162 "prelude.py"
     return ps_asm_min_s32(a, b);  // prelude.py:162
-    return (a < b ? a : b);  // prelude.py:163
 }
 
 #line 47 "ndim.py"

@@ -25,12 +25,6 @@ __device__ __forceinline__ int4 ps_smax(int4 a0, int4 a1) { return {ps_asm_max_s
 
 __device__ __forceinline__ int4 operator-(int4 a) { return {int(uint(0) - uint(a.x)), int(uint(0) - uint(a.y)), int(uint(0) - uint(a.z)), int(uint(0) - uint(a.w))}; }
 
-__device__ __forceinline__ int4 ps_select(int4 a0, int4 a1, ps_bool4 a2) { return {(a2.x ? a1.x : a0.x), (a2.y ? a1.y : a0.y), (a2.z ? a1.z : a0.z), (a2.w ? a1.w : a0.w)}; }
-
-__device__ __forceinline__ ps_bool4 operator<(int4 a, int4 b) { return {a.x < b.x, a.y < b.y, a.z < b.z, a.w < b.w}; }
-
-__device__ __forceinline__ int4 make_int4(int a0) { return {a0, a0, a0, a0}; }
-
 __device__ __forceinline__ int ps_asm_min_s32(int a, int b) {
 #ifdef __CUDA_ARCH__
     int r; asm("{ .reg .pred p; .reg .b32 m, t; setp.gt.s32 p, %1, %2; selp.b32 m, -1, 0, p; xor.b32 t, %1, %2; and.b32 t, t, m; xor.b32 %0, %1, t; }" : "=r"(r) : "r"(a), "r"(b)); return r;
@@ -40,8 +34,6 @@ __device__ __forceinline__ int ps_asm_min_s32(int a, int b) {
 }
 
 __device__ __forceinline__ int4 ps_smin(int4 a0, int4 a1) { return {ps_asm_min_s32(a0.x, a1.x), ps_asm_min_s32(a0.y, a1.y), ps_asm_min_s32(a0.z, a1.z), ps_asm_min_s32(a0.w, a1.w)}; }
-
-__device__ __forceinline__ ps_bool4 operator>(int4 a, int4 b) { return {a.x > b.x, a.y > b.y, a.z > b.z, a.w > b.w}; }
 
 __device__ __forceinline__ uint2 ps_abs(uint2 a0) { return {a0.x, a0.y}; }
 
@@ -53,20 +45,18 @@ __device__ __forceinline__ uint2 ps_max(uint2 a0, uint2 a1) { return {max(a0.x, 
 __device__ __forceinline__ int4 ps_abs_signed_ivec4(int4 x) {  // prelude.py:178
 #line 183 "prelude.py"
     return ps_smax(x, -x);  // prelude.py:183
-    return ps_select(x, -x, x < make_int4(0));  // prelude.py:184
 }
 
 #line 159 "prelude.py"
 __device__ __forceinline__ int4 ps_min_signed_ivec4(int4 a_, int4 b_) {  // prelude.py:159
 #line 162 "prelude.py"
     return ps_smin(a_, b_);  // prelude.py:162
-    return ps_select(b_, a_, a_ < b_);  // prelude.py:163
 }
 
+#line 166 "prelude.py"
 __device__ __forceinline__ int4 ps_max_signed_ivec4(int4 a_, int4 b_) {  // prelude.py:166
 #line 169 "prelude.py"
     return ps_smax(a_, b_);  // prelude.py:169
-    return ps_select(b_, a_, a_ > b_);  // prelude.py:170
 }
 
 #line 21 "vector_elementwise.py"
