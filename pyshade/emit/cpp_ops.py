@@ -105,14 +105,17 @@ class CppOps:
 
     def convert_text(self, x: str, src: T.Type, dst: T.Type) -> str:
         """A scalar value conversion (in range: the prelude guards float -> int)."""
-        if src == dst:      # no conversion, but the text stays one operand: u32(a >> b) - c
-            return x if re.fullmatch(r"[\w.]+", x) else f"({x})"
+        # the text stays one operand: u32(a >> b) - c, and bool(1 & n) as ((1 & n) != 0),
+        # since C reads 1 & n != 0 as 1 & (n != 0) (fuzz seed 20262224 kernel 60)
+        one = x if re.fullmatch(r"[\w.]+", x) else f"({x})"
+        if src == dst:      # no conversion
+            return one
         if dst == T.f16:
             return self.tables.TO_HALF[src.name].format(x)
         if src == T.f16:
             return self.tables.FROM_HALF[dst.name].format(x)
         if dst == T.bool_:
-            return f"({x} != {self.literal(0, src)})"
+            return f"({one} != {self.literal(0, src)})"
         return self.ctor(self.type_name(dst), x)
 
     # -- operators ------------------------------------------------------------------------
@@ -190,12 +193,9 @@ class CppOps:
         return f"{text}[{self.expr(index)}]"
 
     def call_cast(self, node: ast.Call, t: T.Type) -> str:
-        """A scalar conversion (f16 through its rounding intrinsics); -> bool's ``x != 0``
-        takes an operand: ``bool(1 & n)`` is ``((1 & n) != 0)``, as C reads ``1 & n != 0``
-        as ``1 & (n != 0)`` (fuzz seed 20262224 kernel 60)."""
+        """A scalar conversion (f16 through its rounding intrinsics)."""
         a = node.args[0]
-        x = self.sub(a) if t == T.bool_ else self.expr(a)
-        return self.convert_text(x, a.ps_type, t)
+        return self.convert_text(self.expr(a), a.ps_type, t)
 
     # -- builtins -------------------------------------------------------------------------
     def has_vector(self, node: ast.Call) -> bool:
