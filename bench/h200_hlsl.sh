@@ -15,11 +15,6 @@
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
 export PYSHADE_DIFF_KERNELS=${PYSHADE_DIFF_KERNELS:-1000}
-tar -C /tmp/site -xJf .dxc/compushady-dxc.tar.xz
-if ! ldconfig -p | grep -q "libtinfo.so.6 "; then
-    dpkg -x .dxc/libtinfo6_*.deb /tmp/tinfo
-    export LD_LIBRARY_PATH=/tmp/tinfo/usr/lib/x86_64-linux-gnu:/tmp/tinfo/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
 python3 -c "import pyshade as ps; print(ps.device('vulkan', via='hlsl'))" || exit 1
 timeout 240 python3 -m pytest -q -p no:cacheprovider -rs -k "hlsl and not cpu and not tint and not differential" \
     tests > "$OUT/h200_hlsl_suite.txt" 2>&1

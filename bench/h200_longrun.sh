@@ -37,11 +37,6 @@ printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s", "api_vers
 printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s", "api_version": "1.0.5"}}\n' \
     /tmp/lvp/lib/libvk_swiftshader.so > /usr/lib/chromium/vk_swiftshader_icd.json
 source bench/h200_env.sh
-tar -C /tmp/site -xJf .dxc/compushady-dxc.tar.xz || exit 1      # DXC, for vulkan-hlsl
-if ! ldconfig -p | grep -q "libtinfo.so.6 "; then           # DXC's
-    mkdir -p /tmp/tinfo && dpkg -x .dxc/libtinfo6_*.deb /tmp/tinfo
-    export LD_LIBRARY_PATH=/tmp/tinfo/usr/lib/x86_64-linux-gnu:/tmp/tinfo/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
 SEED=${SEED:-20261210}
 GPU_KERNELS=${GPU_KERNELS:-1000}; GPU_PROCS=${GPU_PROCS:-16}
 LIMIT=${LIMIT:-480}                        # seconds: each process starts no chunk after

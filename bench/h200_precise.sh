@@ -6,13 +6,6 @@
 # $OUT/h200_wgsl_contraction.json/.txt, $OUT/h200_precise.txt.
 set -uo pipefail
 source "$(dirname "$0")/h200_env.sh"
-if [ -f .dxc/compushady-dxc.tar.xz ]; then
-    tar -C /tmp/site -xJf .dxc/compushady-dxc.tar.xz
-    if ! ldconfig -p | grep -q "libtinfo.so.6 "; then
-        dpkg -x .dxc/libtinfo6_*.deb /tmp/tinfo
-        export LD_LIBRARY_PATH=/tmp/tinfo/usr/lib/x86_64-linux-gnu:/tmp/tinfo/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-    fi
-fi
 timeout 240 python3 bench/probes/wgsl_contraction.py "$OUT/h200_wgsl_contraction.json" 2>&1 \
     | grep -v XDG_RUNTIME | tee "$OUT/h200_wgsl_contraction.txt"
 timeout 240 python3 -m pytest -q -p no:cacheprovider -rs -k "not cpu" tests/test_precise.py \

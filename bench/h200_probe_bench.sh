@@ -10,11 +10,6 @@ cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 source bench/h200_env.sh
-tar -C /tmp/site -xJf .dxc/compushady-dxc.tar.xz || exit 1
-if ! ldconfig -p | grep -q "libtinfo.so.6 "; then
-    mkdir -p /tmp/tinfo && dpkg -x .dxc/libtinfo6_*.deb /tmp/tinfo
-    export LD_LIBRARY_PATH=/tmp/tinfo/usr/lib/x86_64-linux-gnu:/tmp/tinfo/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
 timeout -k 5 90 python3 bench/probes/vulkan_div_sqrt_probe.py > "$OUT/div_sqrt.txt" 2>&1
 timeout -k 5 150 python3 bench/probes/radix_stage_profile.py > "$OUT/radix_profile.txt" 2>&1
 timeout -k 5 "${BENCH_TIMEOUT:-200}" python3 -m pyshade bench --device cuda wgpu vulkan \

@@ -10,11 +10,6 @@ cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 source bench/h200_env.sh
-tar -C /tmp/site -xJf .dxc/compushady-dxc.tar.xz
-if ! ldconfig -p | grep -q "libtinfo.so.6 "; then
-    dpkg -x .dxc/libtinfo6_*.deb /tmp/tinfo
-    export LD_LIBRARY_PATH=/tmp/tinfo/usr/lib/x86_64-linux-gnu:/tmp/tinfo/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
 python3 -c "import pyshade as ps; print([str(d) for d in ps.devices()])" 2>&1 | tail -2
 K=${H200_TESTS_K:-not cpu and not tint and not swiftshader and not llvmpipe and not host}
 timeout "${H200_TESTS_TIMEOUT:-400}" python3 -m pytest -n 8 -q -p no:cacheprovider -rs \
