@@ -12,8 +12,6 @@ Milliseconds per call, median of 5 batches.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
@@ -22,23 +20,18 @@ from pyshade.algorithms import argsort, sort
 from pyshade.algorithms._arrays import groups_for
 from pyshade.algorithms.radix import BUCKETS, HIST_WG, TILE, WG, radix_hist, radix_scatter, record_radix
 from pyshade.algorithms.scan import record_scan, scan_scratch
+from pyshade.benchmarks.common import median_ms
 
 REPS = 10
 
 
 def timed(dev: ps.Device, body, reps: int = REPS) -> float:
-    with dev.batch():
-        body()
-    dev.synchronize()
-    runs = []
-    for _ in range(5):
-        t0 = time.perf_counter()
+    """Milliseconds per ``body()``: median of 5 batches of ``reps`` recorded calls."""
+    def batch() -> None:
         with dev.batch():
             for _ in range(reps):
                 body()
-        dev.synchronize()
-        runs.append((time.perf_counter() - t0) / reps * 1e3)
-    return statistics.median(runs)
+    return median_ms(batch, dev.synchronize, 5) / reps
 
 
 def profile(name: str, n: int) -> dict[str, float]:
@@ -67,28 +60,12 @@ def profile(name: str, n: int) -> dict[str, float]:
     }
     for label, fn in (("sort", lambda: sort(keys, method="radix")), ("argsort", lambda: argsort(keys)),
                       ("empty(n)", lambda: dev.empty(n, np.uint32))):
-        fn()
-        dev.synchronize()
-        runs = []
-        for _ in range(5):
-            t0 = time.perf_counter()
-            fn()
-            dev.synchronize()
-            runs.append((time.perf_counter() - t0) * 1e3)
-        res[label] = statistics.median(runs)
+        res[label] = median_ms(fn, dev.synchronize, 5)
     if name == "cuda":
         import cupy as cp
         cx = cp.asarray(host)
         for label, fn in (("cupy.sort", lambda: cp.sort(cx)), ("cupy.argsort", lambda: cp.argsort(cx))):
-            fn()
-            cp.cuda.Stream.null.synchronize()
-            runs = []
-            for _ in range(5):
-                t0 = time.perf_counter()
-                fn()
-                cp.cuda.Stream.null.synchronize()
-                runs.append((time.perf_counter() - t0) * 1e3)
-            res[label] = statistics.median(runs)
+            res[label] = median_ms(fn, cp.cuda.Stream.null.synchronize, 5)
     return res
 
 
