@@ -2,6 +2,7 @@
 pyshade reads a kernel's source), and the devices to run it on, an unavailable one
 printed and skipped. Imported by the probes run as scripts from this folder."""
 import importlib.util
+import sys
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -30,3 +31,19 @@ def devices(routes=ROUTES):
             print(f"{name} {via or ''}: unavailable ({e})")
             continue
         yield name, via, dev
+
+
+def suite_devices(cuda: bool = False) -> list:
+    """(label, device) of every GPU parameter of the test suite (tests/conftest.py: each
+    WebGPU and Vulkan adapter, or the drivers PYSHADE_TEST_VK_DRIVERS names, both
+    Vulkan routes), and with ``cuda`` the CUDA ones: the labels the tests print."""
+    tests = str(Path(__file__).resolve().parents[2] / "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    import conftest
+    devs = [(p.id, conftest.gpu_device(p)) for p in conftest.GPU_PARAMS]
+    devs += [(p.id, conftest.vulkan_device(p)) for p in conftest.VULKAN_PARAMS]
+    devs += [(p.id, conftest.vulkan_device(p)) for p in conftest.HLSL_PARAMS]
+    if cuda:
+        devs += [(p.id, conftest.gpu_device(p)) for p in conftest.CUDA_PARAMS]
+    return devs

@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT)]
 
-import conftest  # noqa: E402
 import numpy as np  # noqa: E402
+from probe_kernels import suite_devices  # noqa: E402
 
 import pyshade as ps  # noqa: E402
 from pyshade import f16, f32  # noqa: E402
@@ -49,10 +49,7 @@ def ulps(g: np.ndarray, w: np.ndarray) -> np.ndarray:
 def main() -> None:
     rng = np.random.default_rng(1)
     n = 1 << 20
-    devs = [(p.id, conftest.gpu_device(p)) for p in conftest.GPU_PARAMS]
-    devs += [(p.id, conftest.vulkan_device(p)) for p in conftest.VULKAN_PARAMS]
-    devs += [(p.id, conftest.vulkan_device(p)) for p in conftest.HLSL_PARAMS]
-    devs += [(p.id, conftest.gpu_device(p)) for p in conftest.CUDA_PARAMS]
+    devs = suite_devices(cuda=True)
     for dt, kern in ((np.float32, ops32), (np.float16, ops16)):
         top = 100 if dt == np.float32 else 30
         a = (np.exp2(rng.uniform(-6, math.log2(top), n)) * rng.choice([-1, 1], n)).astype(dt)

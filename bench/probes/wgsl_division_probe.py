@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT)]
 
-import conftest  # noqa: E402
 import numpy as np  # noqa: E402
+from probe_kernels import suite_devices  # noqa: E402
 
 import pyshade as ps  # noqa: E402
 from pyshade import f32  # noqa: E402
@@ -42,9 +42,7 @@ def main() -> None:
     b = (rng.uniform(0.5, 50, n) * rng.choice([-1, 1], n)).astype(np.float32)
     quot, third = (a / b).astype(np.float32), (a / np.float32(3)).astype(np.float32)
     unfused = (a * b + a).astype(np.float32)
-    devs = [(p.id, conftest.gpu_device(p)) for p in conftest.GPU_PARAMS]
-    devs += [(p.id, conftest.vulkan_device(p)) for p in conftest.VULKAN_PARAMS]
-    devs += [(p.id, conftest.vulkan_device(p)) for p in conftest.HLSL_PARAMS]
+    devs = suite_devices(cuda=False)
     for label, dev in devs:
         zeros = [np.zeros(n, np.float32) for _ in range(3)]
         arrs = [dev.array(x) for x in (a, b, *zeros)]
