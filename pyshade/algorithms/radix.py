@@ -240,8 +240,7 @@ def record_radix(dev: ps.Device, keys: ps.DeviceArray, vals: ps.DeviceArray | No
     # without values, two distinct placeholders: one array bound to two parameters,
     # one of them written, is refused at launch
     v_a = vals if vals is not None else scratch(dev, "radix.no_vals", 1, np.int32)
-    v_b = scratch(dev, "radix.vals", n, np.int32) if kv else scratch(dev, "radix.no_vals_b",
-                                                                      1, np.int32)
+    v_b = scratch(dev, "radix.vals" if kv else "radix.no_vals_b", n if kv else 1, np.int32)
     for p in range(PASSES):
         shift = p * BITS
         radix_hist.launch(k_a, counts, n, shift, threads=tiles * HIST_WG, device=dev)

@@ -507,7 +507,8 @@ class _Reciprocal(ast.NodeTransformer):
     def __init__(self, every: bool = False) -> None:
         self.every = every
 
-    def literal(self, node: ast.AST) -> bool:
+    def rewrites(self, node: ast.AST) -> bool:
+        """Whether a division by ``node`` is rewritten."""
         if self.every:
             return True
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -516,14 +517,14 @@ class _Reciprocal(ast.NodeTransformer):
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         self.generic_visit(node)
-        if isinstance(node.op, ast.Div) and self.literal(node.right):
+        if isinstance(node.op, ast.Div) and self.rewrites(node.right):
             return ast.BinOp(node.left, ast.Mult(),
                              ast.BinOp(ast.Constant(1.0), ast.Div(), node.right))
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
         self.generic_visit(node)
-        if isinstance(node.op, ast.Div) and self.literal(node.value):
+        if isinstance(node.op, ast.Div) and self.rewrites(node.value):
             return ast.AugAssign(node.target, ast.Mult(),
                                  ast.BinOp(ast.Constant(1.0), ast.Div(), node.value))
         return node
