@@ -26,7 +26,7 @@ UNARY = {
     "log": "(abs({0}) + 0.0625)", "log2": "(abs({0}) + 0.0625)",
     "log10": "(abs({0}) + 0.0625)", "log1p": "(abs({0}) - 0.75)",
     "sinh": "math.fmod({0}, 20.0)", "cosh": "math.fmod({0}, 20.0)", "tanh": "{0}",
-    "asinh": "{0}", "acosh": "(abs({0}) + 1.0)", "atanh": "math.fmod({0}, 0.99)",
+    "asinh": "{0}", "acosh": "max(abs({0}), 1.0)", "atanh": "math.fmod({0}, 0.99)",
     "expm1": "math.fmod({0}, 40.0)", "erf": "math.fmod({0}, 8.0)",
     "erfc": "math.fmod({0}, 8.0)", "degrees": "{0}", "radians": "{0}",
 }
@@ -63,8 +63,8 @@ class Sinks:
             ty = "f32" if self.chance(0.75) else self.pick(("vec2", "vec3", "vec4"))
             arg = self.lim(self.expr(ty, d), ARG_MAG)
             guard = UNARY[fn]
-            if ty != "f32":         # math.fmod takes no scalar next to a vector
-                guard = re.sub(r"fmod\(\{0\}, ([0-9.]+)\)", rf"fmod({{0}}, {ty}(\1))", guard)
+            if ty != "f32":         # math.fmod and max take no scalar next to a vector
+                guard = re.sub(r"(fmod|max)\((.+), ([0-9.]+)\)", rf"\1(\2, {ty}(\3))", guard)
             args = [(X(guard, ty, [arg], keep=True), ty)]
             call, res = f"math.{fn}({{a0}})", ty
         elif r < 0.7:
