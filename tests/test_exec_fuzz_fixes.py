@@ -421,3 +421,28 @@ def test_code_after_return(dev: ps.Device) -> None:
     code_after_return.launch(dev.array(x), out, threads=64, device=dev)
     want = x.reshape(2, 32)[:, ::-1].reshape(-1) + np.float32(1)
     assert np.array_equal(out.numpy(), want), out.numpy()
+
+
+@ps.kernel(workgroup_size=32)
+def fma_after_continue(x: ps.Buffer[f32], out: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    out[i * 2] = ps.fma(x[i], x[i], 1.0)
+    for _j in ps.unroll(range(3)):
+        if True:
+            continue
+        a = ps.clamp(x[i], 0.0, 1.0)        # never runs
+        out[i * 2 + 1] = ps.fma(a, 2.0, 1.0)
+    out[i * 2 + 1] = x[i] - 1.0
+
+
+def test_fma_after_continue(dev: ps.Device) -> None:
+    """``fma`` after ``if True: continue`` (fuzz seeds 20263125 kernel 24, 20263131 kernel
+    18): DXC folds the constant test, so the ``mad`` follows the ``continue`` in one block
+    and is never written, but its ``NoContraction`` decoration was: SPIR-V with a forward
+    reference to an undefined id, a CompileError on the HLSL route. HLSL calls ``mad``
+    only inside a generated function now (``bench/probes/dxc_mad_dead_code_probe.py``)."""
+    x = np.random.default_rng(20263131).integers(-8, 8, 64).astype(np.float32)
+    out = dev.zeros(128, np.float32)
+    fma_after_continue.launch(dev.array(x), out, threads=64, device=dev)
+    want = np.stack([x * x + np.float32(1), x - np.float32(1)], axis=1).reshape(-1)
+    assert np.array_equal(out.numpy(), want), out.numpy()

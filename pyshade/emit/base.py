@@ -261,9 +261,10 @@ class Emitter(ControlFlow, DeepSplit, ast.NodeVisitor):
             self.visit(s)
             if isinstance(s, (ast.Return, ast.Break, ast.Continue)):
                 # What follows in this block never runs (Python allows it; the frontend
-                # has checked it). It is not written: DXC -O0 writes SPIR-V with a
-                # forward reference to an undefined id for code after a return that
-                # follows a barrier (fuzz seed 4417001 kernel 65).
+                # has checked it). It is not written: DXC wrote SPIR-V with a forward
+                # reference to an undefined id for a `mad` there (fuzz seed 4417001
+                # kernel 65; HLSL's `fma_fn` says why, and covers a jump DXC finds
+                # inside `if (true)`).
                 break
 
     def before_statement(self, stmt: ast.stmt) -> None:

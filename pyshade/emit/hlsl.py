@@ -6,9 +6,9 @@ Design notes:
   the prelude. Builtins are spelled by the ``clike`` family's table in
   ``spellings/`` and ``spellings/hlsl.py`` only where HLSL differs (``lerp``,
   ``mad``, the ``Interlocked`` atomics...). What HLSL can only say as statements
-  (atomics, struct values) or what DXC gets wrong (``round``, 64-bit bit
-  operations) are generated functions (``hlsl_helpers``), so every use stays an
-  expression.
+  (atomics, struct values) or what DXC gets wrong (``round``, ``mad`` in dead
+  code, 64-bit bit operations) are generated functions (``hlsl_helpers``), so
+  every use stays an expression.
 - The language is HLSL 2021 (``-HV 2021``): there ``&&``, ``||`` and ``?:``
   short-circuit on scalars as Python's ``and``/``or``/``if else`` do (HLSL 2018
   evaluates both sides). DXC 1.7's SPIR-V does not keep that: where the later
@@ -409,6 +409,12 @@ class HlslEmitter(LazyLogic, PreciseFloats, DeviceChecks, HlslHelpers, CLikeEmit
     def round_call(self, node: ast.Call) -> str:
         """``round(x)``: ties to even (``round_even``)."""
         return f"{self.round_even(node.ps_type)}({self.value(node.args[0])})"
+
+    def fma_call(self, node: ast.Call) -> str:
+        """``fma(a, b, c)``: HLSL's ``mad``, inside a generated function of the type
+        (``fma_fn``): DXC writes invalid SPIR-V for a ``mad`` in code that never runs."""
+        args = ", ".join(self.value(a) for a in node.args)
+        return f"{self.fma_fn(node.ps_type)}({args})"
 
     def bit_call(self, node: ast.Call, what: str) -> str:
         """``popcount``, ``reverse_bits``, ``count_leading_zeros`` ("popcount", "reverse",

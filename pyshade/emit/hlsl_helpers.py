@@ -13,6 +13,8 @@ functions that call it, so that every use stays an expression (inside a
   C's ``float f()[4]``);
 * ``select`` with a bool-vector condition: HLSL 2021 refuses a vector ``?:``
   and this DXC has no SPIR-V for the ``select`` intrinsic;
+* ``fma``: ``mad`` in a function of its own (a ``mad`` in code that never runs
+  makes DXC write invalid SPIR-V);
 * ``round``: DXC writes it as GLSL.std.450 ``Round`` for SPIR-V (ties away from
   zero or not, as the driver likes), DXIL's ``round`` is ``Round_ne``;
 * 64-bit ``popcount``/``reverse_bits``/``count_leading_zeros``: DXC's SPIR-V for
@@ -128,6 +130,19 @@ class HlslHelpers:
                     f"{ty} {name}({ty} x) {{ return round(x); }}\n"
                     "#endif")
         return self.helper(f"round_even_{ty}", make)
+
+    def fma_fn(self, t: T.Type) -> str:
+        """``mad`` of the float scalar or vector type ``t``, in a function of its own. DXC
+        1.7 decorates a ``mad``'s result ``NoContraction`` as it writes it; in code that
+        never runs (after a ``return``/``break``/``continue`` of the block, one inside an
+        ``if (true)`` too: DXC folds the test) it drops the instruction and keeps the
+        decoration: invalid SPIR-V at ``-O0``, a crash without. A call there is harmless:
+        ``bench/probes/dxc_mad_dead_code_probe.py`` (fuzz seed 20263131 kernel 18)."""
+        ty = self.type_name(t)
+
+        def make(name: str) -> str:
+            return f"precise {ty} {name}({ty} a, {ty} b, {ty} c) {{ return mad(a, b, c); }}"
+        return self.helper(f"fma_{ty}", make)
 
     def bits64(self, what: str) -> str:
         """A 64-bit bit operation over the two 32-bit halves: "popcount", "reverse" or

@@ -93,7 +93,10 @@ class Shrinker:
 
     def outcome(self) -> Any:
         k = self.kern
-        mod = load(module_source([k]), self.workdir, f"shrink_{self.seed}_{self.index}")
+        try:
+            mod = load(module_source([k]), self.workdir, f"shrink_{self.seed}_{self.index}")
+        except SyntaxError:     # e.g. a loop's body inlined: its break/continue outside a loop
+            return None
         fn = getattr(mod, k.name)
         params = [n for n, _ in k.live_params()]
         inputs = make_inputs(k.meta, kernel_seed(self.seed, self.index, 1))

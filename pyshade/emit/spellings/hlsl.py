@@ -13,7 +13,7 @@ SPELLINGS: dict[str, Any] = {
     "abs": Method("unsigned_abs"),
     "round": Method("round_call"),
     "mix": "lerp({0}, {1}, {2})",
-    "fma": "mad({0}, {1}, {2})",
+    "fma": Method("fma_call"),
     "select": Method("select_call"),
     "bitcast": Method("bitcast_call"),
     "popcount": Method("bit_call", "popcount"),

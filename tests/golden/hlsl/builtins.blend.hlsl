@@ -8,6 +8,8 @@ struct ps_Params {
 };
 [[vk::push_constant]] ConstantBuffer<ps_Params> ps_params : register(b0);
 
+precise float ps_fma_float(float a, float b, float c) { return mad(a, b, c); }
+
 float2 ps_select_float2(float2 f, float2 t, bool2 c) {
     return float2(c.x ? t.x : f.x, c.y ? t.y : f.y);
 }
@@ -58,7 +60,7 @@ void blend(uint3 ps_global_id : SV_DispatchThreadID) {  // builtins.py:10
     precise float soft = smoothstep(0.2f, 0.8f, k);  // builtins.py:20
     precise float3 n = normalize(cross(a, b));  // builtins.py:21
     bool far = distance(a, b) > length(m);  // builtins.py:22
-    precise float w = mad(k, edge, soft);  // builtins.py:23
+    precise float w = ps_fma_float(k, edge, soft);  // builtins.py:23
     precise float3 picked = (far ? m2 : m);  // builtins.py:24
     precise float2 lanes = ps_select_float2(((float2)(0.0f)), ((float2)(1.0f)), ((float2)(w)) > float2(0.5f, 0.7f));  // builtins.py:25
     out_[i] = float4(picked + (n * dot(m, m2)), 1.0f) + float4(lanes, step(((float2)(0.1f)), lanes));  // builtins.py:26
