@@ -443,6 +443,44 @@ def thirds(xf: ps.Buffer[f32], of: ps.Buffer[f32]) -> None:
     assert ok and ok[0].note.endswith("vulkan-reciprocal"), ok
 
 
+def test_swiftshader_u32_to_f32_rule(tmp_path: Path) -> None:
+    """``swiftshader-u32-to-f32``: outputs that match the cpu device's with SwiftShader's
+    u32 -> f32 conversion (f32(f32(x & 0x7fffffff) + 2**31)) are accepted on SwiftShader
+    (vulkan and wgpu families) and reported; another difference, or another driver, is
+    not. Seed 20263115 kernel 42's input: 3909622921 converts to 3909622784 there, a
+    fmod makes it 512 apart."""
+    src = harness.HEADER + '''
+
+@ps.kernel(workgroup_size=4)
+def promote(xu: ps.Buffer[u32], of: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    of[i] = math.fmod(1.5 * xu[i], 65536.0)
+'''
+    mod = harness.load(src, tmp_path, "promote")
+    xu = np.array([3909622921, 7, 2**31 + 129, 4009827986], np.uint32)
+    inputs = {"xu": xu, "of": np.zeros(4, np.float32)}
+    meta, params = {"n": 4, "sinks": [], "slots": {}}, ["xu", "of"]
+    want = harness.launch(params, meta, mod.promote, mod, ps.device("cpu"), inputs)
+    got = harness.launch(params, meta, mod.promote, mod, harness.swiftshader_u32_variant(),
+                         inputs)
+    assert got["of"][0] == np.float32(3909622784.0 * 1.5 % 65536)
+    assert want["of"][0] - got["of"][0] == 512.0 and want["of"][1] == got["of"][1]
+    for label, target, ok in (("vulkan-swiftshader", "glsl", True),
+                              ("vulkan-hlsl-swiftshader", "hlsl", True),
+                              ("wgpu-swiftshader", "wgsl", True),
+                              ("vulkan-llvmpipe", "glsl", False),
+                              ("vulkan-nvidia-h200", "glsl", False)):
+        dev = type("FakeDevice", (), {"target": target})()
+        o = harness._u32_to_f32_check(params, meta, mod.promote, mod, label, dev, inputs,
+                                      want, got)
+        assert (o and o[0].note.endswith("swiftshader-u32-to-f32")) if ok else o is None, label
+    other = {"of": got["of"].copy()}
+    other["of"][1] += np.float32(1)
+    dev = type("FakeDevice", (), {"target": "glsl"})()
+    assert harness._u32_to_f32_check(params, meta, mod.promote, mod, "vulkan-swiftshader",
+                                     dev, inputs, want, other) is None
+
+
 def test_isolated_runner_survives_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
     """driver.run_isolated: a child that hangs in kernel 1 (a planted sleep, as a GPU
     that never finishes) is killed by the watchdog, kernel 1 counts as a timeout on the

@@ -18,7 +18,8 @@ import tempfile
 from pathlib import Path
 
 CASES = ["roundEven(0.1)", "roundEven(-0.1)", "roundEven(2.5)", "roundEven(-0.6)",
-         "round(0.1)", "round(-0.1)", "floor(0.1)", "ceil(-0.1)", "trunc(-0.1)"]
+         "round(0.1)", "round(-0.1)", "floor(0.1)", "ceil(-0.1)", "trunc(-0.1)",
+         "roundEven(sqrt(abs(0.1)))", "roundEven(sqrt(abs(vec2(-0.2)))).y"]
 GLSL = ("#version 450\nlayout(local_size_x = 1) in;\n"
         "layout(std430, binding = 0) buffer B { float o[]; };\nvoid main() {\n" +
         "".join(f"    o[{k}] = {c};\n" for k, c in enumerate(CASES)) + "}\n")

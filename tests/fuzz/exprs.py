@@ -33,7 +33,9 @@ INT_MAG = {"i32": 2.0**31, "u32": 2.0**32}
 # neighbour (Vulkan "fundamentals-fp-conversion"), and SwiftShader's u32 -> f32 rounds
 # twice (``float(x & 0x7fffffff) + 2**31``: 4009827986 gave 4009827840, not
 # 4009828096; bench/probes/swiftshader_u32_to_f32_probe.py). The conformance table
-# covers the conversion of large integers.
+# covers the conversion of large integers. An integer next to a float ("promote" in
+# ``fexpr``) is converted whole: on SwiftShader the harness's ``swiftshader-u32-to-f32``
+# rule compares it with a second reference (harness.U32_TO_F32).
 EXACT_INT = 2**24
 
 

@@ -349,6 +349,51 @@ ATAN2_NEGZERO = (
 )
 
 
+# A second reference, as the reciprocal rules: on SwiftShader, a kernel whose outputs
+# differ beyond the rules above but match the cpu device's outputs of the same kernel with
+# every u32 -> f32 conversion of an x >= 2**31 computed as SwiftShader does,
+# ``f32(f32(x & 0x7fffffff) + 2**31)`` (two roundings: 3909622921 gives 3909622784, the
+# nearest is 3909623040), with the rules above applied again. Vulkan lets a conversion
+# round to either neighbour, and so does WGSL; the fuzzer reduces an explicit conversion's
+# integer below 2**24 (``exprs.EXACT_INT``), but an integer next to a float ("promote":
+# ``1.5 * u0``) is converted whole, and a later fmod magnifies the ulp (seeds 20263115
+# kernel 42, 20263107 kernel 48: 512 apart). bench/probes/swiftshader_u32_promote_probe.py
+# shows the emulation equal to the driver on every route. Computed only for a SwiftShader
+# device that disagrees.
+U32_TO_F32 = (
+    Rule("swiftshader-u32-to-f32", "vulkan", "swiftshader", "u32-to-f32",
+         "Vulkan, 'fundamentals-fp-conversion': a value between two representable "
+         "values is rounded to one or the other; the device matches the cpu's result "
+         "with SwiftShader's u32 -> f32 (f32(f32(x & 0x7fffffff) + 2**31) for x >= 2**31)"),
+    Rule("swiftshader-u32-to-f32", "wgsl", "swiftshader", "u32-to-f32",
+         "WGSL, 'Floating Point Conversion': an integer between two representable values "
+         "becomes one or the other; as on Vulkan (the same driver)"),
+)
+
+
+def _swiftshader_f32(x: Any) -> float:
+    """The cpu device's ``_f32`` with SwiftShader's rounding of a u32 of 2**31 or more."""
+    from pyshade.runtime import cpu_scalars as S
+    if type(x) is int and 2**31 <= x < 2**32:
+        return S._f32(S._f32(x & 0x7FFFFFFF) + 2147483648.0)
+    return S._f32(x)
+
+
+def swiftshader_u32_variant() -> ps.Device:
+    """A cpu device (race detector off) whose u32 -> f32 conversions round as
+    SwiftShader's (``U32_TO_F32``); the generated code calls ``_f32`` for every
+    conversion to f32, scalar or in a vector."""
+    from pyshade.runtime.cpu import CpuDevice
+
+    class SwiftShaderU32(CpuDevice):
+        def namespace(self, compiled: Any) -> dict:
+            ns = super().namespace(compiled)
+            ns["_f32"] = _swiftshader_f32
+            return ns
+
+    return SwiftShaderU32(races=False)
+
+
 def rules_for(label: str, fam: str) -> list[Rule]:
     return [r for r in RULES if r.applies(label, fam)]
 
@@ -561,6 +606,33 @@ def _reciprocal_check(params: list[str], meta: dict, fn: Any, mod: Any, label: s
         alt = launch(params, meta, getattr(var, fn.__name__), var, ps.device("cpu"), inputs)
     except Exception:  # noqa: BLE001 - a variant the cpu refuses explains nothing
         return None
+    return _explained(meta, alt, want, got, rule, label, dev)
+
+
+def _u32_to_f32_check(params: list[str], meta: dict, fn: Any, mod: Any, label: str,
+                      dev: ps.Device, inputs: dict, want: dict,
+                      got: dict) -> list[Mismatch] | None:
+    """``swiftshader-u32-to-f32``: None unless the device's outputs match, under the other
+    rules, the cpu's with SwiftShader's u32 -> f32 conversion; then the accepted
+    differences, as ``_reciprocal_check``."""
+    fam = ulp.family(dev)
+    rule = next((r for r in U32_TO_F32 if r.applies(label, fam)), None)
+    if rule is None:
+        return None
+    try:
+        alt = launch(params, meta, fn, mod, swiftshader_u32_variant(), inputs)
+    except Exception:  # noqa: BLE001 - a variant the cpu refuses explains nothing
+        return None
+    if not any(differ(w, alt[b]).any() for b, w in want.items()):
+        return None             # no conversion of a large u32: nothing to explain
+    return _explained(meta, alt, want, got, rule, label, dev)
+
+
+def _explained(meta: dict, alt: dict, want: dict, got: dict, rule: Rule, label: str,
+               dev: ps.Device) -> list[Mismatch] | None:
+    """None unless ``got`` matches the second reference ``alt`` under the rules of
+    ``label``; then ``rule``'s accepted differences (the first difference from the cpu's
+    own outputs per buffer) and what the other rules accepted against ``alt``."""
     accepted: list[Mismatch] = []
     if compare(meta, alt, got, rule.family, dev.target, label, accepted):
         return None
@@ -638,5 +710,9 @@ def check_on(params: list[str], meta: dict, fn: Any, mod: Any, label: str, dev: 
                                       rule)
             if recip is not None:
                 bad, allowed = [], recip
+    if bad:
+        conv = _u32_to_f32_check(params, meta, fn, mod, label, dev, inputs, want, got)
+        if conv is not None:
+            bad, allowed = [], conv
     return Outcome(label, "disagree" if bad else "agree", bad,
                    seconds=time.perf_counter() - t, allowed=allowed)
