@@ -343,6 +343,51 @@ def test_folded_constant_arithmetic(dev: ps.Device) -> None:
 
 
 @ps.kernel(workgroup_size=4)
+def f16_constants(x: ps.Buffer[f16], out: ps.Buffer[f16], wide: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        c = f16(-0.001)
+        out[i * 8 + 0] = f16(0.3)
+        out[i * 8 + 1] = c
+        out[i * 8 + 2] = f16(0.6) * x[i]
+        out[i * 8 + 3] = f16(2051)
+        out[i * 8 + 4] = f16(0.1) + f16(0.6)
+        out[i * 8 + 5] = f16(f32(0.1) * 3.0)
+        out[i * 8 + 6] = abs(f16(-0.3)) * f16(3.0)
+        out[i * 8 + 7] = math.fmod(c, f16(1.0))
+        wide[i] = (f32(0.2) + f32(-0.5)) + abs(f32(0.2))
+
+
+def test_f16_constants(dev: ps.Device) -> None:
+    """glslang makes an f16 constant by truncating the literal's f32 to f16
+    (``makeFloat16Constant`` rounds toward zero): ``0.3hf`` was 0x34cc and ``-0.001hf``
+    0x9418 on the GLSL route, 1 f16 ulp off (fuzz seeds 20263101 kernel 8, 20263113
+    kernel 39), and so is every f16 it folds. The GLSL emitter writes an f16 literal from
+    its f16 value and the literals of a constant operation that makes an f16 from their
+    bits, which glslang does not fold (bench/probes/glslang_f16_literal_probe.py). So are
+    those of a chain of f32 operations, which glslang folds in double and rounds once:
+    ``(0.2 + -0.5) + 0.2`` was 0xbdcccccc, f32 gives 0xbdccccce (seed 20263119 kernel 57)."""
+    if not has_float(dev, "f16"):
+        pytest.skip(f"{dev.name} has no f16")
+    x = np.array([1, 2, -0.5, 3], np.float16)
+    out, wide = dev.zeros(32, np.float16), dev.zeros(4, np.float32)
+    f16_constants.launch(dev.array(x), out, wide, threads=4, device=dev)
+    h = np.float16
+    row = [h(0.3), h(-0.001), None, h(2051), h(0.1) + h(0.6),
+           h(np.float32(0.1) * np.float32(3.0)), abs(h(-0.3)) * h(3.0), h(-0.001)]
+    want = np.array([[h(0.6) * v if w is None else w for w, v in zip(row, [xi] * 8)]
+                     for xi in x], np.float16)
+    got = out.numpy().reshape(4, 8)
+    assert np.array_equal(got.view(np.uint16), want.view(np.uint16)), \
+        [[hex(b) for b in r] for r in got.view(np.uint16)]
+    f = np.float32
+    w = (f(0.2) + f(-0.5)) + abs(f(0.2))
+    assert w.view(np.uint32) == 0xbdccccce
+    assert np.array_equal(wide.numpy().view(np.uint32), np.full(4, 0xbdccccce, np.uint32)), \
+        [hex(b) for b in wide.numpy().view(np.uint32)]
+
+
+@ps.kernel(workgroup_size=4)
 def nested_swizzle_and_casts(x: ps.Buffer[i32], out: ps.Buffer[u32]) -> None:
     i = ps.global_id().x
     if i < len(x):

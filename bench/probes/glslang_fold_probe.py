@@ -9,9 +9,11 @@ glslang folds from each literal's decimal value, not from the f32 it denotes: th
 emitter now writes a float literal inside an operation on constants with its float's
 exact decimal (``-0.0010000000474974513``; ``emit/glsl.mark_folded``), and the fold
 agrees (one operation of two f32 values, exact in double and rounded once, is the f32
-operation). A chain of folded operations still rounds once where f32 rounds each step:
-a target limitation of glslang. ``as-written`` shows the literals as pyshade wrote them
-before (one process each: translations and pipelines are cached).
+operation). A chain of folded operations rounded once where f32 rounds each step (seed
+20263119 kernel 57): its literals are written as bits now, which glslang does not fold
+(and an f16 one's too: ``glslang_f16_literal_probe.py``). ``as-written`` shows the
+literals as pyshade wrote them before (one process each: translations and pipelines are
+cached).
 
     python bench/probes/glslang_fold_probe.py
 """

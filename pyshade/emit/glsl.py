@@ -95,6 +95,12 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
     MATRIX = "mat{n}"
     LITERAL_SUFFIX = {"i32": "", "u32": "u", "f32": "", "f16": "hf", "f64": "lf", "i64": "l",
                       "u64": "ul"}
+    # An f16 literal as its f16's value written as f32 (``0.30004883hf`` for f16(0.3)):
+    # glslang rounds a ``hf`` literal's decimal to f32, then truncates to f16
+    # (``makeFloat16Constant``, round toward zero), so ``0.3hf`` was 0x34cc, not 0x34cd
+    # (``bench/probes/glslang_f16_literal_probe.py``); from the f16 value both roundings
+    # are exact.
+    HALF_LITERAL = "{}hf"
     # inf and NaN: no literal; the f32 bits, converted to f16 or f64.
     SPECIAL_FLOAT = {"f32": "uintBitsToFloat({f32:#010x}u)",
                      "f16": "float16_t(uintBitsToFloat({f32:#010x}u))",
@@ -123,11 +129,18 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
         double precision from the literal's decimal value: written with its float's exact
         decimal (``0.20000000298023224`` for the f32 0.2), so that the fold starts from
         the value the kernel means (``bench/probes/glslang_fold_probe.py``: ``vec4(10.0) *
-        vec4(-0.001)`` was 1 ulp off). Elsewhere the short form."""
+        vec4(-0.001)`` was 1 ulp off). Inside a chain of operations (which glslang rounds
+        once, at the end) or one that makes an f16 value (whose fold glslang truncates to
+        f16: ``bench/probes/glslang_f16_literal_probe.py``), from its bits
+        (``SPECIAL_FLOAT``), which glslang does not fold: spirv-opt and the driver fold or
+        compute it, each operation rounded in its type. Elsewhere the short form."""
         t = node.ps_type
-        if getattr(node, "ps_folded", False) and t in (T.f32, T.f16) \
+        folded = getattr(node, "ps_folded", False)
+        if folded and t in (T.f32, T.f16) \
                 and isinstance(node.value, (int, float)) and np.isfinite(node.value):
             v = float(np.float32(node.value) if t == T.f32 else np.float16(node.value))
+            if folded == "bits":
+                return self.special_float(v, t)
             return repr(v) + self.LITERAL_SUFFIX[t.name]
         return super().ex_Constant(node)
 
@@ -350,11 +363,21 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
 _FOLDED_CALLS = ("builtin", "cast", "construct")
 
 
+def _half(node: ast.AST) -> bool:
+    """Whether ``node`` makes an f16 value (a scalar, vector or matrix of f16)."""
+    t = getattr(node, "ps_type", None)
+    return isinstance(t, T.Type) and elem_type(t) == T.f16
+
+
 def mark_folded(tree: ast.AST) -> None:
     """Mark ``ps_folded`` on every Constant inside an operation on constants that
     computes (an operator or a builtin; a constructor, conversion or swizzle alone only
     converts each literal once), which glslang folds in double precision;
-    ``GLSLEmitter.ex_Constant`` writes those exactly."""
+    ``GLSLEmitter.ex_Constant`` writes those exactly. ``"bits"`` where the operation
+    computes on a computed value (glslang folds the chain in double and rounds once) or
+    something in it makes an f16 value (glslang truncates a folded f16:
+    ``makeFloat16Constant`` rounds toward zero): those literals are written as bits,
+    which glslang does not fold."""
     def constant(node: ast.AST) -> tuple[bool, bool]:
         """(only constants below, something below computes)."""
         if isinstance(node, ast.Constant):
@@ -372,11 +395,14 @@ def mark_folded(tree: ast.AST) -> None:
         below = [constant(k) for k in kids if isinstance(k, ast.expr)]
         if not (ok and all(c for c, _ in below)):
             return False, False
+        chain = computes and any(m for _, m in below)
         computes = computes or any(m for _, m in below)
         if computes:
+            bits = chain or any(_half(k) for k in ast.walk(node)
+                                if not isinstance(k, ast.Constant))
             for k in ast.walk(node):
-                if isinstance(k, ast.Constant):
-                    k.ps_folded = True
+                if isinstance(k, ast.Constant) and getattr(k, "ps_folded", False) != "bits":
+                    k.ps_folded = "bits" if bits else True
         return True, computes
 
     for node in ast.walk(tree):
