@@ -348,7 +348,13 @@ class ScalarExprs:
             ft = self.pick(self.float_types())
             a = self.expr(ft, d - 1)
             if ft == "f32" and self.chance(0.2):
-                return X(f"ps.bitcast({ty}, {{0}})", ty, [a])
+                # A zero of either sign as 0: WGSL and Vulkan without
+                # SignedZeroInfNanPreserve may ignore a zero's sign (and lavapipe's
+                # gallivm does whatever the module declares), which the bits would
+                # turn into an integer difference (seed 20263308 kernel 38:
+                # -(x * -0.0) on wgpu-swiftshader and vulkan-hlsl-llvmpipe). The
+                # comparison holds for a zero of either sign.
+                return X(f"(ps.bitcast({ty}, {{0}}) if {{0}} != 0.0 else {ty}(0))", ty, [a])
             fmt = self.pick(("int({0})", "i32({0})")) if ty == "i32" else "u32({0})"
             return X(fmt, ty, [a])
         if k == "comp":
