@@ -348,13 +348,16 @@ class ScalarExprs:
             ft = self.pick(self.float_types())
             a = self.expr(ft, d - 1)
             if ft == "f32" and self.chance(0.2):
-                # A zero of either sign as 0: WGSL and Vulkan without
-                # SignedZeroInfNanPreserve may ignore a zero's sign (and lavapipe's
-                # gallivm does whatever the module declares), which the bits would
-                # turn into an integer difference (seed 20263308 kernel 38:
-                # -(x * -0.0) on wgpu-swiftshader and vulkan-hlsl-llvmpipe). The
-                # comparison holds for a zero of either sign.
-                return X(f"(ps.bitcast({ty}, {{0}}) if {{0}} != 0.0 else {ty}(0))", ty, [a])
+                # The bits of an input, not of a computed float: a bitcast turns the
+                # smallest difference the targets allow into an integer one (an index
+                # into another element, an integer output). WGSL lets an implementation
+                # reassociate and contract (lavapipe through wgpu folds x - 0.1 - 0.1
+                # into x - 0.2: seed 20263211 kernel 1) and ignore a zero's sign (the
+                # sign of -(x * -0.0) on wgpu-swiftshader and vulkan-hlsl-llvmpipe,
+                # through gallivm: seed 20263308 kernel 38). An input is exact (a shared
+                # array, also readable, holds computed values).
+                if self.readable.get("xf", ("",))[0] == "f32":
+                    return X(f"ps.bitcast({ty}, xf[{{0}}])", ty, [self.index("len(xf)", 1)])
             fmt = self.pick(("int({0})", "i32({0})")) if ty == "i32" else "u32({0})"
             return X(fmt, ty, [a])
         if k == "comp":
