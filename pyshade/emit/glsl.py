@@ -123,9 +123,14 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
         double precision from the literal's decimal value: written with its float's exact
         decimal (``0.20000000298023224`` for the f32 0.2), so that the fold starts from
         the value the kernel means (``bench/probes/glslang_fold_probe.py``: ``vec4(10.0) *
-        vec4(-0.001)`` was 1 ulp off). Elsewhere the short form."""
+        vec4(-0.001)`` was 1 ulp off). An f16 literal is always written so: glslang keeps
+        a literal's decimal value in double precision, and the emitter's own conversions
+        (``float(0.1hf)``, an f16 argument of an f32-only prelude function such as
+        ``ps_fmod``) fold from it, giving the f32 0.1 where the f16 is 0.0999755859375
+        (fuzz seed 20263327 kernel 14: ``math.fmod(x, f16(0.1))`` far off on the GLSL
+        route). Elsewhere the short form."""
         t = node.ps_type
-        if getattr(node, "ps_folded", False) and t in (T.f32, T.f16) \
+        if (getattr(node, "ps_folded", False) and t == T.f32 or t == T.f16) \
                 and isinstance(node.value, (int, float)) and np.isfinite(node.value):
             v = float(np.float32(node.value) if t == T.f32 else np.float16(node.value))
             return repr(v) + self.LITERAL_SUFFIX[t.name]
