@@ -342,6 +342,27 @@ def test_folded_constant_arithmetic(dev: ps.Device) -> None:
         out.numpy()
 
 
+@ps.kernel(workgroup_size=8)
+def fmod_f16_literal(x: ps.Buffer[f16], out: ps.Buffer[f16]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        out[i] = math.fmod(x[i], f16(0.1))
+
+
+def test_fmod_f16_by_a_literal(dev: ps.Device) -> None:
+    """``math.fmod`` of f16 runs the f32 prelude function on widened arguments; glslang
+    folded ``float(0.1hf)`` from the decimal 0.1 (the f32 0.1, not the f16
+    0.0999755859375), so on the GLSL route fmod(-1.0, 0.1) was -0.09998 (fuzz seed
+    20263327 kernel 14). The GLSL emitter writes every f16 literal exactly."""
+    if not has_float(dev, "f16"):
+        pytest.skip(f"{dev.name} has no f16")
+    x = np.array([-1.0, 0.3, 0.7, -0.3, 1.0, 2.5, 100.0, 1234.0], np.float16)
+    out = dev.zeros(len(x), np.float16)
+    fmod_f16_literal.launch(dev.array(x), out, threads=len(x), device=dev)
+    want = np.fmod(x.astype(np.float64), np.float64(np.float16(0.1))).astype(np.float16)
+    assert np.array_equal(out.numpy().view(np.uint16), want.view(np.uint16)), out.numpy()
+
+
 @ps.kernel(workgroup_size=4)
 def f16_constants(x: ps.Buffer[f16], out: ps.Buffer[f16], wide: ps.Buffer[f32]) -> None:
     i = ps.global_id().x

@@ -14,9 +14,13 @@ HLSL route ``-0.0 * x`` (DXC writes ``OpFNegate 0.0``, NIR moves the negation ou
 -0.0. No spelling keeps a constant zero from reaching gallivm: a target limitation of
 lavapipe. One case gets worse with the mode: ``abs(-0.0 * a)``, right by accident while NIR
 folded the product to +0.0, gives -0.0 for a >= +0.0 on the GLSL route (on the HLSL route
-with the mode or without): lavapipe loses the ``abs``. SwiftShader's vulkan routes get
-every case right, with the mode or without; through wgpu both drivers lose the sign in
-most cases (WGSL can declare no mode).
+with the mode or without): lavapipe loses the ``abs``. On the HLSL route the ``abs`` of a
+vector with a constant -0.0 component is lost too (``math.sqrt(abs(vec3(-0.0)))`` is -0.0,
+so ``math.copysign(1.0, ...)`` of it is -1.0: fuzz seed 20263320 kernel 1, f16, of[92]:
+cpu 1.0, vulkan-hlsl-llvmpipe -1.0); the scalar ``math.sqrt(abs(-0.0))`` is right. The fuzz
+generator takes copysign's sign from an input (``exprs.sign_arg``) for this reason.
+SwiftShader's vulkan routes get every case right, with the mode or without; through wgpu
+both drivers lose the sign in most cases (WGSL can declare no mode).
 
     python bench/probes/lavapipe_signed_zero_probe.py
     VK_DRIVER_FILES=/usr/lib/chromium/vk_swiftshader_icd.json \
@@ -33,8 +37,10 @@ import numpy as np
 import pyshade as ps
 
 CASES = ["a + 0.0", "0.0 + a", "a - 0.0", "0.0 - a", "a * 0.0", "a * -0.0", "-0.0 * a",
-         "(a * 2.0) + 0.0", "a + (b - b)", "-a", "a if b > 0.0 else -0.0", "abs(-0.0 * a)"]
-SRC = "import pyshade as ps\nfrom pyshade import f32\n\n\n" \
+         "(a * 2.0) + 0.0", "a + (b - b)", "-a", "a if b > 0.0 else -0.0", "abs(-0.0 * a)",
+         "math.sqrt(abs(ps.vec3(-0.0)))[0]", "math.copysign(1.0, math.sqrt(abs(ps.vec3(-0.0)))[0])",
+         "math.sqrt(abs(-0.0))"]
+SRC = "import math\n\nimport pyshade as ps\nfrom pyshade import f32\n\n\n" \
       "@ps.kernel(workgroup_size=4)\n" \
       "def zeros(x: ps.Buffer[f32], y: ps.Buffer[f32], o: ps.Buffer[f32]) -> None:\n" \
       "    i = ps.global_id().x\n    a = x[i]\n    b = y[i]\n" + \

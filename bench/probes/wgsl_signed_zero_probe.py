@@ -15,6 +15,10 @@ One line per WGSL body, the sign bits (``+``/``-``) of the results for ``a = 0.0
 * the same through the copysign that pyshade writes (``ps_copysign``), ``+1`` for
   every ``a`` where IEEE gives ``-1`` for ``a >= +0.0``.
 
+* ``abs(vec2<f32>(a, -0.0f)).y`` is ``-0.0`` on lavapipe (the abs of a constant -0.0
+  component is lost; of a run-time -0.0 kept), so ``copysign(10.0, abs(v))`` of such a
+  vector is -10.0 (fuzz seed 20263116 kernel 57, ov[1]: cpu 10.0, wgpu-llvmpipe -10.0).
+
 WGSL allows it ("Floating Point Evaluation": an implementation may ignore the sign of
 a zero) and can declare no execution mode: a target limitation, not an emitter fault
 (lavapipe_signed_zero_probe.py has the other cases, on every route). No spelling keeps
@@ -46,6 +50,10 @@ BODIES = (
     ("-(a * 0.0f)", lambda a, b: -(a * np.float32(0.0))),
     ("cs(1.0f, a * b)", lambda a, b: np.copysign(np.float32(1.0), a * b)),
     ("cs(1.0f, a * (-0.0f))", lambda a, b: np.copysign(np.float32(1.0), a * np.float32(-0.0))),
+    # seed 20263116 kernel 57: abs of a vector with a constant -0.0 component
+    ("abs(vec2<f32>(a, -0.0f)).y", lambda a, b: np.full_like(a, 0.0)),
+    ("cs(1.0f, abs(vec2<f32>(a, -0.0f)).y)", lambda a, b: np.full_like(a, 1.0)),
+    ("abs(vec2<f32>(a, b)).y", lambda a, b: np.abs(b)),
 )
 
 
