@@ -34,19 +34,20 @@ FIXED_SEED = 20261204
 # a reciprocal and ignore a zero's sign, and later operations (a comparison, floor,
 # fmod, copysign) magnify those allowed differences without bound, so fresh kernels
 # find one through wgpu in most runs (docs/devices/testing.md, "Long runs"); the fixed
-# seed keeps wgpu covered. The fresh run stays out of CI while fresh seeds still find
-# open findings on the CPU drivers' Vulkan routes too (3 seeds on 2026-12-04: 1, 0 and
-# 4 failing kernels of 150; "Long runs"), which would fail most CI runs.
+# seed keeps wgpu covered. The fresh run is in CI since 2026-12-04: of the 5,670 kernels
+# of the CPU-driver long run, 54 had failed on a Vulkan route; replayed after that day's
+# fixes and rules, 2 still fail (a load-dependent GPU-wait timeout and lavapipe's atan2
+# of a constant -0.0, documented), about 0.05 expected failures per run of 150.
 # PYSHADE_FUZZ_DEVICES names the groups of both runs, wgpu included if it says so.
 # With CI=true every difference no rule accepts fails. The kept regressions, the
 # shrinker, the rules, the ulp table and the generator's compile test run always.
 RUN_FIXED = IN_CI or os.environ.get("PYSHADE_FUZZ") == "1"
-RUN_SEEDS = os.environ.get("PYSHADE_FUZZ") == "1"
+RUN_SEEDS = IN_CI or os.environ.get("PYSHADE_FUZZ") == "1"
 FRESH_WITHOUT = {"wgpu"}
 fixed = pytest.mark.skipif(not RUN_FIXED, reason="the fixed seed's run is on in CI "
                            "(CI=true) or with PYSHADE_FUZZ=1")
-seeded = pytest.mark.skipif(not RUN_SEEDS, reason="the fresh seed's run is opt-in: "
-                            "PYSHADE_FUZZ=1 (open findings: docs/devices/testing.md)")
+seeded = pytest.mark.skipif(not RUN_SEEDS, reason="the fresh seed's run is on in CI "
+                            "(CI=true) or with PYSHADE_FUZZ=1")
 # Kernels per test; two tests (fixed and fresh seed) make CI's run of at least 300.
 KERNELS = int(os.environ.get("PYSHADE_FUZZ_KERNELS", "150"))
 # Child processes at a time (CI has two cores) and the watchdog's seconds without a result.

@@ -136,37 +136,6 @@ class ScalarExprs:
         return X(name + "[{0}]", ty, [self.index(f"len({name})", 1)],
                  mag=self.readable[name][1])
 
-    def input_read(self, ty: str) -> X | None:
-        """A read of an input buffer of float type ``ty`` (a vector's first components of
-        ``xv`` or ``x3``), or None. Where a construct would magnify a difference the
-        targets allow (a bitcast of the bits, copysign of a zero's sign), its operand is
-        an input: exact, and with zeros of both signs (``harness.floats``)."""
-        if ty in FLOATS:
-            if self.readable.get("xf", ("",))[0] != ty:
-                return None
-            return X("xf[{0}]", ty, [self.index("len(xf)", 1)], mag=self.readable["xf"][1])
-        if ty not in VECS or VECS[ty][0] != "f32":
-            return None
-        n = VECS[ty][1]
-        for name, width in (("xv", 4), ("x3", 3)):
-            if name in self.readable and width >= n:
-                part = "" if width == n else "." + "xyzw"[:n]
-                return X(name + "[{0}]" + part, ty, [self.index(f"len({name})", 1)],
-                         mag=self.readable[name][1])
-        return None
-
-    def sign_arg(self, ty: str, b: X) -> X:
-        """copysign's sign argument: an input (``input_read``), else +-1 by a comparison
-        of ``b`` (where no input of ``ty`` is readable: a helper, a kernel without xv)."""
-        read = self.input_read(ty)
-        if read is not None:
-            return read
-        if ty in FLOATS:
-            one, neg, zero = self.flit(ty, 1.0), self.flit(ty, -1.0), self.flit(ty, 0.0)
-        else:
-            one, neg, zero = (X(f"{ty}({v})", ty, mag=1.0) for v in ("1.0", "(-1.0)", "0.0"))
-        return X("ps.select({1}, {2}, {0} < {3})", ty, [b, one, neg, zero], mag=1.0)
-
     def index(self, n: str | int, d: int) -> X:
         """A u32 or i32 index in ``[0, n)`` (``n`` a constant or ``len(buf)``)."""
         ty = "u32" if isinstance(n, str) or self.chance(0.6) else "i32"
@@ -268,10 +237,8 @@ class ScalarExprs:
             a, (den, _) = sub(), self.divisor(ty, d - 1)
             return X("math.fmod({0}, {1})", ty, [a, den], mag=a.mag)
         if k == "copysign":
-            # the sign of an input: a computed zero's sign may be ignored (WGSL; lavapipe
-            # on every route loses abs(-0.0) of a constant: seed 20263320 kernel 1)
             a, b = sub(), sub()
-            return X("math.copysign({0}, {1})", ty, [a, self.sign_arg(ty, b)], mag=a.mag)
+            return X("math.copysign({0}, {1})", ty, [a, b], mag=a.mag)
         if k == "select":
             a, b, c = sub(), sub(), self.bexpr(d - 1)
             fmt = "ps.select({1}, {0}, {2})" if self.chance(0.3) else "({0} if {2} else {1})"
@@ -383,17 +350,7 @@ class ScalarExprs:
             ft = self.pick(self.float_types())
             a = self.expr(ft, d - 1)
             if ft == "f32" and self.chance(0.2):
-                # The bits of an input, not of a computed float: a bitcast turns the
-                # smallest difference the targets allow into an integer one (an index
-                # into another element, an integer output). WGSL lets an implementation
-                # reassociate and contract (lavapipe through wgpu folds x - 0.1 - 0.1
-                # into x - 0.2: seed 20263211 kernel 1) and ignore a zero's sign (the
-                # sign of -(x * -0.0) on wgpu-swiftshader and vulkan-hlsl-llvmpipe,
-                # through gallivm: seed 20263308 kernel 38). An input is exact (a shared
-                # array, also readable, holds computed values).
-                read = self.input_read("f32")
-                if read is not None:
-                    return X(f"ps.bitcast({ty}, {{0}})", ty, [read])
+                return X(f"ps.bitcast({ty}, {{0}})", ty, [a])
             fmt = self.pick(("int({0})", "i32({0})")) if ty == "i32" else "u32({0})"
             return X(fmt, ty, [a])
         if k == "comp":

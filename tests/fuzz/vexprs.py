@@ -120,8 +120,6 @@ class VectorExprs:
         if k == "minmax":
             a, b = sub(), sub()
             fn = self.pick(("min({0}, {1})", "max({0}, {1})", "math.copysign({0}, {1})"))
-            if "copysign" in fn:        # the sign of an input (exprs.input_read)
-                b = self.sign_arg(ty, b)
             return X(fn, ty, [a, b], mag=max(a.mag, b.mag))
         if k == "fmod":
             a, w = sub(), self.lim(sub(), top / 4)
