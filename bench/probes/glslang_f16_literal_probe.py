@@ -12,12 +12,8 @@ operation).
 
     python bench/probes/glslang_f16_literal_probe.py
 """
-import re
-import subprocess
-import tempfile
-from pathlib import Path
-
 import numpy as np
+from probe_kernels import glslang_constants
 
 h = np.float16
 CASES = [  # (GLSL, the correctly rounded f16)
@@ -38,16 +34,7 @@ def bits(v: float) -> int:
 
 
 if __name__ == "__main__":
-    tmp = Path(tempfile.mkdtemp())
-    (tmp / "p.comp").write_text(GLSL)
-    subprocess.run(["glslangValidator", "-V", "p.comp", "-o", "p.spv"], cwd=tmp, check=True,
-                   capture_output=True)
-    dis = subprocess.run(["spirv-dis", "p.spv"], cwd=tmp, check=True, capture_output=True,
-                         text=True).stdout
-    consts = dict(re.findall(r"(%\S+) = OpConstant %half (\S+)", dis))
-    stores = re.findall(r"OpStore %\S+ (%\S+)", dis)
-    version = subprocess.run(["glslangValidator", "--version"], capture_output=True,
-                             text=True).stdout.splitlines()[0]
+    version, consts, stores = glslang_constants(GLSL, "half")
     print(version)
     for (case, want), value in zip(CASES, stores):
         got = bits(float.fromhex(consts[value]))

@@ -12,10 +12,7 @@ limitation of glslang. No driver is involved: the constants are read from the SP
 
     python bench/probes/glslang_round_even_probe.py
 """
-import re
-import subprocess
-import tempfile
-from pathlib import Path
+from probe_kernels import glslang_constants
 
 CASES = ["roundEven(0.1)", "roundEven(-0.1)", "roundEven(2.5)", "roundEven(-0.6)",
          "round(0.1)", "round(-0.1)", "floor(0.1)", "ceil(-0.1)", "trunc(-0.1)",
@@ -25,16 +22,7 @@ GLSL = ("#version 450\nlayout(local_size_x = 1) in;\n"
         "".join(f"    o[{k}] = {c};\n" for k, c in enumerate(CASES)) + "}\n")
 
 if __name__ == "__main__":
-    tmp = Path(tempfile.mkdtemp())
-    (tmp / "p.comp").write_text(GLSL)
-    subprocess.run(["glslangValidator", "-V", "p.comp", "-o", "p.spv"], cwd=tmp, check=True,
-                   capture_output=True)
-    dis = subprocess.run(["spirv-dis", "p.spv"], cwd=tmp, check=True, capture_output=True,
-                         text=True).stdout
-    consts = dict(re.findall(r"(%\S+) = OpConstant %float (\S+)", dis))
-    stores = re.findall(r"OpStore %\S+ (%\S+)", dis)
-    version = subprocess.run(["glslangValidator", "--version"], capture_output=True,
-                             text=True).stdout.splitlines()[0]
+    version, consts, stores = glslang_constants(GLSL, "float")
     print(version)
     for case, value in zip(CASES, stores):
         print(f"{case:18} folded to {consts.get(value, value)}")

@@ -2,6 +2,8 @@
 pyshade reads a kernel's source), and the devices to run it on, an unavailable one
 printed and skipped. Imported by the probes run as scripts from this folder."""
 import importlib.util
+import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -47,3 +49,19 @@ def suite_devices(cuda: bool = False) -> list:
     if cuda:
         devs += [(p.id, conftest.gpu_device(p)) for p in conftest.CUDA_PARAMS]
     return devs
+
+
+def glslang_constants(glsl: str, scalar: str) -> tuple[str, dict[str, str], list[str]]:
+    """What glslang folds ``glsl`` (a compute shader storing constants) to, read off its
+    SPIR-V: glslangValidator's version line, the ``OpConstant %<scalar>`` values by id,
+    and the ids the shader stores, in order."""
+    tmp = Path(tempfile.mkdtemp())
+    (tmp / "p.comp").write_text(glsl)
+    subprocess.run(["glslangValidator", "-V", "p.comp", "-o", "p.spv"], cwd=tmp, check=True,
+                   capture_output=True)
+    dis = subprocess.run(["spirv-dis", "p.spv"], cwd=tmp, check=True, capture_output=True,
+                         text=True).stdout
+    version = subprocess.run(["glslangValidator", "--version"], capture_output=True,
+                             text=True).stdout.splitlines()[0]
+    return (version, dict(re.findall(rf"(%\S+) = OpConstant %{scalar} (\S+)", dis)),
+            re.findall(r"OpStore %\S+ (%\S+)", dis))
