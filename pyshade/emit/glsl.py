@@ -99,7 +99,10 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
     # glslang rounds a ``hf`` literal's decimal to f32, then truncates to f16
     # (``makeFloat16Constant``, round toward zero), so ``0.3hf`` was 0x34cc, not 0x34cd
     # (``bench/probes/glslang_f16_literal_probe.py``); from the f16 value both roundings
-    # are exact.
+    # are exact. glslang also keeps a literal's decimal and folds the emitter's own
+    # conversions from it (``float(0.1hf)``, an f16 argument of an f32-only prelude
+    # function such as ``ps_fmod``): the f32 0.1 where the f16 is 0.0999755859375 (fuzz
+    # seed 20263327 kernel 14); from the f16's value that fold is exact too.
     HALF_LITERAL = "{}hf"
     # inf and NaN: no literal; the f32 bits, converted to f16 or f64.
     SPECIAL_FLOAT = {"f32": "uintBitsToFloat({f32:#010x}u)",
@@ -133,14 +136,11 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
         once, at the end) or one that makes an f16 value (whose fold glslang truncates to
         f16: ``bench/probes/glslang_f16_literal_probe.py``), from its bits
         (``SPECIAL_FLOAT``), which glslang does not fold: spirv-opt and the driver fold or
-        compute it, each operation rounded in its type. An f16 literal is always written
-        with its exact decimal: glslang keeps a literal's decimal value in double precision,
-        and the emitter's own conversions (``float(0.1hf)``, an f16 argument of an f32-only
-        prelude function such as ``ps_fmod``) fold from it, giving the f32 0.1 where the
-        f16 is 0.0999755859375 (fuzz seed 20263327 kernel 14). Elsewhere the short form."""
+        compute it, each operation rounded in its type. Elsewhere the short form (an f16
+        from its value: ``HALF_LITERAL``)."""
         t = node.ps_type
         folded = getattr(node, "ps_folded", False)
-        if (folded and t == T.f32 or t == T.f16) \
+        if folded and t in (T.f32, T.f16) \
                 and isinstance(node.value, (int, float)) and np.isfinite(node.value):
             v = float(np.float32(node.value) if t == T.f32 else np.float16(node.value))
             if folded == "bits":
