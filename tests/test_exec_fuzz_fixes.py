@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import pyshade as ps
-from pyshade import bvec2, bvec3, f16, f32, f64, i32, mat2, u32, vec2, vec3, vec4
+from pyshade import bvec2, bvec3, f16, f32, f64, i32, mat2, u32, uvec3, vec2, vec3, vec4
 
 
 def has_float(dev: ps.Device, name: str) -> bool:
@@ -409,6 +409,38 @@ def test_f16_constants(dev: ps.Device) -> None:
 
 
 @ps.kernel(workgroup_size=4)
+def folded_chains(x: ps.Buffer[f32], of: ps.Buffer[f32], ou: ps.Buffer[u32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        ou[i * 2] = uvec3(math.ceil(vec3(1000000.0) * vec3(0.2))).y
+        ou[i * 2 + 1] = ps.bitcast(u32, f32(7.0) * 0.1 * 3.0)
+        of[i * 2] = math.fmod(x[i], abs(vec3(0.25) / 1.5).z + 0.25)
+        of[i * 2 + 1] = (vec2(1.0, 3.0) / 3.0 * 3.0).x
+
+
+def test_folded_constant_chains(dev: ps.Device) -> None:
+    """glslang folds a chain of operations on constants in double and rounds to f32 once,
+    at the end: ``ceil(1e6 * 0.2)`` was 200001 on the GLSL route (fuzz seed 20263224
+    kernel 14; f32 1e6 * 0.2 is 200000) and the divisor ``abs(0.25 / 1.5) + 0.25`` of an
+    ``fmod`` 1 ulp off (seed 20263327 kernel 28: 1e-4 off); the GLSL emitter now writes
+    the literals of such a chain as bits (``uintBitsToFloat(0x3e4ccccdu)``), which
+    glslang does not fold (``emit/glsl.mark_folded``)."""
+    x = np.array([1000.0, 7.5, -3.0, 1e5], np.float32)
+    of, ou = dev.zeros(8, np.float32), dev.zeros(8, np.uint32)
+    folded_chains.launch(dev.array(x), of, ou, threads=4, device=dev)
+    f = np.float32
+    d = np.abs(f(0.25) / f(1.5)) + f(0.25)
+    want_f = np.stack([np.fmod(x, d), np.full(4, f(f(1.0) / f(3.0)) * f(3.0))], axis=1)
+    want_u = np.tile(np.array([200000, (f(f(7.0) * f(0.1)) * f(3.0)).view(np.uint32)],
+                              np.uint32), (4, 1))
+    assert np.array_equal(ou.numpy().reshape(4, 2), want_u), ou.numpy()
+    assert np.array_equal(of.numpy().reshape(4, 2).view(np.uint32), want_f.view(np.uint32)), \
+        of.numpy()
+
+
+
+
+@ps.kernel(workgroup_size=4)
 def nested_swizzle_and_casts(x: ps.Buffer[i32], out: ps.Buffer[u32]) -> None:
     i = ps.global_id().x
     if i < len(x):
@@ -512,3 +544,37 @@ def test_fma_after_continue(dev: ps.Device) -> None:
     fma_after_continue.launch(dev.array(x), out, threads=64, device=dev)
     want = np.stack([x * x + np.float32(1), x - np.float32(1)], axis=1).reshape(-1)
     assert np.array_equal(out.numpy(), want), out.numpy()
+
+
+@ps.kernel(workgroup_size=8)
+def round_trunc64(x: ps.Buffer[f64], o: ps.Buffer[f64], u: ps.Buffer[u32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        o[i * 2] = round(x[i])
+        o[i * 2 + 1] = math.trunc(x[i])
+        u[i] = u32(round(x[i]))
+
+
+def test_f64_round_and_trunc(dev: ps.Device) -> None:
+    """f64 ``round`` (halves to even) and ``trunc`` with numpy's bits, signed zeros too:
+    lavapipe's own ``roundEven`` and ``trunc`` of f64 round 3.5 to 3, leave 1e15 + 0.5
+    unrounded and lose -0.0 (fuzz seed 4417005 kernel 43; the GLSL emitter writes them
+    from ``floor``; ``bench/probes/lavapipe_f64_round_probe.py``)."""
+    if not has_float(dev, "f64"):
+        pytest.skip(f"{dev.name} has no f64")
+    rng = np.random.default_rng()
+    x = np.concatenate([np.arange(-8, 8) + 0.5, [3.5000000000000004, 0.49999999999999994,
+                        1e15 + 0.5, -1e15 - 0.5, 2.0 ** 52 - 0.5, 2.0 ** 60, -0.0, 0.0,
+                        -0.3, math.inf, -math.inf], rng.uniform(-1e3, 1e3, 21)])
+    o, u = dev.zeros(2 * len(x), np.float64), dev.zeros(len(x), np.uint32)
+    if dev.target == "hlsl":            # HLSL has no double round: refused by name
+        with pytest.raises(ps.TranslationError, match="not available on hlsl"):
+            round_trunc64.launch(dev.array(x), o, u, threads=len(x), device=dev)
+        return
+    round_trunc64.launch(dev.array(x), o, u, threads=len(x), device=dev)
+    want = np.stack([np.round(x), np.trunc(x)], 1)
+    got = o.numpy().reshape(-1, 2)
+    np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+    small = np.abs(x) < 1e3
+    np.testing.assert_array_equal(u.numpy()[small & (x >= 0)],
+                                  np.round(x[small & (x >= 0)]).astype(np.uint32))

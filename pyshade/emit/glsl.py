@@ -297,6 +297,43 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
             return f"not({self.expr(node.operand)})"
         return super().ex_UnaryOp(node)
 
+    # f64 ``round`` and ``trunc`` from ``floor``: lavapipe (Mesa 22.3) rounds the f64
+    # halves of odd integers toward zero (``roundEven(3.5lf)`` is 3.0) and leaves
+    # ``roundEven``/``trunc`` of values from 2^49 up unrounded (1e15 + 0.5), where
+    # ``floor`` and ``ceil`` are right (``bench/probes/lavapipe_f64_round_probe.py``,
+    # fuzz seed 4417005 kernel 43). A zero result keeps the argument's sign, as
+    # ``roundEven`` and ``trunc`` do (``round(-0.3)`` is -0.0), set in its bits: lavapipe
+    # gave ``x * 0.0`` the wrong sign there.
+    F64_ROUNDING = {
+        "round": ("double r = floor(x);\n"
+                  "    double d = x - r;\n"
+                  "    if (d > 0.5lf || (d == 0.5lf && r - 2.0lf * floor(r * 0.5lf) != 0.0lf))"
+                  " r += 1.0lf;\n"),
+        "trunc": "double r = x < 0.0lf ? ceil(x) : floor(x);\n",
+    }
+
+    def f64_rounding(self, node: ast.Call, which: str, native: str) -> str:
+        """``round`` or ``trunc`` of ``node``: the ``native`` GLSL function, or of an f64
+        (a scalar: the language has no f64 vectors) a generated function
+        (``F64_ROUNDING``)."""
+        arg = self.value(node.args[0])
+        if elem_type(node.ps_type).name != "f64":
+            return f"{native}({arg})"
+
+        def make(name: str) -> str:
+            return (f"double {name}(double x) {{\n    {self.F64_ROUNDING[which]}"
+                    f"    return r == 0.0lf ? packDouble2x32(uvec2(0u, "
+                    f"unpackDouble2x32(x).y & 0x80000000u)) : r;\n}}")
+        return f"{self.helper(f'{which}_f64', make)}({arg})"
+
+    def round_call(self, node: ast.Call) -> str:
+        """``round(x)``: ``roundEven``, ties to even as Python (``f64_rounding``)."""
+        return self.f64_rounding(node, "round", "roundEven")
+
+    def trunc_call(self, node: ast.Call) -> str:
+        """``math.trunc(x)``: ``trunc`` (``f64_rounding``)."""
+        return self.f64_rounding(node, "trunc", "trunc")
+
     def ex_BinOp(self, node: ast.BinOp) -> str:
         """A binary operator; ``matrix / scalar`` divides each column in a generated
         function: glslang writes ``m / s`` as ``m * (1.0 / s)`` (SPIR-V has no matrix

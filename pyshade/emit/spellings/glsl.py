@@ -12,7 +12,8 @@ SPELLINGS: dict[str, Any] = {
     "atomic_sub": "atomicAdd({0}[{1}], -({2}))",      # GLSL has no atomicSub
     "atomic_compare_exchange": "atomicCompSwap({0}[{1}], {2}, {3})",
     "abs": Method("unsigned_abs"),
-    "round": "roundEven({0})",
+    "round": Method("round_call"),
+    "math.trunc": Method("trunc_call"),
     "math.atan2": "atan({0}, {1})",
     "select": Method("select_call"),
     "bitcast": Method("bitcast_call"),
