@@ -37,6 +37,9 @@ def main() -> None:
     p.add_argument("--jobs", type=int, default=2, help="child processes at a time")
     p.add_argument("--kernel-timeout", type=float, default=120.0,
                    help="seconds without a result before a child is killed")
+    p.add_argument("--run-timeout", type=float, default=None,
+                   help="the watchdog's seconds while a kernel runs, its pipeline made "
+                        "(default: --kernel-timeout); the CPU drivers compile there")
     p.add_argument("--races-every", type=int, default=10,
                    help="the cpu reference runs with the race detector every n-th kernel")
     p.add_argument("--max-seconds", type=float, default=None,
@@ -64,6 +67,7 @@ def main() -> None:
     deadline = None if args.max_seconds is None else time.monotonic() + args.max_seconds
     got = driver.run_isolated(args.seed, args.kernels, set(args.devices.split(",")),
                               jobs=args.jobs, kernel_timeout=args.kernel_timeout,
+                              run_timeout=args.run_timeout,
                               races_every=args.races_every,
                               keep=args.keep if args.shrink else "", on_line=progress,
                               deadline=deadline)

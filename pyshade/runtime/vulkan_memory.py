@@ -9,6 +9,7 @@ collection, once no pending submission can use them.
 from __future__ import annotations
 
 import itertools
+import os
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,24 @@ _ACCESS_SHADER_READ, _ACCESS_SHADER_WRITE = 0x20, 0x40
 _ACCESS_TRANSFER_READ, _ACCESS_TRANSFER_WRITE, _ACCESS_HOST_READ = 0x800, 0x1000, 0x2000
 _STORAGE_BUFFER, _UNIFORM_DYNAMIC, _STORAGE_DYNAMIC = 7, 8, 9
 _SHADER_STAGE_COMPUTE = 0x20
-_WAIT_NS = 60 * 10**9          # a fence not signalled within a minute: report, do not hang
+
+
+def _wait_seconds() -> float:
+    """PYSHADE_GPU_WAIT: the seconds a launch waits for its fence before it reports a
+    timeout instead of hanging (default 60). A CPU driver compiles a kernel with LLVM
+    at its first dispatch, inside that wait: lavapipe took 10-55 s over some fuzzer
+    kernels alone on two cores, longer under load (docs/devices/testing.md)."""
+    raw = os.environ.get("PYSHADE_GPU_WAIT", "60")
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise ValueError(f"PYSHADE_GPU_WAIT={raw!r}: expected a positive number of seconds")
+    return seconds
+
+
+_WAIT_NS = int(_wait_seconds() * 10**9)
 
 # Descriptor pools: sets each, storage-buffer descriptors each.
 _POOL_SETS, _POOL_STORAGE = 128, 128 * 8
@@ -337,7 +355,9 @@ class Slot:
             late = "; the fence is signalled now" if result == 2 and self.done() else ""
             raise LaunchError(f"waiting for the GPU failed ({result}: "
                               f"{'timeout' if result == 2 else 'device lost?'}{late}) on "
-                              f"{self.dev.adapter}")
+                              f"{self.dev.adapter}"
+                              + (f" after {_WAIT_NS / 1e9:g} s (PYSHADE_GPU_WAIT sets the "
+                                 f"seconds)" if result == 2 else ""))
 
     def recycle(self) -> Slot:
         check(self.lib.vkResetFences(self.device, 1, self.fence_ptr), "vkResetFences")

@@ -203,6 +203,7 @@ def child_main(argv: list[str]) -> None:
 
     # test_fuzz's watchdog tests: "j:label" makes this child hang there, as a GPU would;
     # "j:label:pipeline" while the driver creates the pipeline, as SwiftShader's compiler
+    # ("j:label:run" once it is made, as a kernel that never finishes running)
     hang = os.environ.get("PYSHADE_FUZZ_TEST_HANG", "")
     current = [start]
 
@@ -222,6 +223,8 @@ def child_main(argv: list[str]) -> None:
                 time.sleep(3600)
             handle = prepare(compiled)
             print(json.dumps({"prepared": current[0], "device": label}), flush=True)
+            if hang == f"{current[0]}:{label}:run":
+                time.sleep(3600)
             return handle
         return wrapper
 
@@ -251,12 +254,18 @@ def child_main(argv: list[str]) -> None:
 def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
                  kernel_timeout: float = 120.0, hosts_every: int = 10, races_every: int = 10,
                  keep: str = "", on_line: Callable[[dict], Any] | None = None,
-                 deadline: float | None = None, first: int = 0) -> dict:
+                 deadline: float | None = None, first: int = 0,
+                 run_timeout: float | None = None) -> dict:
     """Run kernels first..count-1 of ``seed`` in ``jobs`` child processes at a time, each on
     its share of the kernels. A child that prints nothing for ``kernel_timeout`` seconds
     (a kernel that never finishes on a device: a GPU cannot be interrupted from Python)
     is killed, the kernel is recorded as a "timeout" error on the device it was running
-    on, and a new child goes on after it. ``deadline`` (time.monotonic()): the children
+    on, and a new child goes on after it. ``run_timeout`` (default ``kernel_timeout``)
+    is the watchdog's seconds once a kernel's pipeline is made, while it runs: a CPU
+    driver compiles the kernel with LLVM at its first dispatch, inside that time
+    (lavapipe took up to 55 s alone over a fuzzer kernel); the children's fence wait
+    (PYSHADE_GPU_WAIT) is set 10 s below it, so a kernel that never ends is reported
+    by the device rather than killed. ``deadline`` (time.monotonic()): the children
     still running then are stopped, and the run returns what finished. Returns
     {"devices", "kernels" (result lines by index), "timeouts"}."""
     lines: queue.Queue = queue.Queue()
@@ -268,6 +277,7 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
     slow: list[tuple[int, str]] = []
     live: dict[int, dict] = {}
     ident = 0
+    run_wait = kernel_timeout if run_timeout is None else run_timeout
 
     def spawn(lo: int, hi: int) -> None:
         nonlocal ident
@@ -276,8 +286,9 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
                "from fuzz import driver; driver.child_main(sys.argv[3:])",
                str(TESTS), str(TESTS.parent), str(seed), str(lo), str(hi), str(hosts_every),
                str(races_every), ",".join(sorted(groups)), keep]
+        env = dict(os.environ, PYSHADE_GPU_WAIT=f"{max(1.0, run_wait - 10):g}")
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                text=True, bufsize=1)
+                                text=True, bufsize=1, env=env)
         me = ident
 
         def pump() -> None:
@@ -331,7 +342,8 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
                 c["proc"].wait()
             break
         for me, c in list(live.items()):
-            if time.monotonic() - c["seen"] > kernel_timeout:
+            limit = run_wait if c.get("phase") == "run" else kernel_timeout
+            if time.monotonic() - c["seen"] > limit:
                 c["proc"].kill()
                 c["proc"].wait()
                 del live[me]
@@ -340,7 +352,7 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
                     _slow_pipeline(kernels, slow, j, label, kernel_timeout, on_line)
                 else:
                     _timeout(kernels, timeouts, j, label,
-                             f"no result after {kernel_timeout:.0f} s (killed)", on_line)
+                             f"no result after {limit:.0f} s (killed)", on_line)
                 if j + 1 < c["hi"]:
                     todo.insert(0, (j + 1, c["hi"]))
     return {"devices": found, "kernels": [kernels[j] for j in sorted(kernels)],
