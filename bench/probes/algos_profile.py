@@ -59,7 +59,9 @@ def main() -> None:
         dev = ps.device(name)
         keys = dev.array(host)
         out = dev.empty(n, np.uint32)
-        tiles = groups_for(n, radix.TILE)
+        items, unroll = radix.tuning(dev)
+        tiles = groups_for(n, items * radix.WG)
+        u = radix.KIND_U32
         counts = dev.empty(radix.BUCKETS * tiles, np.uint32)
         offsets = dev.empty(radix.BUCKETS * tiles, np.uint32)
         vals = dev.empty(1, np.int32)
@@ -71,15 +73,15 @@ def main() -> None:
             "copy n": lambda: copy.launch(keys, out, n, threads=n, device=dev),
             "copy n x10": lambda: [copy.launch(keys, out, n, threads=n, device=dev)
                                    for _ in range(10)],
-            "radix_hist": lambda: radix.radix_hist.launch(keys, counts, n, 0,
-                                                          threads=tiles * radix.HIST_WG,
-                                                          device=dev),
+            "radix_hist": lambda: radix.radix_hist.launch(
+                keys, counts, n, 0, 0, u, items, min(unroll, items * radix.WG // radix.HIST_WG),
+                threads=tiles * radix.HIST_WG, device=dev),
             "scan counts": lambda: record_scan(dev, counts, offsets,
                                                radix.BUCKETS * tiles, False, scratch),
             "radix_scatter": lambda: radix.radix_scatter.launch(
-                keys, vals, offsets, out, vals2, n, 0, False, threads=tiles * radix.WG,
-                device=dev),
-            "radix sort": lambda: radix.record_radix(dev, out, None, n),
+                keys, vals, offsets, out, vals2, n, 0, 0, u, u, False, True, radix.NO_VALS,
+                items, unroll, threads=tiles * radix.WG, device=dev),
+            "radix sort": lambda: radix.record_radix(dev, out, n),
         }
         for case, fn in cases.items():
             ms = timed(dev, fn, a.reps)

@@ -6,7 +6,7 @@ without and with values) is recorded REPS times in one ``dev.batch()`` and timed
 ``sort``/``argsort`` end to end, and one allocation of n u32 (``dev.empty``).
 Milliseconds per call, median of 5 batches.
 
-    python bench/probes/radix_stage_profile.py [--n 16777216] [--devices cuda,vulkan,wgpu]
+    python bench/probes/radix_stage_profile.py [--n 16777216] [--devices cuda,vulkan,wgpu] [--variants]
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import argparse
 import numpy as np
 
 import pyshade as ps
+import pyshade.algorithms.radix as radix
 from pyshade.algorithms import argsort, sort
 from pyshade.algorithms._arrays import groups_for
-from pyshade.algorithms.radix import BUCKETS, HIST_WG, TILE, WG, radix_hist, radix_scatter, record_radix
 from pyshade.algorithms.scan import record_scan, scan_scratch
 from pyshade.benchmarks.common import median_ms
 
@@ -39,24 +39,29 @@ def profile(name: str, n: int) -> dict[str, float]:
     host = np.random.default_rng(1).integers(0, 2**32, n, dtype=np.uint32)
     keys = dev.array(host)
     vals = dev.array(np.arange(n, dtype=np.int32))
-    tiles = groups_for(n, TILE)
-    counts = dev.empty(BUCKETS * tiles, np.uint32)
-    offsets = dev.empty(BUCKETS * tiles, np.uint32)
-    scratch = scan_scratch(dev, BUCKETS * tiles, np.uint32)
+    items, unroll = radix.tuning(dev)
+    tiles = groups_for(n, items * radix.WG)
+    counts = dev.empty(radix.BUCKETS * tiles, np.uint32)
+    offsets = dev.empty(radix.BUCKETS * tiles, np.uint32)
+    scratch = scan_scratch(dev, radix.BUCKETS * tiles, np.uint32)
     k_b, v_b = dev.empty(n, np.uint32), dev.empty(n, np.int32)
     one = dev.empty(1, np.int32)
     one_b = dev.empty(1, np.int32)
+    u = radix.KIND_U32
+    h_unroll = min(unroll, items * radix.WG // radix.HIST_WG)
+
+    def scatter(v: ps.DeviceArray, v_out: ps.DeviceArray, vmode: int) -> None:
+        radix.radix_scatter.launch(keys, v, offsets, k_b, v_out, n, 8, 0, u, u, False, True, vmode,
+                                   items, unroll, threads=tiles * radix.WG, device=dev)
     res = {
-        "hist": timed(dev, lambda: radix_hist.launch(keys, counts, n, 8, threads=tiles * HIST_WG,
-                                                     device=dev)),
-        "scan": timed(dev, lambda: record_scan(dev, counts, offsets, BUCKETS * tiles, False,
+        "hist": timed(dev, lambda: radix.radix_hist.launch(
+            keys, counts, n, 8, 0, u, items, h_unroll, threads=tiles * radix.HIST_WG,
+            device=dev)),
+        "scan": timed(dev, lambda: record_scan(dev, counts, offsets, radix.BUCKETS * tiles, False,
                                                scratch)),
-        "scatter": timed(dev, lambda: radix_scatter.launch(keys, one, offsets, k_b, one_b, n, 8,
-                                                           False, threads=tiles * WG, device=dev)),
-        "scatter_kv": timed(dev, lambda: radix_scatter.launch(keys, vals, offsets, k_b, v_b, n, 8,
-                                                              True, threads=tiles * WG,
-                                                              device=dev)),
-        "record_radix": timed(dev, lambda: record_radix(dev, keys, None, n), reps=3),
+        "scatter": timed(dev, lambda: scatter(one, one_b, radix.NO_VALS)),
+        "scatter_kv": timed(dev, lambda: scatter(vals, v_b, radix.CARRY_VALS)),
+        "record_radix": timed(dev, lambda: radix.record_radix(dev, keys, n), reps=3),
     }
     for label, fn in (("sort", lambda: sort(keys, method="radix")), ("argsort", lambda: argsort(keys)),
                       ("empty(n)", lambda: dev.empty(n, np.uint32))):
@@ -69,64 +74,38 @@ def profile(name: str, n: int) -> dict[str, float]:
     return res
 
 
-# Variants of radix.py's kernels, as text edits of its source, timed side by side with
-# record_radix of each (``--variants``): which loops to unroll is a per-GPU trade
-# (registers against occupancy) that only a measurement settles.
-VARIANTS = {
-    "rolled": [("ps.unroll(range(ITEMS))", "range(u32(ITEMS))"),
-               ("ps.unroll(range(HIST_ITEMS))", "range(u32(HIST_ITEMS))")],
-    "split-unrolled": [("    for k in ps.unroll(range(ITEMS)):\n        j",
-                        "    for k in range(u32(ITEMS)):\n        j"),
-                       ("ps.unroll(range(HIST_ITEMS))", "range(u32(HIST_ITEMS))")],
-    # tiles of 2048 keys (16 per invocation) and of 512 (4)
-    "tile2048": [("ITEMS = 8\n", "ITEMS = 16\n")],
-    "tile512": [("ITEMS = 8\n", "ITEMS = 4\n")],
-    "tile2048-split-unrolled": [("ITEMS = 8\n", "ITEMS = 16\n"),
-                                ("    for k in ps.unroll(range(ITEMS)):\n        j",
-                                 "    for k in range(u32(ITEMS)):\n        j"),
-                                ("ps.unroll(range(HIST_ITEMS))", "range(u32(HIST_ITEMS))")],
-}
-
-
-def variant(name: str):
-    """radix.py with ``VARIANTS[name]``'s edits, loaded as a module of its own."""
-    import importlib.util
-    import tempfile
-    from pathlib import Path
-
-    import pyshade.algorithms.radix as radix
-    src = Path(radix.__file__).read_text()
-    src = src.replace("from ._arrays import", "from pyshade.algorithms._arrays import")
-    src = src.replace("from .scan import", "from pyshade.algorithms.scan import")
-    for old, new in VARIANTS[name]:
-        assert old in src, (name, old)
-        src = src.replace(old, new)
-    path = Path(tempfile.mkdtemp()) / f"radix_{name.replace('-', '_')}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+# (items, unroll) of radix.tuning, timed side by side (``--variants``): keys per
+# invocation (tiles of items * 128 keys) and how many iterations of the tile's loads
+# and stores are unrolled; a per-GPU trade (registers against occupancy) that only a
+# measurement settles.
+VARIANTS = [(8, 8), (8, 1), (16, 1), (16, 4), (16, 16)]
 
 
 def variants(name: str, n: int) -> dict[str, float]:
-    """record_radix's time per variant (and the current source's) on device ``name``."""
+    """record_radix's, sort's and argsort's time per tuning (and the current one's) on
+    device ``name``; each result checked against numpy."""
     dev = ps.device(name)
-    keys = dev.array(np.random.default_rng(1).integers(0, 2**32, n, dtype=np.uint32))
-    res = {"current": timed(dev, lambda: record_radix(dev, keys, None, n), reps=3)}
-    want = np.sort(keys.numpy())
-    for v in VARIANTS:
+    host = np.random.default_rng(1).integers(0, 2**32, n, dtype=np.uint32)
+    keys = dev.array(host)
+    chosen = radix.tuning
+    res = {"current": timed(dev, lambda: radix.record_radix(dev, keys, n), reps=3)}
+    want = np.sort(host)
+    want_arg = np.argsort(host, kind="stable")
+    for items, unroll in VARIANTS:
+        v = f"{items}/{unroll}"
+        radix.tuning = lambda dev, items=items, unroll=unroll: (items, unroll)
         try:
-            mod = variant(v)
-            res[v] = timed(dev, lambda mod=mod: mod.record_radix(dev, keys, None, n), reps=3)
-            k = dev.array(np.random.default_rng(1).integers(0, 2**32, n, dtype=np.uint32))
-            with dev.batch():
-                mod.record_radix(dev, k, None, n)
-            if not np.array_equal(k.numpy(), want):
+            res[v] = timed(dev, lambda: radix.record_radix(dev, keys, n), reps=3)
+            res[f"{v} sort"] = median_ms(lambda: sort(keys, method="radix"), dev.synchronize, 5)
+            res[f"{v} argsort"] = median_ms(lambda: argsort(keys), dev.synchronize, 5)
+            if not np.array_equal(sort(keys, method="radix").numpy(), want) or \
+                    not np.array_equal(argsort(keys).numpy(), want_arg):
                 print(f"{name} {v}: WRONG RESULT")
         except Exception as e:  # noqa: BLE001 - a probe: report and go on
             print(f"{name} {v}: {type(e).__name__}: {str(e)[:300]}")
-    res["current again"] = timed(dev, lambda: record_radix(dev, keys, None, n), reps=3)
+        finally:
+            radix.tuning = chosen
+    res["current again"] = timed(dev, lambda: radix.record_radix(dev, keys, n), reps=3)
     return res
 
 
@@ -144,13 +123,14 @@ def main() -> None:
                 rows[name].update({f"radix {k}": v for k, v in variants(name, a.n).items()})
         except Exception as e:  # noqa: BLE001 - a probe: report and go on
             print(f"{name}: {type(e).__name__}: {e}")
-    cols = sorted({k for r in rows.values() for k in r}, key=lambda k: list(
-        next(iter(rows.values())).keys()).index(k) if k in next(iter(rows.values())) else 99)
-    print(f"n = {a.n}, ms per call (stages: one pass)")
-    print("| device | " + " | ".join(cols) + " |")
-    for name, r in rows.items():
-        print(f"| {name} | " + " | ".join(f"{r[c]:.3f}" if c in r else "" for c in cols) + " |")
-
+    cols = list(rows)
+    keys = list(dict.fromkeys(k for r in rows.values() for k in r))
+    print(f"n = {a.n}, ms per call (stages: one pass; radix I/U: tuning (items, unroll))")
+    print("| measurement | " + " | ".join(cols) + " |")
+    print("|---" * (len(cols) + 1) + "|")
+    for k in keys:
+        print(f"| {k} | " + " | ".join(f"{rows[c][k]:.3f}" if k in rows[c] else ""
+                                       for c in cols) + " |")
 
 if __name__ == "__main__":
     main()

@@ -16,6 +16,11 @@ are mapped to a u32 key and every sort sorts u32 keys:
   every NaN is equal and last: -0.0 gets the key of 0.0, every NaN the largest key,
   so that a stable sort of the keys is ``numpy.argsort(kind="stable")``.
 
+``key_of`` and ``word_of`` map one word; the kernels ``to_keys`` and ``from_keys`` use
+them for the bitonic network, and the radix sort calls them in its first and last
+passes instead (no pass of their own). A float sort by the radix sort still ends with
+``from_keys``, which moves the negative NaNs.
+
 The data are bound as u32 words whatever their type (``arr.view(np.uint32)``): an
 f32 buffer could change bits on the way (the cpu device holds f32 values as Python
 floats, which quiets signalling NaNs), while u32 words are only ever moved.
@@ -51,6 +56,34 @@ def kind_of(dtype: np.dtype, arg: bool = False) -> int:
     return KIND_F32_ARG if arg else KIND_F32
 
 
+def key_of(b: u32, kind: u32) -> u32:
+    """The key of the word ``b`` of ``kind`` (its unsigned order is the order wanted)."""
+    if kind == KIND_U32:
+        return b
+    if kind == KIND_I32:
+        return b ^ SIGN
+    if kind == KIND_F32_ARG:
+        if (b & ABS) > POS_INF:
+            return u32(ABS | SIGN)            # every NaN: the largest key
+        if b == SIGN:
+            return u32(SIGN)                  # -0.0 ties with 0.0
+    if (b & SIGN) != 0:
+        return ~b
+    return b | SIGN
+
+
+def word_of(k: u32, kind: u32) -> u32:
+    """The word of the key ``k`` of ``kind`` (not ``KIND_F32_ARG``, whose keys are not
+    one to one): the inverse of ``key_of``."""
+    if kind == KIND_U32:
+        return k
+    if kind == KIND_I32:
+        return k ^ SIGN
+    if (k & SIGN) != 0:
+        return k ^ SIGN
+    return ~k
+
+
 @ps.kernel(workgroup_size=WG)
 def to_keys(src: ps.Buffer[u32], keys: ps.Buffer[u32], n: u32, flip: u32,
             kind: ps.Const[int]) -> None:
@@ -61,22 +94,7 @@ def to_keys(src: ps.Buffer[u32], keys: ps.Buffer[u32], n: u32, flip: u32,
     if i < len(keys):
         k = u32(PAD_KEY)
         if i < n:
-            b = src[i]
-            if kind == KIND_U32:
-                k = b
-            elif kind == KIND_I32:
-                k = b ^ SIGN
-            else:
-                if kind == KIND_F32_ARG:
-                    if (b & ABS) > POS_INF:
-                        b = u32(ABS)          # every NaN: the largest key
-                    elif b == SIGN:
-                        b = u32(0)            # -0.0 ties with 0.0
-                if (b & SIGN) != 0:
-                    k = ~b
-                else:
-                    k = b | SIGN
-            k = k ^ flip
+            k = key_of(src[i], u32(kind)) ^ flip
         keys[i] = k
 
 
@@ -107,15 +125,7 @@ def from_keys(keys: ps.Buffer[u32], out: ps.Buffer[u32], n: u32, descending: u32
         src = j + lo
         if j >= n - lo:
             src = j - (n - lo)
-        k = keys[src]
-        if kind == KIND_U32:
-            out[i] = k
-        elif kind == KIND_I32:
-            out[i] = k ^ SIGN
-        elif (k & SIGN) != 0:
-            out[i] = k ^ SIGN
-        else:
-            out[i] = ~k
+        out[i] = word_of(keys[src], u32(kind))
 
 
 @ps.kernel(workgroup_size=WG)

@@ -5,7 +5,7 @@ device and gives the same result.
 
 Four passes of 8-bit digits, least significant first. Each pass:
 
-1. ``radix_hist``: each workgroup counts the digits of its tile of ``TILE``
+1. ``radix_hist``: each workgroup counts the digits of its tile of ``items * WG``
    consecutive keys into 256 counters in shared memory (``ps.atomic_add``: a count
    does not depend on the order the additions land in) and writes the tile's count of
    each digit to ``counts[digit * tiles + tile]``.
@@ -13,24 +13,32 @@ Four passes of 8-bit digits, least significant first. Each pass:
    ``offsets[digit * tiles + tile]`` the first position of that tile's keys of that
    digit in the output.
 3. ``radix_scatter``: each workgroup sorts its tile stably by the digit in shared
-   memory, as two 4-bit splits. A split gives every invocation ``ITEMS`` consecutive
+   memory, as two 4-bit splits. A split gives every invocation ``items`` consecutive
    entries, which it counts in order into 16 16-bit counters packed into two
-   ``uvec4`` (a tile has ``TILE = 1024`` keys, so no counter overflows into the
-   next); an inclusive scan of the invocations' counters in shared memory, and the
-   exclusive scan of the tile's totals over the digits, give every entry its new
-   place. The entries are (digit, index in the tile) packed into a word, so only
-   4 bytes per key move in shared memory (a tile of keys, values and counters would
-   not fit the 16 KiB every device has). Then the key at sorted place j, of digit d,
-   is read again at its index (the tile was just read, so from cache) and written to
-   ``offsets[d * tiles + tile] + j - first[d]`` (``first[d]``: the tile's first place
-   of digit d, where the sorted digits change), so consecutive invocations write
-   consecutive addresses; the value with it. A partial last tile sorts only the keys
-   it has.
+   ``uvec4`` (a tile has at most ``MAX_ITEMS * WG = 2048`` keys, so no counter
+   overflows into the next); an inclusive scan of the invocations' counters in shared
+   memory, and the exclusive scan of the tile's totals over the digits, give every
+   entry its new place. The entries are (digit, index in the tile) packed into a
+   word, so only 4 bytes per key move in shared memory (a tile of keys, values and
+   counters would not fit the 16 KiB every device has). Then the key at sorted place
+   j, of digit d, is read again at its index (the tile was just read, so from cache)
+   and written to ``offsets[d * tiles + tile] + j - first[d]`` (``first[d]``: the
+   tile's first place of digit d, where the sorted digits change), so consecutive
+   invocations write consecutive addresses; the value with it. A partial last tile
+   sorts only the keys it has.
+
+The key transforms of ``keys.py`` cost no pass of their own: the first pass reads the
+caller's words and sorts by their keys (``key_of(word, kind) ^ flip``), the last one
+writes the sorted keys back as words (``word_of(key, out_kind)``, reversed for a
+descending sort) into the caller's output; an argsort's first pass writes each key's
+index in the input as its value (no iota launch, no values read) and its last pass
+writes only the values. The tile size and the unrolling of the tile's loads and
+stores are specialisations chosen per target (``tuning``); the result does not depend
+on them.
 
 The places come from scans, not from an order of atomics, so every pass is stable and
 the sort is deterministic; with the indices as values it is
-``numpy.argsort(kind="stable")`` of the keys. Four passes (an even number) leave the
-result in the input arrays.
+``numpy.argsort(kind="stable")`` of the keys.
 """
 
 from __future__ import annotations
@@ -41,25 +49,40 @@ import pyshade as ps
 from pyshade import i32, u32, uvec4
 
 from ._arrays import groups_for, scratch
+from .keys import KIND_U32, key_of, word_of
 from .scan import record_scan, scan_scratch
 
 WG = 128                # invocations of radix_scatter's workgroup
-# entries per invocation in a split, counted serially. 8 rather than 16: on the H200,
-# tiles of 1024 keys made the sort of 2^24 keys 15% faster through Vulkan and WebGPU
-# and left CUDA's time as it was (bench/probes/radix_stage_profile.py --variants)
-ITEMS = 8
-TILE = WG * ITEMS       # keys per tile: a 16-bit counter holds TILE
+# entries per invocation in a split, counted serially: a per-target specialisation
+# (``tuning``). On the H200 (bench/results/h200_radix_variants_20261204_final.txt),
+# tiles of 1024 keys (8 per invocation) with every loop unrolled sorted 2^24 keys
+# through Vulkan and WebGPU faster than tiles of 2048 (2.46 against 2.93-2.99 ms,
+# 2.63-2.74 against 3.17-3.82); through CUDA, tiles of 2048 (16 per invocation) with
+# the tile's loads, stores and histogram left as loops took 1.40 ms against 1.60
+ITEMS = 8               # the default (every target but cuda)
+MAX_ITEMS = 16          # a 16-bit counter holds MAX_ITEMS * WG
 HIST_WG = 256           # radix_hist's workgroup: one invocation per digit
-HIST_ITEMS = TILE // HIST_WG
 BITS = 8
 BUCKETS = 1 << BITS
 PASSES = 32 // BITS
 SPLIT_BITS = 4          # digit bits per local split: 16 counters in two uvec4
-# a tile in shared memory with one spare word every 32 (see _slot): 4224 bytes; with
-# the scan's 4 KiB and the first places' 1 KiB the workgroup stays within the 16 KiB
-# every WebGPU device has
-SLOTS = TILE + TILE // 32
+# a tile in shared memory with one spare word every 32 (see _slot): 8448 bytes for
+# 2048 keys; with the scan's 4 KiB and the first places' 1 KiB the workgroup stays
+# within the 16 KiB every WebGPU device has
 IDX_BITS = 16           # an entry: digit << 16 | index in the tile
+# what radix_scatter's pass carries along with the keys (``vmode``)
+NO_VALS = 0
+CARRY_VALS = 1
+INDEX_VALS = 2          # the keys' indices in the input (argsort's first pass)
+
+
+def tuning(dev: ps.Device) -> tuple[int, int]:
+    """(items, unroll) for ``dev``: keys per invocation (a tile is ``items * WG`` keys)
+    and how many iterations of the tile's loads and stores are unrolled (``items``:
+    all, 1: none). Only the speed depends on them."""
+    if dev.target == "cuda":
+        return 16, 1
+    return ITEMS, ITEMS
 
 
 def _slot(j: u32) -> u32:
@@ -102,19 +125,23 @@ def _count(lo: uvec4, hi: uvec4, d: u32) -> u32:
 
 
 @ps.kernel(workgroup_size=HIST_WG)
-def radix_hist(keys: ps.Buffer[u32], counts: ps.Buffer[u32], n: u32, shift: u32) -> None:
-    """``counts[d * tiles + tile]`` = how many keys of the tile have digit
-    ``(key >> shift) & 255``."""
+def radix_hist(keys: ps.Buffer[u32], counts: ps.Buffer[u32], n: u32, shift: u32, flip: u32,
+               kind: ps.Const[int], items: ps.Const[int], unroll: ps.Const[int]) -> None:
+    """``counts[d * tiles + tile]`` = how many keys of the tile (``items * WG`` keys) have
+    digit ``(key >> shift) & 255``, the key of a word being ``key_of(word, kind) ^ flip``
+    (the first pass reads the input's words; the others, keys: ``KIND_U32``, 0)."""
     hist = ps.shared_array(u32, BUCKETS)
     lx = ps.local_index()
     tile = ps.global_id().x // HIST_WG
     hist[lx] = 0
     ps.barrier()
-    base = tile * TILE
-    for k in ps.unroll(range(HIST_ITEMS)):
-        i = base + k * HIST_WG + lx                 # consecutive invocations, consecutive keys
-        if i < n:
-            ps.atomic_add(hist, (keys[i] >> shift) & (BUCKETS - 1), 1)
+    base = tile * (items * WG)
+    for k0 in range(u32(items * WG // HIST_WG // unroll)):
+        for k1 in ps.unroll(range(unroll)):
+            i = base + (k0 * unroll + k1) * HIST_WG + lx    # consecutive invocations, keys
+            if i < n:
+                key = key_of(keys[i], u32(kind)) ^ flip
+                ps.atomic_add(hist, (key >> shift) & (BUCKETS - 1), 1)
     ps.barrier()
     tiles = len(counts) // BUCKETS
     counts[lx * tiles + tile] = hist[lx]
@@ -123,35 +150,40 @@ def radix_hist(keys: ps.Buffer[u32], counts: ps.Buffer[u32], n: u32, shift: u32)
 @ps.kernel(workgroup_size=WG)
 def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer[u32],
                   keys_out: ps.Buffer[u32], vals_out: ps.Buffer[i32], n: u32, shift: u32,
-                  kv: ps.Const[bool]) -> None:
-    """Sort the tile stably by digit ``(key >> shift) & 255`` in shared memory, then
-    write its key (and value with ``kv``) at sorted place j, of digit d, to
-    ``offsets[d * tiles + tile] + j - first[d]``."""
-    work = ps.shared_array(u32, SLOTS)
+                  flip: u32, kind: ps.Const[int], out_kind: ps.Const[int], rev: ps.Const[bool],
+                  write_keys: ps.Const[bool], vmode: ps.Const[int], items: ps.Const[int],
+                  unroll: ps.Const[int]) -> None:
+    """Sort the tile (``items * WG`` keys) stably by digit ``(key >> shift) & 255`` in
+    shared memory, then write the key at sorted place j, of digit d, to place ``p =
+    offsets[d * tiles + tile] + j - first[d]`` (``n - 1 - p`` when ``rev``), as the word
+    ``word_of(key, out_kind)`` (with ``write_keys``), and with it (``vmode``) its value
+    or its index in the input. A key is ``key_of(word, kind) ^ flip`` of the word read."""
+    work = ps.shared_array(u32, items * WG + items * WG // 32)
     scan_lo = ps.shared_array(uvec4, WG)
     scan_hi = ps.shared_array(uvec4, WG)
     first = ps.shared_array(u32, BUCKETS)
     lx = ps.local_index()
     tile = ps.global_id().x // WG
-    base = tile * TILE
+    base = tile * (items * WG)
     # the keys of a partial last tile: a missing key would sort behind every present
     # one (as digit 255, index past theirs) in both splits, so it is simply left out
-    count = min(n - base, u32(TILE))
-    for k in ps.unroll(range(ITEMS)):
-        j = k * WG + lx
-        if j < count:
-            d = (keys[base + j] >> shift) & (BUCKETS - 1)
-            work[_slot(j)] = (d << IDX_BITS) | j
-    entry = ps.array(u32, ITEMS)
-    rank = ps.array(u32, ITEMS)
+    count = min(n - base, u32(items * WG))
+    for k0 in range(u32(items // unroll)):
+        for k1 in ps.unroll(range(unroll)):
+            j = (k0 * unroll + k1) * WG + lx
+            if j < count:
+                d = ((key_of(keys[base + j], u32(kind)) ^ flip) >> shift) & (BUCKETS - 1)
+                work[_slot(j)] = (d << IDX_BITS) | j
+    entry = ps.array(u32, items)
+    rank = ps.array(u32, items)
     for half in range(u32(BITS // SPLIT_BITS)):
         at = IDX_BITS + half * SPLIT_BITS
         ps.barrier()            # the entries are in place; the last split's scan is read
         lo = uvec4(0, 0, 0, 0)
         hi = uvec4(0, 0, 0, 0)
-        for k in ps.unroll(range(ITEMS)):
-            if lx * ITEMS + k < count:
-                e = work[_slot(lx * ITEMS + k)]
+        for k in ps.unroll(range(items)):
+            if lx * items + k < count:
+                e = work[_slot(lx * items + k)]
                 d = (e >> at) & 15
                 entry[k] = e
                 rank[k] = _count(lo, hi, d)
@@ -196,57 +228,93 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
         start_lo = uvec4(0, p1, p2, p3) * uvec4(0x10001) + (even_lo << uvec4(16))
         start_hi = uvec4(p4, p5, p6, p7) * uvec4(0x10001) + (even_hi << uvec4(16))
         # each digit's first place for this invocation's entries; every field stays
-        # below TILE, so no packed addition carries
+        # below the tile's size, so no packed addition carries
         place_lo = start_lo + scan_lo[lx] - lo
         place_hi = start_hi + scan_hi[lx] - hi
-        for k in ps.unroll(range(ITEMS)):
-            if lx * ITEMS + k < count:
+        for k in ps.unroll(range(items)):
+            if lx * items + k < count:
                 e = entry[k]
                 work[_slot(_count(place_lo, place_hi, (e >> at) & 15) + rank[k])] = e
     ps.barrier()
     # the first place of each digit present: where the sorted digits change
-    for k in ps.unroll(range(ITEMS)):
-        j = k * WG + lx
-        if j < count:
-            d = work[_slot(j)] >> IDX_BITS
-            before = work[_slot(max(j, 1) - 1)] >> IDX_BITS
-            if j == 0 or before != d:
-                first[d] = j
+    for k0 in range(u32(items // unroll)):
+        for k1 in ps.unroll(range(unroll)):
+            j = (k0 * unroll + k1) * WG + lx
+            if j < count:
+                d = work[_slot(j)] >> IDX_BITS
+                before = work[_slot(max(j, 1) - 1)] >> IDX_BITS
+                if j == 0 or before != d:
+                    first[d] = j
     ps.barrier()
     tiles = len(offsets) // BUCKETS
-    for k in ps.unroll(range(ITEMS)):
-        j = k * WG + lx                             # consecutive places, consecutive addresses
-        if j < count:
-            e = work[_slot(j)]
-            src = base + (e & ((1 << IDX_BITS) - 1))
-            d = e >> IDX_BITS
-            dst = offsets[d * tiles + tile] + j - first[d]
-            keys_out[dst] = keys[src]
-            if kv:
-                vals_out[dst] = vals[src]
+    for k0 in range(u32(items // unroll)):
+        for k1 in ps.unroll(range(unroll)):
+            j = (k0 * unroll + k1) * WG + lx        # consecutive places, consecutive addresses
+            if j < count:
+                e = work[_slot(j)]
+                src = e & ((1 << IDX_BITS) - 1)
+                d = e >> IDX_BITS
+                dst = offsets[d * tiles + tile] + j - first[d]
+                if rev:
+                    dst = n - 1 - dst
+                if write_keys:
+                    key = key_of(keys[base + src], u32(kind)) ^ flip
+                    keys_out[dst] = word_of(key, u32(out_kind))
+                if vmode == CARRY_VALS:
+                    vals_out[dst] = vals[base + src]
+                elif vmode == INDEX_VALS:
+                    vals_out[dst] = i32(base + src)
 
 
-def record_radix(dev: ps.Device, keys: ps.DeviceArray, vals: ps.DeviceArray | None,
-                 n: int) -> None:
-    """Record the radix sort of ``keys[:n]`` (with ``vals[:n]``) in place on ``dev``,
-    inside a ``dev.batch()``: the passes alternate between the arrays and scratch
-    copies, and an even number of passes ends in the arrays."""
-    tiles = groups_for(n, TILE)
-    kv = vals is not None
+def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U32,
+                 flip: int = 0, *, dst: ps.DeviceArray | None = None,
+                 out_kind: int = KIND_U32, descending: bool = False,
+                 vals: ps.DeviceArray | None = None) -> ps.DeviceArray | None:
+    """Record on ``dev``, inside a ``dev.batch()``, the stable sort of the keys
+    ``key_of(src[i], kind) ^ flip`` of the n words of ``src`` (left as they are).
+
+    The first pass reads ``src`` and the last one writes the sorted keys as the words
+    ``word_of(key, out_kind)`` into ``dst`` (reversed when ``descending``), so the key
+    transforms cost no pass of their own. With ``vals`` (n int32), the indices that sort
+    the keys are written there (the first pass makes them, no iota), and without
+    ``dst`` the keys themselves are not kept (returns None). With neither, the sorted
+    keys are left in a scratch array, which is returned."""
+    items, unroll = tuning(dev)
+    tile = items * WG
+    tiles = groups_for(n, tile)
     counts = scratch(dev, "radix.counts", BUCKETS * tiles, np.uint32)
     offsets = scratch(dev, "radix.offsets", BUCKETS * tiles, np.uint32)
     levels = scan_scratch(dev, BUCKETS * tiles, np.uint32)      # once, for every pass
-    k_a, k_b = keys, scratch(dev, "radix.keys", n, np.uint32)
-    # without values, two distinct placeholders: one array bound to two parameters,
-    # one of them written, is refused at launch
-    v_a = vals if vals is not None else scratch(dev, "radix.no_vals", 1, np.int32)
-    v_b = scratch(dev, "radix.vals" if kv else "radix.no_vals_b", n if kv else 1, np.int32)
+    # pass p writes keys to ``key_out[(PASSES - 1 - p) % 2]`` (values likewise to
+    # ``val_out``): the last pass into dst (or keys_a), the one before into keys_b, ...
+    keys_a = dst if dst is not None else scratch(dev, "radix.keys_a", n, np.uint32)
+    key_out = (keys_a, scratch(dev, "radix.keys_b", n, np.uint32))
+    kv = vals is not None
+    val_out: tuple[ps.DeviceArray, ps.DeviceArray]
+    if vals is not None:
+        val_out = (vals, scratch(dev, "radix.vals", n, np.int32))
+    else:
+        # distinct placeholders: one array bound to two parameters, one of them written,
+        # is refused at launch
+        val_out = (scratch(dev, "radix.no_vals_a", 1, np.int32),
+                   scratch(dev, "radix.no_vals_b", 1, np.int32))
+    keys_in = src
+    hist_unroll = min(unroll, tile // HIST_WG)
     for p in range(PASSES):
         shift = p * BITS
-        radix_hist.launch(k_a, counts, n, shift, threads=tiles * HIST_WG, device=dev)
+        last = p == PASSES - 1
+        k_kind, k_flip = (kind, flip) if p == 0 else (KIND_U32, 0)
+        o = (PASSES - 1 - p) % 2
+        # argsort's last pass needs only the indices: its keys_a (scratch) is bound, unwritten
+        write_keys = not (last and kv and dst is None)
+        vmode = (INDEX_VALS if p == 0 else CARRY_VALS) if kv else NO_VALS
+        radix_hist.launch(keys_in, counts, n, shift, k_flip, k_kind, items, hist_unroll,
+                          threads=tiles * HIST_WG, device=dev)
         record_scan(dev, counts, offsets, BUCKETS * tiles, False, levels)
-        radix_scatter.launch(k_a, v_a, offsets, k_b, v_b, n, shift, kv,
+        # values: what the last pass wrote (the first pass reads none, vals is bound)
+        radix_scatter.launch(keys_in, val_out[1 - o], offsets, key_out[o], val_out[o], n,
+                             shift, k_flip, k_kind, out_kind if last else KIND_U32,
+                             last and descending, write_keys, vmode, items, unroll,
                              threads=tiles * WG, device=dev)
-        k_a, k_b = k_b, k_a
-        if kv:
-            v_a, v_b = v_b, v_a
+        keys_in = key_out[o]
+    return dst if dst is not None else (None if kv else key_out[0])

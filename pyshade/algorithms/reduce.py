@@ -31,7 +31,7 @@ import numpy as np
 import pyshade as ps
 from pyshade import f32, i32, u32
 
-from ._arrays import Operand, give, groups_for, operand
+from ._arrays import Operand, give, groups_for, operand, scratch
 from .keys import ABS, KIND_F32, KIND_I32, KIND_U32, POS_INF, SIGN, kind_of
 from .scan import element_type, identity
 
@@ -55,16 +55,24 @@ def sum_tiles(data: ps.Buffer[T], partial: ps.Buffer[T], n: u32, ident: T,
     lx = ps.local_index()
     grp = ps.global_id().x // WG
     first = grp * (items * WG) + lx
-    for k in range(u32(items)):
+    for k in ps.unroll(range(items)):
         vals[k] = ident
         if first + k * WG < n:
             vals[k] = data[first + k * WG]
-    # a pairwise tree, so that a float sum keeps the rounding bound of one tree
-    half = u32(items // 2)
-    while half > 0:
-        for k in range(half):
-            vals[k] = vals[k] + vals[k + half]
-        half >>= 1
+    # a pairwise tree, so that a float sum keeps the rounding bound of one tree; each
+    # level unrolled (constant indices), so that ``vals`` stays in registers (a loop over
+    # a variable bound left it in local memory on CUDA). Levels past ``items`` are
+    # empty loops.
+    for k in ps.unroll(range(items // 2)):
+        vals[k] = vals[k] + vals[k + items // 2]
+    for k in ps.unroll(range(items // 4)):
+        vals[k] = vals[k] + vals[k + items // 4]
+    for k in ps.unroll(range(items // 8)):
+        vals[k] = vals[k] + vals[k + items // 8]
+    for k in ps.unroll(range(items // 16)):
+        vals[k] = vals[k] + vals[k + items // 16]
+    for k in ps.unroll(range(items // 32)):
+        vals[k] = vals[k] + vals[k + items // 32]
     part[lx] = vals[0]
     d = u32(WG // 2)
     while d > 0:
@@ -115,15 +123,21 @@ def minmax_tiles(data: ps.Buffer[u32], partial: ps.Buffer[u32], n: u32, ident: u
     lx = ps.local_index()
     grp = ps.global_id().x // WG
     first = grp * TILE + lx
-    for k in range(u32(ITEMS)):
+    for k in ps.unroll(range(ITEMS)):
         vals[k] = ident
         if first + k * WG < n:
             vals[k] = data[first + k * WG]
-    half = u32(ITEMS // 2)
-    while half > 0:
-        for k in range(half):
-            vals[k] = _pick(vals[k], vals[k + half], u32(kind), is_max)
-        half >>= 1
+    # the same unrolled tree as sum_tiles' (ITEMS <= 32)
+    for k in ps.unroll(range(ITEMS // 2)):
+        vals[k] = _pick(vals[k], vals[k + ITEMS // 2], u32(kind), is_max)
+    for k in ps.unroll(range(ITEMS // 4)):
+        vals[k] = _pick(vals[k], vals[k + ITEMS // 4], u32(kind), is_max)
+    for k in ps.unroll(range(ITEMS // 8)):
+        vals[k] = _pick(vals[k], vals[k + ITEMS // 8], u32(kind), is_max)
+    for k in ps.unroll(range(ITEMS // 16)):
+        vals[k] = _pick(vals[k], vals[k + ITEMS // 16], u32(kind), is_max)
+    for k in ps.unroll(range(ITEMS // 32)):
+        vals[k] = _pick(vals[k], vals[k + ITEMS // 32], u32(kind), is_max)
     part[lx] = vals[0]
     d = u32(WG // 2)
     while d > 0:
@@ -179,13 +193,13 @@ def _reduce(arr: Operand, op: str) -> ps.DeviceArray:
         return dev.zeros(1, dtype)
     with dev.batch():
         if op == "sum":
-            ident = identity(dtype)
+            ident, elem = identity(dtype), element_type(dtype)
             src = arr.array
             while True:
                 tiles = groups_for(n, TILE)
-                part = dev.empty(tiles, dtype)
-                sum_tiles.launch(src, part, n, ident, ITEMS, element_type(dtype),
-                                 threads=tiles * WG, device=dev)
+                part = _partials(dev, tiles, dtype, src is arr.array)
+                sum_tiles.launch(src, part, n, ident, ITEMS, elem, threads=tiles * WG,
+                                 device=dev)
                 if tiles == 1:
                     return part
                 src, n = part, tiles
@@ -195,9 +209,18 @@ def _reduce(arr: Operand, op: str) -> ps.DeviceArray:
         src = arr.array.view(np.uint32)
         while True:
             tiles = groups_for(n, TILE)
-            part = dev.empty(tiles, np.uint32)
+            part = _partials(dev, tiles, np.dtype(np.uint32), n == arr.n)
             minmax_tiles.launch(src, part, n, word, kind, is_max,
                                 threads=tiles * WG, device=dev)
             if tiles == 1:
                 return part.view(dtype)
             src, n = part, tiles
+
+
+def _partials(dev: ps.Device, tiles: int, dtype: np.dtype, first: bool) -> ps.DeviceArray:
+    """The tiles' partial results: the result itself (a new array) for one tile, else a
+    scratch array (``first``: of the first level, else of the second; more levels need
+    over 2^32 elements), reused by the next call with no allocation."""
+    if tiles == 1:
+        return dev.empty(1, dtype)
+    return scratch(dev, f"reduce.partial{0 if first else 1}.{dtype.char}", tiles, dtype)

@@ -29,7 +29,7 @@ from pyshade import f32, i32, u32
 
 from . import network
 from ._arrays import give, operand, scratch
-from .keys import copy_prefix, from_keys, iota, kind_of, to_keys
+from .keys import KIND_F32, copy_prefix, from_keys, iota, kind_of, to_keys
 from .radix import record_radix
 
 T = TypeVar("T", u32, i32, f32)
@@ -105,23 +105,19 @@ def _use_radix(n: int, method: str) -> bool:
     return method == "radix" or (method == "auto" and n >= RADIX_MIN)
 
 
-def _record_sort(dev: ps.Device, words: ps.DeviceArray, n: int, kind: int, flip: int,
-                 method: str, with_vals: bool) -> tuple[ps.DeviceArray, ps.DeviceArray | None]:
-    """Record: keys of the n words (``to_keys``), sorted ascending with the chosen engine;
-    with ``with_vals``, the indices 0..n-1 carried along. Returns (keys, indices),
-    each at least n long (the network pads; the padding sorts last)."""
-    radix = _use_radix(n, method)
-    length = n if radix else network.padded_length(n)
+def _record_network(dev: ps.Device, words: ps.DeviceArray, n: int, kind: int, flip: int,
+                    with_vals: bool) -> tuple[ps.DeviceArray, ps.DeviceArray | None]:
+    """Record: keys of the n words (``to_keys``), padded, sorted ascending by the bitonic
+    network; with ``with_vals``, the indices 0..n-1 carried along. Returns (keys,
+    indices), each longer than n when padded (the padding sorts last)."""
+    length = network.padded_length(n)
     keys = scratch(dev, "sort.keys", length, np.uint32)
     to_keys.launch(words, keys, n, flip, kind, threads=length, device=dev)
     vals = None
     if with_vals:
         vals = dev.empty(length, np.int32)
         iota.launch(vals, threads=length, device=dev)
-    if radix:
-        record_radix(dev, keys, vals, n)
-    else:
-        network.record_network(dev, keys, vals)
+    network.record_network(dev, keys, vals)
     return keys, vals
 
 
@@ -158,10 +154,22 @@ def sort(array: Any, descending: bool = False, device: Any = None, *,
     out = op.array if in_place else dev.empty(n, op.dtype)
     if n:
         kind = kind_of(op.dtype)
+        words = op.array.view(np.uint32)
         with dev.batch():
-            keys, _ = _record_sort(dev, op.array.view(np.uint32), n, kind, 0, method, False)
-            from_keys.launch(keys, out.view(np.uint32), n, int(descending), kind,
-                             threads=n, device=dev)
+            if _use_radix(n, method) and kind != KIND_F32:
+                # the key transforms are done by the first and last passes
+                record_radix(dev, words, n, kind, dst=out.view(np.uint32), out_kind=kind,
+                             descending=descending)
+            else:
+                # floats: from_keys moves the negative NaNs behind the positive ones
+                if _use_radix(n, method):
+                    radix_keys = record_radix(dev, words, n, kind)
+                    assert radix_keys is not None
+                    keys = radix_keys
+                else:
+                    keys, _ = _record_network(dev, words, n, kind, 0, False)
+                from_keys.launch(keys, out.view(np.uint32), n, int(descending), kind,
+                                 threads=n, device=dev)
     return array if in_place else give(op, out)
 
 
@@ -190,12 +198,16 @@ def argsort(array: Any, descending: bool = False, device: Any = None, *,
     if not n:
         return give(op, dev.empty(0, np.int32))
     flip = 0xFFFFFFFF if descending else 0
+    words, kind = op.array.view(np.uint32), kind_of(op.dtype, arg=True)
     with dev.batch():
-        _, vals = _record_sort(dev, op.array.view(np.uint32), n, kind_of(op.dtype, arg=True),
-                               flip, method, True)
-        assert vals is not None
-        out = vals
-        if vals.size != n:              # the network's padding: keep the first n
+        if _use_radix(n, method):
             out = dev.empty(n, np.int32)
-            copy_prefix.launch(vals, out, threads=n, device=dev)
+            record_radix(dev, words, n, kind, flip, vals=out)
+        else:
+            _, vals = _record_network(dev, words, n, kind, flip, True)
+            assert vals is not None
+            out = vals
+            if vals.size != n:              # the network's padding: keep the first n
+                out = dev.empty(n, np.int32)
+                copy_prefix.launch(vals, out, threads=n, device=dev)
     return give(op, out)
