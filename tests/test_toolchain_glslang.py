@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from conftest import require
+from conftest import require, require_tools
 
 from pyshade.errors import BackendUnavailable, CompileError
 from pyshade.toolchains import glslang
@@ -103,3 +103,19 @@ def test_missing_tool_is_backend_unavailable(tool: str, monkeypatch: pytest.Monk
     with pytest.raises(BackendUnavailable) as info:
         compile_glsl(GOOD, defines={"SCALE": "2u"})
     assert glslang._PACKAGES[tool] in str(info.value)
+
+
+def test_a_tool_that_runs_too_long_is_compile_error(monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path) -> None:
+    """A tool past ``TIMEOUT_S`` (spirv-opt's inlining of a huge kernel took 145 s) is a
+    CompileError naming the tool and the time, not subprocess's TimeoutExpired."""
+    require_tools("glslangValidator", "spirv-val")
+    slow = tmp_path / "spirv-opt"
+    slow.write_text("#!/bin/sh\nexec sleep 30\n")
+    slow.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{__import__('os').environ['PATH']}")
+    monkeypatch.setattr(glslang, "TIMEOUT_S", 1)
+    spv = compile_glsl(GOOD, defines={"SCALE": "2u"})
+    with pytest.raises(CompileError, match=r"spirv-opt did not finish within 1 s") as info:
+        glslang.optimize_spirv(spv, source=GOOD, target="hlsl")
+    assert info.value.target == "hlsl" and info.value.source == GOOD

@@ -327,11 +327,13 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
         return f"{self.helper(f'{which}_f64', make)}({arg})"
 
     def round_call(self, node: ast.Call) -> str:
-        """``round(x)``: ``roundEven``, ties to even as Python (``f64_rounding``)."""
+        """``round(x)``: ``roundEven`` (ties to even, as Python); of an f64 a generated
+        function of ``floor``, as lavapipe's f64 ``roundEven`` is wrong at halves."""
         return self.f64_rounding(node, "round", "roundEven")
 
     def trunc_call(self, node: ast.Call) -> str:
-        """``math.trunc(x)``: ``trunc`` (``f64_rounding``)."""
+        """``math.trunc(x)``: ``trunc``; of an f64 a generated function of ``floor`` and
+        ``ceil``, as lavapipe's f64 ``trunc`` leaves values from 2^49 up unrounded."""
         return self.f64_rounding(node, "trunc", "trunc")
 
     def ex_BinOp(self, node: ast.BinOp) -> str:

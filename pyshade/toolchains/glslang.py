@@ -60,12 +60,20 @@ def _tool(name: str) -> str:
     return path
 
 
-def _run(args: list[str], cwd: str) -> subprocess.CompletedProcess:
+def _run(args: list[str], cwd: str, target: str = "glsl",
+         source: str = "") -> subprocess.CompletedProcess:
     try:
         return subprocess.run(args, cwd=cwd, capture_output=True, text=True,
                               timeout=TIMEOUT_S, check=False)
     except FileNotFoundError as exc:        # removed between which() and run()
         raise BackendUnavailable(f"{args[0]} could not be run: {exc}") from None
+    except subprocess.TimeoutExpired:
+        # spirv-opt inlines every call: a kernel of thousands of GLSL lines whose helper
+        # and prelude calls grow it twentyfold took 145 s (a fuzzer kernel)
+        raise CompileError(f"{os.path.basename(args[0])} did not finish within "
+                           f"{TIMEOUT_S} s on this {target} kernel (too large once its "
+                           f"helper calls are inlined? split it into smaller kernels)",
+                           target=target, source=source) from None
 
 
 def glslang_error(log: str, source: str, shader_file: str = "") -> CompileError:
@@ -103,7 +111,7 @@ def validate_spirv(binary: bytes, target_env: str = "vulkan1.1", source: str = "
         path = os.path.join(tmp, "kernel.spv")
         with open(path, "wb") as f:
             f.write(binary)
-        r = _run([val, "--target-env", target_env, path], tmp)
+        r = _run([val, "--target-env", target_env, path], tmp, target, source)
     if r.returncode != 0:
         log = (r.stdout + r.stderr).replace(path, "kernel.spv")
         raise CompileError(f"spirv-val rejected the SPIR-V that {producer} produced",
@@ -134,7 +142,8 @@ def optimize_spirv(binary: bytes, target_env: str = "vulkan1.1", source: str = "
         src, out = os.path.join(tmp, "in.spv"), os.path.join(tmp, "out.spv")
         with open(src, "wb") as f:
             f.write(binary)
-        r = _run([opt, *SPIRV_OPT_PASSES, f"--target-env={target_env}", src, "-o", out], tmp)
+        r = _run([opt, *SPIRV_OPT_PASSES, f"--target-env={target_env}", src, "-o", out], tmp,
+                 target, source)
         if r.returncode != 0 or not os.path.exists(out):
             raise CompileError(f"spirv-opt rejected the SPIR-V that {producer} produced",
                                target=target, log=r.stdout + r.stderr, source=source)
@@ -170,7 +179,7 @@ def compile_glsl(source: str, stage: str = "comp", target_env: str = "vulkan1.1"
         out = os.path.join(tmp, "kernel.spv")
         with open(src, "w", encoding="utf-8") as f:
             f.write(source)
-        r = _run(args + ["-o", out, src], tmp)
+        r = _run(args + ["-o", out, src], tmp, "glsl", source)
         log = (r.stdout + r.stderr).replace(src, f"kernel.{stage}")
         if r.returncode != 0 or not os.path.exists(out):
             raise glslang_error(log, source, f"kernel.{stage}")

@@ -256,20 +256,23 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
                  keep: str = "", on_line: Callable[[dict], Any] | None = None,
                  deadline: float | None = None, first: int = 0,
                  run_timeout: float | None = None) -> dict:
-    """Run kernels first..count-1 of ``seed`` in ``jobs`` child processes at a time, each on
-    its share of the kernels. A child that prints nothing for ``kernel_timeout`` seconds
-    (a kernel that never finishes on a device: a GPU cannot be interrupted from Python)
-    is killed, the kernel is recorded as a "timeout" error on the device it was running
-    on, and a new child goes on after it. ``run_timeout`` (default ``kernel_timeout``)
-    is the watchdog's seconds once a kernel's pipeline is made, while it runs: a CPU
-    driver compiles the kernel with LLVM at its first dispatch, inside that time
-    (lavapipe took up to 55 s alone over a fuzzer kernel); the children's fence wait
+    """Run kernels first..count-1 of ``seed`` in ``jobs`` child processes at a time, each
+    on a share of the kernels (three shares per job, a new child for each). A child
+    that prints nothing for ``kernel_timeout`` seconds (a kernel that never finishes
+    on a device: a GPU cannot be interrupted from Python) is killed, the kernel is
+    recorded as a "timeout" error on the device it was running on, and a new child
+    goes on after it. ``run_timeout`` (default ``kernel_timeout``) is the watchdog's
+    seconds once a kernel's pipeline is made, while it runs: a CPU driver compiles
+    the kernel with LLVM at its first dispatch, inside that time (lavapipe took up
+    to 55 s alone over a fuzzer kernel); the children's fence wait
     (PYSHADE_GPU_WAIT) is set 10 s below it, so a kernel that never ends is reported
     by the device rather than killed. ``deadline`` (time.monotonic()): the children
     still running then are stopped, and the run returns what finished. Returns
     {"devices", "kernels" (result lines by index), "timeouts"}."""
     lines: queue.Queue = queue.Queue()
-    share = max(1, -(-(count - first) // jobs))
+    # three shares per child: a share with a slow kernel (lavapipe's compile of a large
+    # one takes a minute) no longer leaves the other children idle for the rest of it
+    share = max(1, -(-(count - first) // (3 * jobs)))
     todo = [(lo, min(lo + share, count)) for lo in range(first, count, share)]
     found: list[str] = []
     kernels: dict[int, dict] = {}
