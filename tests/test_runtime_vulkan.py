@@ -523,3 +523,17 @@ def test_freed_arrays_are_pooled_and_reused(dev) -> None:
     assert mem.pool_bytes <= POOL_BYTES and mem.pool_bytes >= POOL_BYTES // 2
     mem.release_pool()
     assert mem.pool_bytes == 0 and not mem.pool
+
+
+def test_gpu_wait_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PYSHADE_GPU_WAIT: the fence wait's seconds (60 by default); a value that is not a
+    positive number is an error naming the variable."""
+    from pyshade.runtime import vulkan_memory
+    monkeypatch.delenv("PYSHADE_GPU_WAIT", raising=False)
+    assert vulkan_memory._wait_seconds() == 60.0
+    monkeypatch.setenv("PYSHADE_GPU_WAIT", "2.5")
+    assert vulkan_memory._wait_seconds() == 2.5
+    for bad in ("abc", "0", "-5", "nan"):
+        monkeypatch.setenv("PYSHADE_GPU_WAIT", bad)
+        with pytest.raises(ValueError, match=f"PYSHADE_GPU_WAIT='{bad}'"):
+            vulkan_memory._wait_seconds()

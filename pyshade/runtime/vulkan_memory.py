@@ -348,16 +348,17 @@ class Slot:
 
     def wait(self) -> None:
         result = self.lib.vkWaitForFences(self.device, 1, self.fence_ptr, 1, _WAIT_NS)
-        if result != 0:
+        if result == 2:                 # VK_TIMEOUT
             # whether the fence is signalled right after the wait gave up tells a lost
             # wake-up from work still running (lavapipe timed out on fuzz kernels that
             # run in 4 s alone: seed 4417004 kernels 0 and 92, not reproduced since)
-            late = "; the fence is signalled now" if result == 2 and self.done() else ""
-            raise LaunchError(f"waiting for the GPU failed ({result}: "
-                              f"{'timeout' if result == 2 else 'device lost?'}{late}) on "
-                              f"{self.dev.adapter}"
-                              + (f" after {_WAIT_NS / 1e9:g} s (PYSHADE_GPU_WAIT sets the "
-                                 f"seconds)" if result == 2 else ""))
+            late = "; the fence is signalled now" if self.done() else ""
+            why = f"timeout after {_WAIT_NS / 1e9:g} s{late}; PYSHADE_GPU_WAIT sets the seconds"
+        elif result != 0:
+            why = "device lost?"
+        else:
+            return
+        raise LaunchError(f"waiting for the GPU failed ({result}: {why}) on {self.dev.adapter}")
 
     def recycle(self) -> Slot:
         check(self.lib.vkResetFences(self.device, 1, self.fence_ptr), "vkResetFences")
