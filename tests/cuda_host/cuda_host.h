@@ -151,7 +151,11 @@ inline __half __hdiv(__half a, __half b) { return ps_h(a.v / b.v); }
 inline __half __hfma(__half a, __half b, __half c) {
     return ps_h((_Float16)std::fma((double)a.v, (double)b.v, (double)c.v));
 }
-inline __half __habs(__half a) { return ps_h(a.v < 0 ? -a.v : a.v); }
+// cuda_fp16's __habs clears the sign bit: +0.0 for -0.0 (a compare-and-negate kept the
+// -0.0: fuzz seed 6579655493099019436 kernel 58, regressions/).
+inline __half __habs(__half a) {
+    return ps_h(ps_bits<_Float16>((unsigned short)(ps_bits<unsigned short>(a.v) & 0x7fffu)));
+}
 inline __half __hneg(__half a) { return ps_h(-a.v); }
 inline bool __heq(__half a, __half b) { return a.v == b.v; }
 inline bool __hne(__half a, __half b) { return a.v != b.v; }
