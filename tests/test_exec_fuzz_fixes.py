@@ -470,6 +470,29 @@ def test_nested_swizzle_and_casts(dev: ps.Device) -> None:
 
 
 @ps.kernel(workgroup_size=4)
+def component_of_swizzle(x: ps.Buffer[vec4], out: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        v = x[i]
+        out[i * 4 + 0] = v.rbrg[2147483647 % 4]
+        out[i * 4 + 1] = v.xzxy[2]
+        out[i * 4 + 2] = v.wzyx.xy[1]
+        out[i * 4 + 3] = x[i].zw[0]
+
+
+def test_component_of_swizzle(dev: ps.Device, rng: np.random.Generator) -> None:
+    """A constant index into a swizzle (fuzz seed 5255634946121578419 kernel 80:
+    ``vec4(...).rbrg[2147483647 % 4]``) is the component it names, as a swizzle of a
+    swizzle is composed (``v.rbrg[3]`` is ``v.g``): MSL had ``v.xzxy.w``, which the g++
+    stand-in's swizzle proxies do not take."""
+    x = rng.standard_normal((8, 4)).astype(np.float32)
+    out = dev.zeros(32, np.float32)
+    component_of_swizzle.launch(dev.array(x), out, threads=8, device=dev)
+    want = np.stack([x[:, 1], x[:, 0], x[:, 2], x[:, 2]], axis=1)
+    assert np.array_equal(out.numpy().reshape(8, 4), want), out.numpy()
+
+
+@ps.kernel(workgroup_size=4)
 def bool_of_low_precedence(x: ps.Buffer[i32], y: ps.Buffer[u32], out: ps.Buffer[u32]) -> None:
     i = ps.global_id().x
     if i < len(x):

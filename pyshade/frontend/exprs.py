@@ -348,6 +348,17 @@ class ExprMixin(ArithMixin):
             node.ps_type = vt.elem
         elif isinstance(vt, T.VectorType):
             node.ps_type = vt.elem
+            inner = node.value
+            if isinstance(node.slice, ast.Constant) and isinstance(node.ctx, ast.Load) and \
+                    isinstance(inner, ast.Attribute) and node.slice.value < len(inner.attr) \
+                    and isinstance(getattr(inner.value, "ps_type", None), T.VectorType):
+                # one component of a swizzle, composed as in tx_Attribute: v.zyx[0] is
+                # v.z (MSL's stand-in and CUDA's swizzle functions take no component of a
+                # swizzle; fuzz seed 5255634946121578419 kernel 80)
+                one = ast.Attribute(value=inner.value, attr=inner.attr[node.slice.value],
+                                    ctx=ast.Load())
+                one.ps_type = vt.elem  # type: ignore[attr-defined]
+                return ast.copy_location(one, node)
         elif isinstance(vt, T.MatrixType):
             node.ps_type = vt.column
         else:
