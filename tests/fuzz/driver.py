@@ -4,6 +4,7 @@ every WebGPU and Vulkan adapter, or the drivers PYSHADE_TEST_VK_DRIVERS names)."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -18,7 +19,17 @@ from typing import Any, Callable
 
 import pyshade as ps
 
-from .harness import Outcome, check_on, kernel_seed, launch, load, make_inputs, make_kernel, module_source
+from .harness import (
+    Outcome,
+    check_on,
+    compiles_at_first_dispatch,
+    kernel_seed,
+    launch,
+    load,
+    make_inputs,
+    make_kernel,
+    module_source,
+)
 from .nodes import Kernel
 
 # Device groups, as PYSHADE_FUZZ_DEVICES names them (test_differential's names).
@@ -114,15 +125,19 @@ def run(seed: int, count: int, devs: list[tuple[str, ps.Device]], workdir: Path,
         batch: int = 10, hosts_every: int = 1,
         on_result: Callable[[Result], Any] | None = None,
         start: int = 0, on_device: Callable[[int, str], Any] | None = None,
-        races_every: int = 1) -> tuple[list[Result], dict]:
+        races_every: int = 1,
+        warm: Callable[[int, str], contextlib.AbstractContextManager] | None = None,
+        ) -> tuple[list[Result], dict]:
     """Generate kernels ``start`` to ``count`` of ``seed``, ``batch`` to a module, and run
     each on the cpu device and then on every other device, comparing. ``hosts_every``: the g++
     stand-ins (cuda-host, msl-host) run every n-th kernel only (each compile takes
     seconds). ``on_device(j, label)`` is called before kernel j runs on a device (the
     isolated runner's watchdog). The cpu reference runs with the race detector every
     ``races_every``-th kernel, without it otherwise (the generator's kernels are
-    race-free by construction; the shrinker always checks). Returns the results and a
-    Tally per device label."""
+    race-free by construction; the shrinker always checks). On a device that compiles
+    at the first dispatch (``compiles_at_first_dispatch``) each kernel is launched over
+    one workgroup first, inside ``warm(j, label)`` (the isolated runner's watchdog
+    phase). Returns the results and a Tally per device label."""
     tallies: dict[str, Tally] = {label: Tally() for label, _ in devs}
     results = []
     cpu_races = next(d for label, d in devs if label == "cpu")
@@ -153,7 +168,11 @@ def run(seed: int, count: int, devs: list[tuple[str, ps.Device]], workdir: Path,
                     continue
                 if on_device:
                     on_device(j, label)
-                o = check_on(params, k.meta, fn, mod, label, dev, inputs, want)
+                first = None
+                if compiles_at_first_dispatch(label):
+                    first = (lambda j=j, label=label: warm(j, label)) if warm \
+                        else contextlib.nullcontext
+                o = check_on(params, k.meta, fn, mod, label, dev, inputs, want, first)
                 tallies[label].add(o)
                 res.outcomes.append(o)
             if on_result:
@@ -203,7 +222,8 @@ def child_main(argv: list[str]) -> None:
 
     # test_fuzz's watchdog tests: "j:label" makes this child hang there, as a GPU would;
     # "j:label:pipeline" while the driver creates the pipeline, as SwiftShader's compiler
-    # ("j:label:run" once it is made, as a kernel that never finishes running)
+    # ("j:label:run" once it is made, as a kernel that never finishes running;
+    # "j:label:warm" in lavapipe's first one-workgroup launch, as its LLVM)
     hang = os.environ.get("PYSHADE_FUZZ_TEST_HANG", "")
     current = [start]
 
@@ -212,6 +232,8 @@ def child_main(argv: list[str]) -> None:
         print(json.dumps({"running": j, "device": label}), flush=True)
         if hang == f"{j}:{label}":
             time.sleep(3600)
+
+    warming = [False]
 
     def marked(label: str, prepare: Callable[[Any], Any]) -> Callable[[Any], Any]:
         """The device's ``prepare`` (where the driver creates the pipeline), between a
@@ -222,15 +244,33 @@ def child_main(argv: list[str]) -> None:
             if hang == f"{current[0]}:{label}:pipeline":
                 time.sleep(3600)
             handle = prepare(compiled)
-            print(json.dumps({"prepared": current[0], "device": label}), flush=True)
-            if hang == f"{current[0]}:{label}:run":
-                time.sleep(3600)
+            if not warming[0]:      # else warm() says so once the first launch is done
+                print(json.dumps({"prepared": current[0], "device": label}), flush=True)
+                if hang == f"{current[0]}:{label}:run":
+                    time.sleep(3600)
             return handle
         return wrapper
 
     for label, dev in devs:
         if label != "cpu":
             dev.prepare = marked(label, dev.prepare)  # type: ignore[method-assign]
+
+    @contextlib.contextmanager
+    def warm(j: int, label: str) -> Any:
+        """A one-workgroup first launch on a device that compiles at the first dispatch
+        (lavapipe): inside the "pipeline" phase, so that a compile of minutes is a
+        slow-pipeline skip, not a timeout of the run."""
+        print(json.dumps({"pipeline": j, "device": label}), flush=True)
+        warming[0] = True
+        try:
+            yield
+        finally:
+            warming[0] = False
+        if hang == f"{j}:{label}:warm":
+            time.sleep(3600)
+        print(json.dumps({"prepared": j, "device": label}), flush=True)
+        if hang == f"{j}:{label}:run":
+            time.sleep(3600)
 
     def done(res: Result) -> None:
         line = result_line(res)
@@ -248,7 +288,7 @@ def child_main(argv: list[str]) -> None:
 
     os.environ.setdefault("PYSHADE_CACHE", "0")
     run(seed, stop, devs, work, batch=5, hosts_every=hosts_every, on_result=done,
-        start=start, on_device=device, races_every=races_every)
+        start=start, on_device=device, races_every=races_every, warm=warm)
 
 
 def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
@@ -364,19 +404,19 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
 
 def _slow_pipeline(kernels: dict, slow: list, j: int, label: str, seconds: float,
                    on_line: Callable[[dict], Any] | None) -> None:
-    """Kernel ``j`` on ``label``: the driver created no pipeline within ``seconds``. Not
+    """Kernel ``j`` on ``label``: the driver had not compiled it after ``seconds``. Not
     run there, so not compared: counted as "slow-pipeline" (a skip the summary lists),
     not as a finding. SwiftShader's compiler takes minutes over naga's SPIR-V of some
-    kernels (bench/probes/swiftshader_wgpu_slow_pipeline.py); a kernel that never
+    kernels when the pipeline is made (bench/probes/swiftshader_wgpu_slow_pipeline.py),
+    lavapipe's LLVM over others at their first dispatch, a one-workgroup launch that
+    counts here (bench/probes/lavapipe_slow_compile_shrink.py); a kernel that never
     finishes running, or a translation or compile by pyshade's toolchains that never
     ends, is still a timeout."""
-    line = kernels.get(j) or {"index": j, "kernel": f"fz{j}", "ft": "", "cpu_error": "",
-                              "outcomes": {}}
+    line = _killed_line(kernels, j)
     line["outcomes"][label] = {"status": "skip", "seconds": seconds, "kind": "slow-pipeline",
-                               "error": f"slow-pipeline: the driver created no pipeline in "
-                                        f"{seconds:.0f} s (killed; not run)",
+                               "error": f"slow-pipeline: the driver had not compiled the "
+                                        f"kernel after {seconds:.0f} s (killed; not run)",
                                "mismatch": "", "allowed": []}
-    kernels[j] = line
     slow.append((j, label))
     if on_line:
         on_line(line)
@@ -384,15 +424,21 @@ def _slow_pipeline(kernels: dict, slow: list, j: int, label: str, seconds: float
 
 def _timeout(kernels: dict, timeouts: list, j: int, label: str, why: str,
              on_line: Callable[[dict], Any] | None) -> None:
-    line = kernels.get(j) or {"index": j, "kernel": f"fz{j}", "ft": "", "cpu_error": "",
-                              "outcomes": {}}
+    """Kernel ``j`` never finished on ``label`` (a failure, "timeout")."""
+    line = _killed_line(kernels, j)
     if label == "cpu":
         line["cpu_error"] = f"timeout: {why}"
     else:
         line["outcomes"][label] = {"status": "error", "seconds": 0.0, "kind": "timeout",
                                    "error": f"timeout: {why}", "mismatch": "", "allowed": []}
     line["timeout"] = label
-    kernels[j] = line
     timeouts.append((j, label))
     if on_line:
         on_line(line)
+
+
+def _killed_line(kernels: dict, j: int) -> dict:
+    """Kernel ``j``'s result line, made (and kept in ``kernels``) when its child was killed
+    before it printed one."""
+    return kernels.setdefault(j, {"index": j, "kernel": f"fz{j}", "ft": "", "cpu_error": "",
+                                  "outcomes": {}})

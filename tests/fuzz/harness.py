@@ -18,7 +18,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -710,13 +710,27 @@ def supported_floats(dev: ps.Device) -> set[str]:
 STORAGE_LIMIT = "Too many bindings of type StorageBuffers"
 
 
+def compiles_at_first_dispatch(label: str) -> bool:
+    """Whether the device labelled ``label`` compiles a kernel's machine code at its
+    first dispatch, not when the pipeline is made: llvmpipe (lavapipe) runs LLVM then,
+    for minutes over some kernels (bench/probes/lavapipe_slow_compile_shrink.py)."""
+    return "llvmpipe" in label
+
+
 def check_on(params: list[str], meta: dict, fn: Any, mod: Any, label: str, dev: ps.Device,
-             inputs: dict, want: dict) -> Outcome:
-    """Run on one device and compare with the cpu device's outputs ``want``."""
+             inputs: dict, want: dict,
+             warm: Callable[[], contextlib.AbstractContextManager] | None = None) -> Outcome:
+    """Run on one device and compare with the cpu device's outputs ``want``. ``warm``: the
+    kernel is launched once over one workgroup inside ``warm()`` first (its outputs
+    dropped), so that a driver that compiles at the first dispatch does so there, apart
+    from the run (the isolated runner's watchdog counts it as the pipeline's making)."""
     if meta["ft"] not in supported_floats(dev):
         return Outcome(label, "skip")
     t = time.perf_counter()
     try:
+        if warm is not None:
+            with warm():
+                launch(params, dict(meta, n=meta["wg"]), fn, mod, dev, inputs)
         got = launch(params, meta, fn, mod, dev, inputs)
     except ps.TranslationError as e:
         # A documented refusal (HLSL has no f64 floor, so no f64 //): not a finding, but

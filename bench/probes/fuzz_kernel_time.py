@@ -1,0 +1,45 @@
+"""Time one fuzzer kernel on one device label in phases: the first launch over a
+single workgroup (on lavapipe: LLVM compiles the shader at the first dispatch), then a
+second launch over all of the kernel's invocations. For kernels that hold a device
+for minutes (issue 16: seed 6579655493099019436 kernel 60 on lavapipe).
+
+    CI=true PYSHADE_TEST_VK_DRIVERS=lavapipe python bench/probes/fuzz_kernel_time.py \
+        6579655493099019436:60 --device vulkan
+"""
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from fuzz import driver  # noqa: E402
+from fuzz.harness import kernel_seed, launch, load, make_inputs, make_kernel, module_source  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("kernel", help="SEED:INDEX")
+    ap.add_argument("--device", default="vulkan", help="a device group; its first device")
+    ap.add_argument("--first", type=int, default=0, help="invocations of the first launch (0: 16)")
+    a = ap.parse_args()
+    seed, j = map(int, a.kernel.split(":"))
+    label, dev = driver.devices({a.device})[1]
+    print("device:", label, flush=True)
+    k = make_kernel(seed, j)
+    mod = load(module_source([k]), Path(tempfile.mkdtemp()), f"fz_{seed}_{j}")
+    fn = getattr(mod, k.name)
+    params = [n for n, _ in k.live_params()]
+    inputs = make_inputs(k.meta, kernel_seed(seed, j, 1))
+    small = dict(k.meta, n=a.first or 16)
+    for label, meta in (("first launch (small)", small), ("full launch", k.meta),
+                        ("again", k.meta)):
+        t = time.perf_counter()
+        launch(params, meta, fn, mod, dev, inputs)
+        print(f"{label} n={meta['n']}: {time.perf_counter() - t:.2f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
