@@ -164,6 +164,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _EXIT_STATUS: list[int] = []
+# Lines the fuzz tests leave for the end of the run (their seeds and counts), printed
+# whether they pass or fail: a fresh seed's run is repeatable only by its seed.
+FUZZ_SUMMARY: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if FUZZ_SUMMARY:
+        terminalreporter.section("fuzz")
+        for line in FUZZ_SUMMARY:
+            terminalreporter.write_line(line)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

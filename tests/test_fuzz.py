@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import IN_CI
+from conftest import FUZZ_SUMMARY, IN_CI
 from fuzz import driver, harness, shrink, ulp
 
 import pyshade as ps
@@ -95,8 +95,11 @@ def _fuzz(seed: int, groups: set[str] | None = None) -> None:
             for a in o.get("allowed", ()):
                 rule = f"{label}: {a.split('; allowed: ')[-1]}"
                 allowed[rule] = allowed.get(rule, 0) + 1
-    print(f"{len(lines)} kernels in {time.perf_counter() - t:.1f} s: " + ", ".join(
-        f"{label} {a}/{n}" for label, (a, n) in sorted(tallies.items())))
+    counts = f"{len(lines)} kernels in {time.perf_counter() - t:.1f} s: " + ", ".join(
+        f"{label} {a}/{n}" for label, (a, n) in sorted(tallies.items()))
+    print(counts)
+    FUZZ_SUMMARY.append(f"PYSHADE_FUZZ_SEED={seed}: {counts}; slow pipelines: "
+                        f"{len(got['slow_pipelines'])}")
     print("slow pipelines (the driver had not compiled the kernel in TIMEOUT s; not run): " + (", ".join(
         f"{j} on {label}" for j, label in got["slow_pipelines"]) or "none"))
     print("accepted by a documented rule (kernels): " + (", ".join(
