@@ -528,8 +528,8 @@ def _hang_on_vulkan(monkeypatch: pytest.MonkeyPatch, where: str, count: int,
 
 def test_isolated_runner_waits_longer_while_a_kernel_runs(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once a kernel's pipeline is made, the watchdog waits ``run_timeout`` seconds, not
-    ``kernel_timeout`` (lavapipe compiles at the first dispatch): a child that hangs
+    """Once a kernel's pipeline is made (and on lavapipe compiled by a first launch), the
+    watchdog waits ``run_timeout`` seconds, not ``kernel_timeout``: a child that hangs
     there (a planted sleep) is killed after the longer time, as a timeout."""
     t = time.monotonic()
     label, got = _hang_on_vulkan(monkeypatch, "run", 2, kernel_timeout=15.0, run_timeout=25.0)

@@ -1,7 +1,8 @@
-"""Time one fuzzer kernel on one device label in phases: the first launch over a
-single workgroup (on lavapipe: LLVM compiles the shader at the first dispatch), then a
-second launch over all of the kernel's invocations. For kernels that hold a device
-for minutes (issue 16: seed 6579655493099019436 kernel 60 on lavapipe).
+"""Time one fuzzer kernel on one device group's first device in phases: a first launch
+over one workgroup, as tests/fuzz/harness.check_on's ``warm`` (on lavapipe: LLVM
+compiles the shader at the first dispatch), then a launch over all of the kernel's
+invocations, twice. For kernels that hold a device for minutes (issue 16: seed
+6579655493099019436 kernel 60 on lavapipe).
 
     CI=true PYSHADE_TEST_VK_DRIVERS=lavapipe python bench/probes/fuzz_kernel_time.py \
         6579655493099019436:60 --device vulkan
@@ -23,7 +24,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("kernel", help="SEED:INDEX")
     ap.add_argument("--device", default="vulkan", help="a device group; its first device")
-    ap.add_argument("--first", type=int, default=0, help="invocations of the first launch (0: 16)")
+    ap.add_argument("--first", type=int, default=0,
+                    help="invocations of the first launch (0: one workgroup, as the runner)")
     a = ap.parse_args()
     seed, j = map(int, a.kernel.split(":"))
     label, dev = driver.devices({a.device})[1]
@@ -33,7 +35,7 @@ def main() -> None:
     fn = getattr(mod, k.name)
     params = [n for n, _ in k.live_params()]
     inputs = make_inputs(k.meta, kernel_seed(seed, j, 1))
-    small = dict(k.meta, n=a.first or 16)
+    small = dict(k.meta, n=a.first or k.meta["wg"])
     for label, meta in (("first launch (small)", small), ("full launch", k.meta),
                         ("again", k.meta)):
         t = time.perf_counter()

@@ -33,7 +33,7 @@ def child(path: str, group: str) -> None:
     params = [n for n, _ in k.live_params()]
     inputs = make_inputs(k.meta, kernel_seed(seed, j, 1))
     t = time.perf_counter()
-    launch(params, dict(k.meta, n=16), fn, mod, dev, inputs)
+    launch(params, dict(k.meta, n=k.meta["wg"]), fn, mod, dev, inputs)
     print(f"{time.perf_counter() - t:.2f}")
 
 

@@ -5,6 +5,7 @@ every WebGPU and Vulkan adapter, or the drivers PYSHADE_TEST_VK_DRIVERS names)."
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import queue
@@ -170,8 +171,7 @@ def run(seed: int, count: int, devs: list[tuple[str, ps.Device]], workdir: Path,
                     on_device(j, label)
                 first = None
                 if compiles_at_first_dispatch(label):
-                    first = (lambda j=j, label=label: warm(j, label)) if warm \
-                        else contextlib.nullcontext
+                    first = functools.partial(warm, j, label) if warm else contextlib.nullcontext
                 o = check_on(params, k.meta, fn, mod, label, dev, inputs, want, first)
                 tallies[label].add(o)
                 res.outcomes.append(o)
@@ -302,9 +302,9 @@ def run_isolated(seed: int, count: int, groups: set[str], *, jobs: int = 2,
     on a device: a GPU cannot be interrupted from Python) is killed, the kernel is
     recorded as a "timeout" error on the device it was running on, and a new child
     goes on after it. ``run_timeout`` (default ``kernel_timeout``) is the watchdog's
-    seconds once a kernel's pipeline is made, while it runs: a CPU driver compiles
-    the kernel with LLVM at its first dispatch, inside that time (lavapipe took up
-    to 55 s alone over a fuzzer kernel); the children's fence wait
+    seconds once a kernel's pipeline is made (on lavapipe, which compiles at the first
+    dispatch, once a one-workgroup first launch has compiled it: ``run``'s ``warm``),
+    while it runs; the children's fence wait
     (PYSHADE_GPU_WAIT) is set 10 s below it, so a kernel that never ends is reported
     by the device rather than killed. ``deadline`` (time.monotonic()): the children
     still running then are stopped, and the run returns what finished. Returns
