@@ -5,7 +5,8 @@
 # reduction's variants on cuda (bench/probes/reduce_profile.py), then the algorithms' tests on
 # the GPU devices. Logs under $OUT; tables printed last.
 #   run(command="bash bench/h200_algos_tune.sh", carry=[".gl", ".whl", ".tools", ".dxc"])
-# TUNE_STEPS picks the steps (default "bench radix reduce tests").
+# TUNE_STEPS picks the steps (default "bench radix reduce tests"), BENCH_SIZES the bench's
+# sizes (default 16777216).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-/tmp/out}
@@ -16,7 +17,7 @@ date -u +%FT%TZ | tee "$OUT/date.txt"
 for step in $STEPS; do
     case $step in
     bench) timeout -k 5 "${BENCH_TIMEOUT:-150}" python3 -m pyshade bench --only algorithms \
-            --device cuda wgpu vulkan --sizes 16777216 --reps 5 --out "$OUT/h200_algorithms" \
+            --device cuda wgpu vulkan --sizes ${BENCH_SIZES:-16777216} --reps 5 --out "$OUT/h200_algorithms" \
             > "$OUT/bench.txt" 2>&1 ;;
     radix) timeout -k 5 "${RADIX_TIMEOUT:-150}" python3 bench/probes/radix_stage_profile.py \
             --variants --devices "${RADIX_DEVICES:-cuda,vulkan,wgpu}" > "$OUT/radix.txt" 2>&1 ;;

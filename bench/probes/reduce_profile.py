@@ -51,6 +51,8 @@ VARIANTS = {
     "wg512": [("WG = 256\n", "WG = 512\n")],
     "wg512-items8": [("WG = 256\n", "WG = 512\n"), ("ITEMS = 16 ", "ITEMS = 8 ")],
     "wg1024-items8": [("WG = 256\n", "WG = 1024\n"), ("ITEMS = 16 ", "ITEMS = 8 ")],
+    "wg512-items32": [("WG = 256\n", "WG = 512\n"), ("ITEMS = 16 ", "ITEMS = 32 ")],
+    "wg128-items32": [("WG = 256\n", "WG = 128\n"), ("ITEMS = 16 ", "ITEMS = 32 ")],
 }
 
 
