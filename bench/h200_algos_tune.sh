@@ -5,17 +5,20 @@
 # reduction's variants on cuda (bench/probes/reduce_profile.py), then the algorithms' tests on
 # the GPU devices. Logs under $OUT; tables printed last.
 #   run(command="bash bench/h200_algos_tune.sh", carry=[".gl", ".whl", ".tools", ".dxc"])
-# TUNE_STEPS picks the steps (default "bench radix reduce tests"), BENCH_SIZES the bench's
+# TUNE_STEPS picks the steps (default "negzero bench radix reduce tests"; negzero is
+# bench/probes/nvidia_neg_zero_probe.py, issue 16's open NVIDIA zero sign), BENCH_SIZES the bench's
 # sizes (default 16777216).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 source bench/h200_env.sh > /dev/null
-STEPS=${TUNE_STEPS:-bench radix reduce tests}
+STEPS=${TUNE_STEPS:-negzero bench radix reduce tests}
 date -u +%FT%TZ | tee "$OUT/date.txt"
 for step in $STEPS; do
     case $step in
+    negzero) timeout -k 5 "${NEGZERO_TIMEOUT:-90}" python3 bench/probes/nvidia_neg_zero_probe.py \
+            > "$OUT/negzero.txt" 2>&1 ;;
     bench) timeout -k 5 "${BENCH_TIMEOUT:-150}" python3 -m pyshade bench --only algorithms \
             --device cuda wgpu vulkan --sizes ${BENCH_SIZES:-16777216} --reps 5 --out "$OUT/h200_algorithms" \
             > "$OUT/bench.txt" 2>&1 ;;
@@ -29,7 +32,7 @@ for step in $STEPS; do
     esac
     echo "== $step done (rc $?) $(date -u +%T)"
 done
-for f in tests_summary reduce radix bench; do
+for f in negzero tests_summary reduce radix bench; do
     [ -f "$OUT/$f.txt" ] && { echo "=== $f"; grep -vE "^\s*$" "$OUT/$f.txt" | tail -45 | cut -c1-200; }
 done
 exit 0

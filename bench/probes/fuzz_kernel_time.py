@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from fuzz import driver  # noqa: E402
-from fuzz.harness import kernel_seed, launch, load, make_inputs, make_kernel, module_source  # noqa: E402
+from fuzz.harness import kernel_of, launch, load, make_kernel, module_source  # noqa: E402
 
 
 def main() -> None:
@@ -32,9 +32,7 @@ def main() -> None:
     print("device:", label, flush=True)
     k = make_kernel(seed, j)
     mod = load(module_source([k]), Path(tempfile.mkdtemp()), f"fz_{seed}_{j}")
-    fn = getattr(mod, k.name)
-    params = [n for n, _ in k.live_params()]
-    inputs = make_inputs(k.meta, kernel_seed(seed, j, 1))
+    fn, params, inputs = kernel_of(mod, k, seed, j)
     small = dict(k.meta, n=a.first or k.meta["wg"])
     for label, meta in (("first launch (small)", small), ("full launch", k.meta),
                         ("again", k.meta)):

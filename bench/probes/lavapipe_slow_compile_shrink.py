@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from fuzz.harness import kernel_seed, launch, load, make_inputs, make_kernel, module_source  # noqa: E402
+from fuzz.harness import kernel_of, launch, load, make_kernel, module_source  # noqa: E402
 from fuzz.shrink import Shrinker  # noqa: E402
 
 
@@ -29,9 +29,7 @@ def child(path: str, group: str) -> None:
     k, seed, j = pickle.loads(Path(path).read_bytes())
     dev = driver.devices({group})[1][1]
     mod = load(module_source([k]), Path(tempfile.mkdtemp()), f"slow_{seed}_{j}")
-    fn = getattr(mod, k.name)
-    params = [n for n, _ in k.live_params()]
-    inputs = make_inputs(k.meta, kernel_seed(seed, j, 1))
+    fn, params, inputs = kernel_of(mod, k, seed, j)
     t = time.perf_counter()
     launch(params, dict(k.meta, n=k.meta["wg"]), fn, mod, dev, inputs)
     print(f"{time.perf_counter() - t:.2f}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import math
 import struct
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
@@ -23,7 +24,7 @@ from ..interface import BufferSlot, Layout, ParamBlock
 # and re-exported here for the backends.
 __all__ = ["BufferSlot", "Compiled", "Device", "DeviceArray", "Layout", "ParamBlock",
            "check_requirements", "check_target", "choose_adapter", "host_data",
-           "shape_tuple", "with_group_counts"]
+           "shape_bytes", "shape_tuple", "with_group_counts"]
 
 
 def with_group_counts(params: bytes, offset: int, groups: Sequence[int]) -> bytes:
@@ -62,6 +63,12 @@ def choose_adapter(found: Sequence[Any], index: int, backend: str, what: str,
 def shape_tuple(shape: int | Sequence[int]) -> tuple[int, ...]:
     """``empty``/``zeros``' shape argument as a tuple of ints."""
     return (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)  # type: ignore[arg-type,union-attr]
+
+
+def shape_bytes(shape: tuple[int, ...], dtype: np.dtype) -> int:
+    """The bytes of an array of ``shape`` (a tuple of ints) and ``dtype``: ``math.prod``,
+    as ``numpy.prod`` costs 4 us, a tenth of a small ``reduce`` on the H200."""
+    return math.prod(shape) * dtype.itemsize
 
 
 class DeviceArray:

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..cache import LRU
 from ..errors import BackendUnavailable, LaunchError
-from .base import Compiled, Device, DeviceArray, check_requirements
+from .base import Compiled, Device, DeviceArray, check_requirements, shape_bytes, shape_tuple
 
 MODULE_CACHE_SIZE = 256
 
@@ -167,9 +167,9 @@ class CudaDevice(Device):
 
     def empty(self, shape: int | Sequence[int], dtype: Any = np.float32) -> CudaArray:
         """An uninitialised array."""
-        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        shape = shape_tuple(shape)
         dt = np.dtype(dtype)
-        n = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        n = shape_bytes(shape, dt)
         return CudaArray(self, self._alloc(n), dt, shape)
 
     def zeros(self, shape: int | Sequence[int], dtype: Any = np.float32) -> CudaArray:

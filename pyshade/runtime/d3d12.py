@@ -65,6 +65,7 @@ from .base import (
     check_target,
     choose_adapter,
     host_data,
+    shape_bytes,
     shape_tuple,
     with_group_counts,
 )
@@ -214,8 +215,8 @@ class D3D12Device(Device):
                               f"{self.adapter}: {e}") from None
 
     def _new(self, shape: tuple[int, ...], dtype: np.dtype) -> D3D12Array:
-        n = int(np.prod(shape, dtype=np.int64))
-        buf = self._buffer(max(n, 1) * dtype.itemsize, self.cs.HEAP_DEFAULT, dtype.itemsize)
+        buf = self._buffer(max(shape_bytes(shape, dtype), dtype.itemsize), self.cs.HEAP_DEFAULT,
+                           dtype.itemsize)
         return D3D12Array(self, buf, dtype, shape)
 
     def array(self, data: Any, dtype: Any = None) -> D3D12Array:

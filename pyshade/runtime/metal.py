@@ -55,6 +55,7 @@ from .base import (
     check_target,
     choose_adapter,
     host_data,
+    shape_bytes,
     shape_tuple,
     with_group_counts,
 )
@@ -209,7 +210,7 @@ class MetalDevice(Recording, Device):
     # ---- arrays ------------------------------------------------------------------------
 
     def _new(self, shape: tuple[int, ...], dtype: np.dtype) -> MetalArray:
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        nbytes = shape_bytes(shape, dtype)
         length = max(16, nbytes)           # a zero-length MTLBuffer is nil
         if length > self.limits["max_buffer_length"]:
             raise LaunchError(f"an array of {nbytes} bytes exceeds {self.adapter}'s "

@@ -58,7 +58,14 @@ import numpy as np
 
 from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
-from .base import Compiled, Device, DeviceArray, check_requirements, with_group_counts
+from .base import (
+    Compiled,
+    Device,
+    DeviceArray,
+    check_requirements,
+    shape_bytes,
+    with_group_counts,
+)
 from .recording import Recording
 from .vulkan_memory import BARRIER_STAGES, LLVMPIPE_NOTE, Memory, Slot
 from .vulkan_support import binding, list_adapters, open_device
@@ -223,7 +230,7 @@ class VulkanDevice(Recording, Device):
         return max(16, _round_up(max(nbytes, itemsize), 4))
 
     def _new_array(self, shape: tuple[int, ...], dtype: np.dtype) -> VulkanArray:
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        nbytes = shape_bytes(shape, dtype)
         buf = self._mem.array_buffer(self._buffer_size(nbytes, dtype.itemsize))
         return VulkanArray(self, buf, dtype, shape)
 

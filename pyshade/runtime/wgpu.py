@@ -45,7 +45,7 @@ import numpy as np
 
 from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
-from .base import Compiled, Device, DeviceArray, check_requirements
+from .base import Compiled, Device, DeviceArray, check_requirements, shape_bytes, shape_tuple
 from .recording import Recording
 
 __all__ = ["WgpuArray", "WgpuDevice", "adapter_label", "adapter_note", "list_adapters"]
@@ -360,8 +360,8 @@ class WgpuDevice(Recording, Device):
     def zeros(self, shape: int | Sequence[int], dtype: Any = np.float32) -> WgpuArray:
         """A zero-filled array (WebGPU zero-initialises every new buffer)."""
         dt = np.dtype(dtype)
-        shp = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
-        nbytes = int(np.prod(shp, dtype=np.int64)) * dt.itemsize
+        shp = shape_tuple(shape)
+        nbytes = shape_bytes(shp, dt)
         size = self._buffer_size(nbytes, dt.itemsize)
         self._check_buffer_size(size)
         buf = self.wgpu_device.create_buffer(label="pyshade.array", size=size,

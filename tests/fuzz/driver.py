@@ -24,10 +24,9 @@ from .harness import (
     Outcome,
     check_on,
     compiles_at_first_dispatch,
-    kernel_seed,
+    kernel_of,
     launch,
     load,
-    make_inputs,
     make_kernel,
     module_source,
 )
@@ -149,9 +148,7 @@ def run(seed: int, count: int, devs: list[tuple[str, ps.Device]], workdir: Path,
         for j, k in zip(range(first, first + len(kernels)), kernels):
             res = Result(seed, j, k)
             results.append(res)
-            fn = getattr(mod, k.name)
-            params = [n for n, _ in k.live_params()]
-            inputs = make_inputs(k.meta, kernel_seed(seed, j, 1))
+            fn, params, inputs = kernel_of(mod, k, seed, j)
             t = time.perf_counter()
             cpu = cpu_races if j % races_every == 0 else cpu_fast
             if on_device:

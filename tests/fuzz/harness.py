@@ -148,6 +148,14 @@ def counters_exact(af: np.ndarray, c: int) -> np.ndarray:
     return af
 
 
+def kernel_of(mod: Any, k: Any, seed: int, j: int) -> tuple[Any, list[str], dict[str, Any]]:
+    """Kernel ``k`` (index ``j`` of ``seed``) as a run needs it: its function in the
+    loaded module ``mod``, its live parameters' names, and its inputs (drawn from
+    ``kernel_seed(seed, j, 1)``, the same wherever it runs)."""
+    return (getattr(mod, k.name), [n for n, _ in k.live_params()],
+            make_inputs(k.meta, kernel_seed(seed, j, 1)))
+
+
 def make_inputs(meta: dict, rng: np.random.Generator) -> dict[str, Any]:
     n, ft, c = meta["n"], DTYPES[meta["ft"]], meta["counters"]
     s = meta["slots"]

@@ -28,10 +28,9 @@ import pyshade as ps
 from .harness import (
     check_on,
     differ,
-    kernel_seed,
+    kernel_of,
     launch,
     load,
-    make_inputs,
     module_source,
     poisoned_shared,
 )
@@ -97,9 +96,7 @@ class Shrinker:
             mod = load(module_source([k]), self.workdir, f"shrink_{self.seed}_{self.index}")
         except SyntaxError:     # e.g. a loop's body inlined: its break/continue outside a loop
             return None
-        fn = getattr(mod, k.name)
-        params = [n for n, _ in k.live_params()]
-        inputs = make_inputs(k.meta, kernel_seed(self.seed, self.index, 1))
+        fn, params, inputs = kernel_of(mod, k, self.seed, self.index)
         try:
             want = launch(params, k.meta, fn, mod, self.cpu, inputs)
             if "ps.shared_array" in module_source([k]):
