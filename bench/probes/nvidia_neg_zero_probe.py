@@ -23,8 +23,10 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 import numpy as np  # noqa: E402
 
+# the options pyshade's cuda target compiles with (the CUDA sources below are hand-written)
+from pyshade.toolchains.nvrtc import OPTIONS  # noqa: E402
+
 N = 1 << 16
-OPTIONS = ("--fmad=false", "--prec-div=true", "--prec-sqrt=true", "--ftz=false")
 
 # name: (CUDA expression of a, b, c, numpy reference)
 VARIANTS = {
