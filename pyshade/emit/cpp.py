@@ -103,10 +103,13 @@ class CppEmitter(CppOps, CLikeEmitter):
                                           init=self.table_init(t, values)))
 
     def zero_value(self, t: T.Type, node: ast.AST | None = None) -> str:
-        """A scalar's zero literal, else ``T()`` (value-initialised: all zeros)."""
+        """A scalar's zero literal, else ``T{}`` (value-initialised: all zeros).
+
+        Braces, not ``T()``: inside parentheses C++ reads ``(T()[i] ...`` as the type-id
+        "function returning an array of T" and rejects it (fuzz seed 8477057602848859271:110)."""
         if isinstance(t, T.ScalarType):
             return self.literal(0, T.u32 if t == T.bool_ else t)
-        return f"{self.type_name(t, node, storage=True)}()"
+        return f"{self.type_name(t, node, storage=True)}{{}}"
 
     # -- declarations ---------------------------------------------------------------------
     def padded_members(self, name: str, members: list, size: int) -> tuple[list, list]:
@@ -252,7 +255,8 @@ class CppEmitter(CppOps, CLikeEmitter):
         return super().ex_Subscript(node)
 
     def call_construct(self, node: ast.Call, t: T.Type) -> str:
-        """A vector or matrix constructor (without arguments, ``T()``: zero)."""
+        """A vector or matrix constructor (without arguments ``T{}``, zero: see ``zero_value``
+        for why not ``T()``)."""
         if not node.args:
-            return f"{self.tn(t)}()"
+            return f"{self.tn(t)}{{}}"
         return super().call_construct(node, t)

@@ -67,13 +67,13 @@ extern "C" __global__ void __launch_bounds__(64) zero_constructors(float* __rest
         return;  // port_fixes.py:41
     }
 #line 42 "port_fixes.py"
-    float2 v = float2();  // port_fixes.py:42
-    float4 w = float4();  // port_fixes.py:43
-    ps_mat2 m = ps_mat2();  // port_fixes.py:44
-    ps_mat3 m3 = ps_mat3();  // port_fixes.py:45
-    uint3 u = uint3();  // port_fixes.py:46
-    int4 iv = int4();  // port_fixes.py:47
-    ps_bool2 b = ps_bool2();  // port_fixes.py:48
+    float2 v = float2{};  // port_fixes.py:42
+    float4 w = float4{};  // port_fixes.py:43
+    ps_mat2 m = ps_mat2{};  // port_fixes.py:44
+    ps_mat3 m3 = ps_mat3{};  // port_fixes.py:45
+    uint3 u = uint3{};  // port_fixes.py:46
+    int4 iv = int4{};  // port_fixes.py:47
+    ps_bool2 b = ps_bool2{};  // port_fixes.py:48
     Blank c = Blank(0.0f, 0u, uint(false), 1.5f);  // port_fixes.py:49
     float s = 0.0f;  // port_fixes.py:50
     uint n = 0u;  // port_fixes.py:51

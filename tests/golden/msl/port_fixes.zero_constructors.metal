@@ -45,13 +45,13 @@ kernel void zero_constructors(device float* out_ [[buffer(0)]], device Blank* ce
         return;  // port_fixes.py:41
     }
 #line 42 "port_fixes.py"
-    float2 v = float2();  // port_fixes.py:42
-    float4 w = float4();  // port_fixes.py:43
-    float2x2 m = float2x2();  // port_fixes.py:44
-    float3x3 m3 = float3x3();  // port_fixes.py:45
-    uint3 u = uint3();  // port_fixes.py:46
-    int4 iv = int4();  // port_fixes.py:47
-    bool2 b = bool2();  // port_fixes.py:48
+    float2 v = float2{};  // port_fixes.py:42
+    float4 w = float4{};  // port_fixes.py:43
+    float2x2 m = float2x2{};  // port_fixes.py:44
+    float3x3 m3 = float3x3{};  // port_fixes.py:45
+    uint3 u = uint3{};  // port_fixes.py:46
+    int4 iv = int4{};  // port_fixes.py:47
+    bool2 b = bool2{};  // port_fixes.py:48
     Blank c = Blank(0.0f, 0u, uint(false), 1.5f);  // port_fixes.py:49
     float s = 0.0f;  // port_fixes.py:50
     uint n = 0u;  // port_fixes.py:51
