@@ -315,6 +315,29 @@ def test_comparison_rules_are_narrow() -> None:
     assert harness.kind_of(np.int32(1), np.int32(2)) == "int"
 
 
+def test_nvidia_negzero_rule_is_narrow() -> None:
+    """NVIDIA's select of constants stores +0.0 for a -0.0 (nvidia_neg_zero_probe.py):
+    accepted on the cuda device and NVIDIA's Vulkan routes in that direction only; the
+    reverse, the g++ stand-in and the other Vulkan drivers still fail."""
+    meta = {"sinks": [], "slots": {}}
+    negz = {"of": np.array([1.0, -0.0], np.float32)}
+    posz = {"of": np.array([1.0, 0.0], np.float32)}
+    cases = [("cuda", "cuda", negz, posz, "nvidia-negzero-select"),
+             ("vulkan-nvidia-h200", "vulkan", negz, posz, "nvidia-negzero-select"),
+             ("vulkan-hlsl-nvidia-h200", "vulkan", negz, posz, "nvidia-negzero-select"),
+             ("cuda", "cuda", posz, negz, None),
+             ("vulkan-nvidia-h200", "vulkan", posz, negz, None),
+             ("cuda-host", "cuda", negz, posz, None),
+             ("vulkan-swiftshader", "vulkan", negz, posz, None)]
+    for label, fam, want, got, rule in cases:
+        allowed: list = []
+        bad = harness.compare(meta, want, got, fam, "x", label, allowed)
+        if rule is None:
+            assert bad and not allowed, label
+        else:
+            assert not bad and allowed[0].note.endswith(rule), label
+
+
 def test_atan2_negzero_rule_is_narrow() -> None:
     """SwiftShader's atan2(-0.0, x) = atan2(+0.0, -x) is accepted on SwiftShader's atan2
     sinks only, and only that value; lavapipe's NaN only for y = -0.0 and x < 0; a +0.0
