@@ -98,10 +98,14 @@ def part_sass() -> None:
             continue
         dis = subprocess.run([objdump, "-sass", f"{name}.cubin"], cwd=tmp,
                              capture_output=True, text=True).stdout
-        keep = [ln.strip() for ln in dis.splitlines()
-                if any(op in ln for op in ("FSEL", "SEL", "FADD", "FSETP", "STG", "MOV", "LOP"))]
+        # every instruction from the compare to the store: the 2026-12-05 run's filter
+        # (select, compare, store, move, logic) hid the one that turned SEL's integer
+        # 0 / -1 into the stored word
+        body = [ln.strip() for ln in dis.splitlines() if ln.strip().startswith("/*0")]
+        start = next((i for i, ln in enumerate(body) if "SETP" in ln), 0)
+        stop = next((i for i, ln in enumerate(body) if "STG" in ln and i >= start), len(body))
         print(f"--- sass {name}: {VARIANTS[name][0]}")
-        print("\n".join(keep[:14]))
+        print("\n".join(body[start:stop + 1][:20]))
 
 
 def part_pyshade(rng: np.random.Generator, rows: list) -> None:

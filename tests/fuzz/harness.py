@@ -366,9 +366,9 @@ RULES = (
          "a constant +0.0 whatever the module declares (lavapipe_signed_zero_probe.py)"),
     # A fault of NVIDIA's back end, which ptxas (the cuda device) and the Vulkan driver
     # (both Vulkan routes) share, accepted only as exactly what the probe shows: a select
-    # between two float constants of which one is -0.0 becomes an integer mask (SASS
-    # ``SEL R0, RZ, 0xffffffff`` then an AND with the other constant's bits), so the -0.0
-    # arm stores +0.0 (``-ps.step(e, x)``, ``c ? -0.0 : -1.0``; hand CUDA through CuPy's
+    # between two float constants of which one is -0.0 becomes a select of the integers 0
+    # and -1 (SASS ``SEL R0, RZ, 0xffffffff``) from which the stored word is made, and
+    # the -0.0 arm stores +0.0 (``-ps.step(e, x)``, ``c ? -0.0 : -1.0``; hand CUDA through CuPy's
     # RawKernel likewise: bench/probes/nvidia_neg_zero_probe.py). Only -0.0 -> +0.0;
     # the g++ stand-in (cuda-host) keeps the sign and gets no rule.
     Rule("nvidia-negzero-select", "cuda", "", "negzero-lost",
