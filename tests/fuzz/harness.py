@@ -367,8 +367,8 @@ RULES = (
     # A fault of NVIDIA's back end, which ptxas (the cuda device) and the Vulkan driver
     # (both Vulkan routes) share, accepted only as exactly what the probe shows: a select
     # between two float constants of which one is -0.0 becomes a select of the integers 0
-    # and -1 (SASS ``SEL R0, RZ, 0xffffffff``) from which the stored word is made, and
-    # the -0.0 arm stores +0.0 (``-ps.step(e, x)``, ``c ? -0.0 : -1.0``; hand CUDA through CuPy's
+    # and -1 converted to float (SASS ``SEL R0, RZ, 0xffffffff`` then ``I2FP.F32.S32``),
+    # and the integer 0 converts to +0.0 (``-ps.step(e, x)``, ``c ? -0.0 : -1.0``; hand CUDA through CuPy's
     # RawKernel likewise: bench/probes/nvidia_neg_zero_probe.py). Only -0.0 -> +0.0;
     # the g++ stand-in (cuda-host) keeps the sign and gets no rule.
     Rule("nvidia-negzero-select", "cuda", "", "negzero-lost",
