@@ -368,9 +368,9 @@ RULES = (
     # (both Vulkan routes) share, accepted only as exactly what the probe shows: a select
     # between two float constants of which one is -0.0 becomes a select of the integers 0
     # and -1 converted to float (SASS ``SEL R0, RZ, 0xffffffff`` then ``I2FP.F32.S32``),
-    # and the integer 0 converts to +0.0 (``-ps.step(e, x)``, ``c ? -0.0 : -1.0``; hand CUDA through CuPy's
-    # RawKernel likewise: bench/probes/nvidia_neg_zero_probe.py). Only -0.0 -> +0.0;
-    # the g++ stand-in (cuda-host) keeps the sign and gets no rule.
+    # and the integer 0 converts to +0.0 (``-ps.step(e, x)``, ``c ? -0.0 : -1.0``; hand
+    # CUDA through CuPy's RawKernel likewise: bench/probes/nvidia_neg_zero_probe.py).
+    # Only -0.0 -> +0.0; the g++ stand-in (cuda-host) keeps the sign and gets no rule.
     Rule("nvidia-negzero-select", "cuda", "", "negzero-lost",
          "none: an NVIDIA back-end fault (CUDA's float arithmetic is IEEE-754, signed "
          "zeros included); a select of constants -0.0 and c stores +0.0 "
@@ -511,10 +511,12 @@ def _accepted(w: np.ndarray, g: np.ndarray, bad: np.ndarray,
         zero = bad & (w == g)
         near = bad & ~zero & (np.signbit(w) == np.signbit(g)) & ~np.isnan(w) & ~np.isnan(g)
         dist = ulp_distance(w, g)
+    # what each kind of tolerance accepts; the other kinds (second references, atan2)
+    # are checked elsewhere and accept nothing here
+    masks = {"zero-sign": zero, "negzero-lost": zero & np.signbit(w) & ~np.signbit(g)}
     for r in rules:
-        hit = zero if r.kind == "zero-sign" else near & (dist <= r.ulp) \
-            if r.kind == "ulp" else zero & np.signbit(w) & ~np.signbit(g) \
-            if r.kind == "negzero-lost" else np.zeros_like(bad)
+        hit = near & (dist <= r.ulp) if r.kind == "ulp" else \
+            masks.get(r.kind, np.zeros_like(bad))
         hit = hit & ~ok
         if hit.any():
             ok |= hit
