@@ -13,7 +13,7 @@
 source bench/h200_env.sh
 P=bench/probes/vulkan_exact_division_replay.py
 mkdir -p "$OUT/replay"
-STEPS=${STEPS:-selftest vk_emitted vk_exact wgpu_exact wgpu_like pair_glsl pair_hlsl}
+STEPS=${STEPS:-selftest vk_emitted vk_exact wgpu_exact wgpu_like pair_glsl pair_hlsl wgpu_nofm wgpu_noprec}
 on() { [[ " $STEPS " == *" $1 "* ]]; }
 on selftest && {
   python3 $P --devices cpu,vulkan,vulkan-hlsl,wgpu --selftest
@@ -33,9 +33,11 @@ run wgpu_exact "--strict --exact" cpu,wgpu $WGPU
 run wgpu_like "--strict --exact --like-wgsl" cpu,vulkan,vulkan-hlsl $WGPU
 run pair_glsl "--exact --like-wgsl --pair" cpu,wgpu,vulkan $WGPU
 run pair_hlsl "--exact --like-wgsl --pair" cpu,wgpu,vulkan-hlsl $WGPU
+run wgpu_nofm "--strict --exact --no-float-modes" cpu,vulkan $WGPU
+run wgpu_noprec "--strict --exact --no-precise" cpu,vulkan $WGPU
 
 grep SELFTEST "$OUT/replay/selftest.txt"
-for f in vk_emitted vk_exact wgpu_exact wgpu_like; do
+for f in vk_emitted vk_exact wgpu_exact wgpu_like wgpu_nofm wgpu_noprec; do
   on $f || continue
   echo "== $f: $(wc -l < "$OUT/replay/$f.txt") rows"
   awk '{print $3, $4}' "$OUT/replay/$f.txt" | sed 's/-nvidia[^ ]*//' | sort | uniq -c

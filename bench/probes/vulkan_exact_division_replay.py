@@ -205,12 +205,16 @@ def strict() -> None:
     harness.RECIPROCAL_VULKAN = harness.Rule("vulkan-reciprocal-off", "none", "", "reciprocal", "")
 
 
-def like_wgsl() -> None:
-    """Give the Vulkan routes WGSL's freedoms: no ``precise`` (the driver may contract),
-    and none of the float-control modes (DenormPreserve, SignedZeroInfNanPreserve) the
-    vulkan device adds and naga cannot."""
+def no_precise() -> None:
+    """No ``precise`` on the Vulkan routes: the driver may contract, as through WGSL."""
     GlslEmitter.PRECISE = ""
     HlslEmitter.PRECISE = ""
+
+
+def no_float_modes() -> None:
+    """None of the float-control modes (DenormPreserve, SignedZeroInfNanPreserve) the
+    vulkan device adds and naga's SPIR-V cannot have: subnormals may be flushed and
+    zero signs ignored, as through WGSL."""
     FloatModes.__bool__ = lambda self: False
 
 
@@ -275,6 +279,9 @@ def main() -> None:
     ap.add_argument("--strict", action="store_true", help="no NVIDIA Vulkan rules")
     ap.add_argument("--like-wgsl", action="store_true",
                     help="no precise and no float-control modes on the Vulkan routes")
+    ap.add_argument("--no-precise", action="store_true", help="no precise (Vulkan routes)")
+    ap.add_argument("--no-float-modes", action="store_true",
+                    help="no DenormPreserve or SignedZeroInfNanPreserve (Vulkan routes)")
     ap.add_argument("--pair", action="store_true",
                     help="compare the first two non-cpu devices' outputs bit for bit")
     ap.add_argument("--selftest", action="store_true", help="check / and sqrt, then stop")
@@ -282,13 +289,16 @@ def main() -> None:
     if a.exact:
         patch()
         patch_wgsl()
-    if a.like_wgsl:
-        like_wgsl()
+    if a.like_wgsl or a.no_precise:
+        no_precise()
+    if a.like_wgsl or a.no_float_modes:
+        no_float_modes()
     if a.strict:
         strict()
     devs = driver.devices(set(a.devices.split(",")))
     mode = ("exact" if a.exact else "as-emitted") + (" strict" if a.strict else "") + \
-        (" like-wgsl" if a.like_wgsl else "")
+        (" like-wgsl" if a.like_wgsl else "") + (" no-precise" if a.no_precise else "") + \
+        (" no-float-modes" if a.no_float_modes else "")
     if a.selftest:
         selftest([(label, d) for label, d in devs if label != "cpu"])
         return
