@@ -232,7 +232,9 @@ def distance(a: _F, b: _F, /) -> float:
     """length(a - b)."""
 
 def fma(a: _F, b: _F, c: _F, /) -> _F:
-    """a * b + c (fused where the target fuses)."""
+    """a * b + c, rounded once on the cpu device and CUDA; Vulkan and WGSL let a driver round the
+    product and the sum apart (their precision of fma is inherited from a multiply and an add), and
+    lavapipe and SwiftShader do, on every route (bench/probes/fma_fused_probe.py)."""
 
 def select(f: _S, t: _S, cond: bool | bvec2 | bvec3 | bvec4, /) -> _S:
     """select(f, t, cond): t where cond else f (both evaluated)."""

@@ -393,7 +393,11 @@ cross = _register("cross", None, _t_cross, "Cross product of two vec3.")
 length = _register("length", None, _t_vec_reduce(1), "Euclidean length of a float vector.")
 normalize = _register("normalize", None, _t_normalize, "The vector scaled to length 1.")
 distance = _register("distance", None, _t_vec_reduce(2), "length(a - b).")
-fma = _register("fma", None, _t_fma, "a * b + c (fused where the target fuses).")
+fma = _register("fma", None, _t_fma,
+                "a * b + c, rounded once on the cpu device and CUDA; Vulkan and WGSL let a "
+                "driver round the product and the sum apart (their precision of fma is "
+                "inherited from a multiply and an add), and lavapipe and SwiftShader do, on "
+                "every route (bench/probes/fma_fused_probe.py).")
 select = _register("select", None, _t_select,
                    "select(f, t, cond): t where cond else f (both evaluated).")
 bitcast = _register("bitcast", None, _t_bitcast,

@@ -1,8 +1,8 @@
 """Is every fuzz disagreement on NVIDIA's Vulkan routes the driver's division and square
 root? Replay fuzz kernels with the NVIDIA Vulkan rules removed (``--strict``: no
 ``nvidia-vulkan-inexact``, no ``vulkan-reciprocal``), once as pyshade emits them and once
-(``--exact``) with every f32 ``/`` and ``sqrt`` of the GLSL and HLSL emitters computed
-in f64 and rounded once to f32.
+(``--exact``) with every f32 ``/`` and ``sqrt`` correctly rounded: on the GLSL and HLSL
+routes computed in f64 and rounded once to f32.
 
 Why that is exact: the quotient or square root of f32 values is never within 2^-48 of
 an f32 rounding boundary (relative), and an f64 result, even 2.5 f64 ulp off (Vulkan's
@@ -10,12 +10,23 @@ allowance), is within 2^-50.7; so rounding it to f32 gives the correctly rounded
 the cpu device's. HLSL has no f64 ``sqrt``: there the f32 root is refined by one Newton
 step in f64 (``y + (x / y - y) / 2`` from a root within 2 ulp: about 46 correct bits).
 
+WGSL has no f64: there ``--exact`` computes the quotient in f32 from the driver's
+reciprocal with a Newton step and two ``fma`` residual corrections, and moves a root to
+its neighbour where an ``fma`` residual says the neighbour is nearer (``WGSL_DIV``,
+``WGSL_SQRT``). ``--selftest`` checks all three routes bit for bit against numpy on the
+device that runs them (the WGSL form needs a fused ``fma``: lavapipe's is not).
+
 If a kernel disagrees strictly as emitted and agrees with ``--exact``, its difference is
 the driver's f32 division or square root and nothing else (the ``vulkan_div_sqrt_probe``
-limitation). A kernel that still disagrees with ``--exact`` is a finding.
+limitation). A kernel that still disagrees with ``--exact`` is a finding, or on wgpu
+another of WGSL's freedoms: ``--no-precise`` and ``--no-float-modes`` give the Vulkan
+routes WGSL's contraction and its flushed subnormals and ignored zero signs
+(``--like-wgsl``: both), and ``--pair`` compares two devices' outputs bit for bit.
 
     python bench/probes/vulkan_exact_division_replay.py --devices cpu,vulkan,vulkan-hlsl \\
         --strict [--exact] 20262319:47 20262317:32 ...
+    python bench/probes/vulkan_exact_division_replay.py --devices cpu,wgpu,vulkan \\
+        --exact --like-wgsl --pair 20262312:25
 
 The patch lives here, in the probe: pyshade's emitters are not changed.
 """
