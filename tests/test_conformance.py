@@ -60,6 +60,20 @@ def test_the_judge_can_fail() -> None:
     assert conformance.judge(sin, "vulkan", 3.0e38, 0.0, 0.3)[0] == "T"
 
 
+def test_fma_rounds_once_and_the_limit_is_narrow() -> None:
+    """``ps.fma(x, y, -0.1)``'s reference rounds once: 1e10 * 3.0 is a tie between two
+    f32, so 3e10 - 0.1 rounds down where the product rounded first (to even, up) does
+    not. A GPU's twice-rounded result is the `R` limitation; on the cpu device it is a
+    failure, and so is any other value on a GPU."""
+    fma = {c.key: c for c in cc.cases()}["ps.fma(x, y, -0.1) [f32]"]
+    once, twice = 29999998976.0, 30000001024.0
+    assert cc.fma_ref(1e10, 3.0) == once
+    assert conformance.judge(fma, "vulkan", 1e10, 3.0, once)[0] == "exact"
+    assert conformance.judge(fma, "vulkan", 1e10, 3.0, twice)[0] == "R"
+    assert conformance.judge(fma, "cpu", 1e10, 3.0, twice)[0] == "fail"
+    assert conformance.judge(fma, "vulkan", 1e10, 3.0, 29999996928.0)[0] == "fail"
+
+
 def test_the_page_lists_every_case() -> None:
     page = (ROOT / "docs" / "conformance.md").read_text()
     missing = [c.key for c in cc.cases() if f"| `{c.key}` |" not in page]

@@ -160,6 +160,13 @@ def _trig(case: cc.Case, dev: str, a: Any, b: Any, exp: Any, got: Any) -> bool:
     return math.isfinite(got) and abs(got - exp) <= 2.0 ** -11 * scale
 
 
+def _fma_twice(case: cc.Case, dev: str, a: Any, b: Any, exp: Any, got: Any) -> bool:
+    if dev == "cpu" or not case.label.startswith("ps.fma("):
+        return False
+    twice = cc.f32(cc.f32(cc.ieee(np.multiply, a, b)) + cc.FMA_C)
+    return _same(twice, got)
+
+
 LIMITS = [
     Limit("F", "A GPU may flush a subnormal f32 operand or result to zero (Vulkan, WGSL "
           "and Metal allow it; SPIR-V's DenormPreserve is not asked for).", _ftz),
@@ -186,6 +193,9 @@ LIMITS = [
           "[-pi, pi], as an absolute error of 2^-11 (tan's inherited from sin / cos), "
           "not in ulp; SwiftShader's sin(1.0) is 0.84149003 (the f32 result is "
           "0.84147096), and outside that range a GPU gives other values.", _trig),
+    Limit("R", "fma may round the product and the sum apart: Vulkan and WGSL give fma the "
+          "precision of a multiply followed by an add; lavapipe and SwiftShader do so on "
+          "every route (the cpu device and CUDA round once).", _fma_twice),
 ]
 
 

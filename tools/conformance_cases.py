@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Callable
 
 import numpy as np
@@ -160,6 +161,34 @@ def rev(x: int, ty: str) -> int:
     return wrap(int(f"{x & U32_MAX:032b}"[::-1], 2), ty)
 
 
+def f32_exact(v: Fraction) -> float:
+    """The exact value ``v`` rounded once to binary32 (nearest, ties to even; infinity
+    past the largest finite value's rounding boundary)."""
+    edge = Fraction(2) ** 128 - Fraction(2) ** 103     # halfway from f32 max to 2^128
+    if abs(v) >= edge:
+        return math.copysign(math.inf, v)
+    f = np.float32(float(v))                # within an ulp; then the nearest of three
+    with np.errstate(all="ignore"):
+        cands = [f, np.nextafter(f, np.float32(-np.inf)), np.nextafter(f, np.float32(np.inf))]
+    cands = [c for c in cands if np.isfinite(c)]
+    best = min(cands, key=lambda c: (abs(Fraction(float(c)) - v),
+                                     int(np.array(c).view(np.uint32)) & 1))
+    return float(best) if best != 0 or v >= 0 else -0.0
+
+
+FMA_C = f32(-0.1)
+
+
+def fma_ref(a: float, b: float) -> float:
+    """``ps.fma(a, b, -0.1)``: a * b - 0.1 (its f32) rounded once; IEEE's special values."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return f32(ieee(np.multiply, a, b) + FMA_C)
+    v = Fraction(a) * Fraction(b) + Fraction(FMA_C)
+    if v == 0:      # the sign of an exact zero sum: -0.0 only from -0.0 + -0.0
+        return 0.0
+    return f32_exact(v)
+
+
 def pyround(x: float) -> float:
     """Python's ``round(x)`` returned as a float (ties to even; infinities and NaN kept)."""
     if math.isnan(x) or math.isinf(x):
@@ -278,6 +307,7 @@ def _float_cases() -> list[Case]:
              lambda a, b: 0.0 if a < b else 1.0, 2, kind="step"),
         Case("ps.clamp(x, -1.0, 2.5)", ty, ty, "ps.clamp(x, -1.0, 2.5)",
              lambda a: pymin(pymax(a, -1.0), 2.5)),
+        Case("ps.fma(x, y, -0.1)", ty, ty, "ps.fma(x, y, -0.1)", fma_ref, 2),
     ]
     for name in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
                  "asinh", "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2",
