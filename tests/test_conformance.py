@@ -74,6 +74,17 @@ def test_fma_rounds_once_and_the_limit_is_narrow() -> None:
     assert conformance.judge(fma, "vulkan", 1e10, 3.0, 29999996928.0)[0] == "fail"
 
 
+def test_select_of_a_flushed_comparison() -> None:
+    """A GPU may compare a flushed subnormal and still pass its bits through (`F`, as
+    SwiftShader's select does); a wrong pick of normal operands fails."""
+    sel = {c.key: c for c in cc.cases()}["ps.select(x, y, x < y) [f32]"]
+    sub = -cc.F32_SUB_BIG
+    assert conformance.judge(sel, "vulkan", sub, 0.0, 0.0)[0] == "exact"
+    assert conformance.judge(sel, "vulkan", sub, 0.0, sub)[0] == "F"
+    assert conformance.judge(sel, "cpu", sub, 0.0, sub)[0] == "fail"
+    assert conformance.judge(sel, "vulkan", 1.0, 2.0, 1.0)[0] == "fail"
+
+
 def test_the_page_lists_every_case() -> None:
     page = (ROOT / "docs" / "conformance.md").read_text()
     missing = [c.key for c in cc.cases() if f"| `{c.key}` |" not in page]

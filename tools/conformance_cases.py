@@ -308,6 +308,8 @@ def _float_cases() -> list[Case]:
         Case("ps.clamp(x, -1.0, 2.5)", ty, ty, "ps.clamp(x, -1.0, 2.5)",
              lambda a: pymin(pymax(a, -1.0), 2.5)),
         Case("ps.fma(x, y, -0.1)", ty, ty, "ps.fma(x, y, -0.1)", fma_ref, 2),
+        Case("ps.select(x, y, x < y)", ty, ty, "ps.select(x, y, x < y)",
+             lambda a, b: b if a < b else a, 2),
     ]
     for name in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
                  "asinh", "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2",
