@@ -217,9 +217,14 @@ def strict() -> None:
 
 
 def no_precise() -> None:
-    """No ``precise`` on the Vulkan routes: the driver may contract, as through WGSL."""
+    """No ``precise`` on the Vulkan routes, and no ``NoContraction`` added to every float
+    operation after compiling (``toolchains/spirv.no_contraction``, which the first run of
+    this probe left on, so that it allowed no contraction): the driver may contract, as
+    through WGSL."""
+    from pyshade.toolchains import glslang, spirv
     GlslEmitter.PRECISE = ""
     HlslEmitter.PRECISE = ""
+    glslang.no_contraction = spirv.no_contraction = lambda binary: binary
 
 
 def no_float_modes() -> None:
