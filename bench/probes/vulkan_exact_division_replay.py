@@ -74,6 +74,21 @@ def _is_f32(t: object) -> bool:
     return not isinstance(t, T.MatrixType) and elem_type(t) == T.f32
 
 
+def _per_component(self, key: str, one: str, args: list[tuple[str, object]], t: object,
+                   wgsl: bool) -> str:  # noqa: ANN001
+    """The name of a generated function of type ``t`` that applies the scalar helper
+    ``one`` to each component; ``args`` are its (name, type) parameters, a vector one
+    taken per component, a scalar one whole (``vec / s``)."""
+    tn = self.type_name(t)
+    params = ", ".join(f"{a}: {self.type_name(at)}" if wgsl else f"{self.type_name(at)} {a}"
+                       for a, at in args)
+    head = f"fn {{name}}({params}) -> {tn}" if wgsl else f"{tn} {{name}}({params})"
+    parts = ", ".join(
+        f"{one}(" + ", ".join(f"{a}.{c}" if _n(at) > 1 else a for a, at in args) + ")"
+        for c in "xyzw"[:_n(t)])
+    return self.helper(key, lambda name: head.format(name=name) + f" {{ return {tn}({parts}); }}")
+
+
 def _matrix_div(self, node, glsl: bool) -> str:  # noqa: ANN001
     """``matrix / scalar`` of f32, each element through f64."""
     n = node.left.ps_type.n
@@ -119,14 +134,9 @@ def patch() -> None:
                             f"    return float((y > 0.0 && !isinf(y)) ? z : y);\n}}")
 
                 one = self.helper("xsqrt1", scalar)
-                n = _n(t)
-
-                def make(name: str) -> str:
-                    parts = ", ".join(f"{one}(x.{c})" for c in "xyzw"[:n])
-                    return f"{_t(t, False)} {name}({_t(t, False)} x) {{ return {_t(t, False)}({parts}); }}"
-                if n == 1:
+                if _n(t) == 1:
                     return f"{one}({x})"
-                return f"{self.helper(f'xsqrt{_n(t)}', make)}({x})"
+                return f"{_per_component(self, f'xsqrt{_n(t)}', one, [('x', t)], t, False)}({x})"
             return _old(self, node, b)
 
         cls.ex_BinOp, cls.call_builtin = ex_BinOp, call_builtin
@@ -177,34 +187,20 @@ def patch_wgsl() -> None:
                 not isinstance(node.left.ps_type, T.MatrixType):
             one = self.helper("xdiv", lambda name: WGSL_DIV.format(name=name))
             lt, rt, t = node.left.ps_type, node.right.ps_type, node.ps_type
-            n = _n(t)
-            if n == 1:
+            if _n(t) == 1:
                 return f"{one}({self.expr(node.left)}, {self.expr(node.right)})"
-            a = "a" + (".{c}" if _n(lt) > 1 else "")
-            b = "b" + (".{c}" if _n(rt) > 1 else "")
-            tn = self.type_name(t)
-
-            def make(name: str) -> str:
-                parts = ", ".join(f"{one}({a.format(c=c)}, {b.format(c=c)})" for c in "xyzw"[:n])
-                return (f"fn {name}(a: {self.type_name(lt)}, b: {self.type_name(rt)}) -> {tn} "
-                        f"{{ return {tn}({parts}); }}")
-            key = f"xdiv{_n(lt)}_{_n(rt)}"
-            return f"{self.helper(key, make)}({self.expr(node.left)}, {self.expr(node.right)})"
+            name = _per_component(self, f"xdiv{_n(lt)}_{_n(rt)}", one, [("a", lt), ("b", rt)],
+                                  t, True)
+            return f"{name}({self.expr(node.left)}, {self.expr(node.right)})"
         return old_binop(self, node)
 
     def call_builtin(self, node, b):  # noqa: ANN001, ANN202
         if b.name == "math.sqrt" and _is_f32(node.ps_type):
             one = self.helper("xsqrt", lambda name: WGSL_SQRT.format(name=name))
             t, x = node.ps_type, self.expr(node.args[0])
-            n = _n(t)
-            if n == 1:
+            if _n(t) == 1:
                 return f"{one}({x})"
-            tn = self.type_name(t)
-
-            def make(name: str) -> str:
-                parts = ", ".join(f"{one}(x.{c})" for c in "xyzw"[:n])
-                return f"fn {name}(x: {tn}) -> {tn} {{ return {tn}({parts}); }}"
-            return f"{self.helper(f'xsqrt{n}', make)}({x})"
+            return f"{_per_component(self, f'xsqrt{_n(t)}', one, [('x', t)], t, True)}({x})"
         return old_builtin(self, node, b)
 
     WgslEmitter.ex_BinOp, WgslEmitter.call_builtin = ex_BinOp, call_builtin
