@@ -9,16 +9,18 @@ Two causes. NIR's algebraic rules (``fmul(a, 0.0) -> 0.0``, which also matches a
 fixes ``-0.0 * x`` on the GLSL route. gallivm, llvmpipe's LLVM IR builder, short-cuts every
 operation with the constant +0.0 regardless of the mode (``lp_build_add``: ``if (b ==
 bld->zero) return a``; ``lp_build_sub`` and ``lp_build_mul`` alike): ``x + 0.0`` is ``x``
-(-0.0 stays -0.0), ``0.0 - x`` is ``-x`` (+0.0 becomes -0.0), ``x * 0.0`` is +0.0, and on the
-HLSL route ``-0.0 * x`` (DXC writes ``OpFNegate 0.0``, NIR moves the negation out) is
--0.0. No spelling keeps a constant zero from reaching gallivm: a target limitation of
+(-0.0 stays -0.0), ``0.0 - x`` is ``-x`` (+0.0 becomes -0.0), ``x * 0.0`` is +0.0. On the
+HLSL route ``-0.0 * x`` was -0.0 too while the HLSL emitter wrote ``-0.0f`` (DXC at -O0
+writes ``OpFNegate 0.0``, NIR moves the negation out); it writes ``asfloat(0x80000000u)``
+since (fuzz seed 4808303094374983443 kernel 89), and the two routes now print the same
+line. No spelling keeps a constant +0.0 from reaching gallivm: a target limitation of
 lavapipe. One case gets worse with the mode: ``abs(-0.0 * a)``, right by accident while NIR
-folded the product to +0.0, gives -0.0 for a >= +0.0 on the GLSL route (on the HLSL route
-with the mode or without): lavapipe loses the ``abs``. On the HLSL route the ``abs`` of a
-vector with a constant -0.0 component is lost too (``math.sqrt(abs(vec3(-0.0)))`` is -0.0,
-so ``math.copysign(1.0, ...)`` of it is -1.0: fuzz seed 20263320 kernel 1, f16, of[92]:
-cpu 1.0, vulkan-hlsl-llvmpipe -1.0); the scalar ``math.sqrt(abs(-0.0))`` is right. The fuzz
-generator takes copysign's sign from an input (``exprs.sign_arg``) for this reason.
+folded the product to +0.0, gives -0.0 for a >= +0.0: lavapipe loses the ``abs``. The
+``abs`` of a constant -0.0 is lost too (``math.sqrt(abs(vec3(-0.0)))`` and
+``math.sqrt(abs(-0.0))`` are -0.0, so ``math.copysign(1.0, ...)`` of it is -1.0: fuzz seed
+20263320 kernel 1, f16, of[92]: cpu 1.0, vulkan-hlsl-llvmpipe -1.0), though the SPIR-V is
+``Sqrt(FAbs(Bitcast(0x80000000)))`` on both routes. The fuzz generator takes copysign's
+sign from an input (``exprs.sign_arg``) for this reason.
 SwiftShader's vulkan routes get every case right, with the mode or without; through wgpu
 both drivers lose the sign in most cases (WGSL can declare no mode).
 

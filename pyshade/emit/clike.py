@@ -63,6 +63,7 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
     # inf and NaN by float type, from their bits: {bits} at the type's width, {f32} as f32,
     # {lo} and {hi} the words of an f64.
     SPECIAL_FLOAT: dict[str, str] = {}
+    NEG_ZERO_FROM_BITS = False      # True: -0.0 written through SPECIAL_FLOAT too
     FLOAT_NE: str | None = None     # "!({a} == {b})": float != written as a negated ==
     INT_TO_BOOL_NE = False          # an integer -> bool conversion written as x != 0
     HALF_LITERAL: str | None = None     # an f16 literal from its value as an f32 literal
@@ -195,8 +196,9 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
 
     def literal(self, value: Any, t: T.Type) -> str:
         """A literal of exactly type ``t``: ``LITERAL_SUFFIX`` (``1u``, ``1.5f``), the most
-        negative integer through ``MIN_LITERAL``, inf and NaN through ``special_float``,
-        f16 through ``HALF_LITERAL`` where the target has one; a vector repeats it."""
+        negative integer through ``MIN_LITERAL``, inf and NaN (and -0.0 where
+        ``NEG_ZERO_FROM_BITS``) through ``special_float``, f16 through ``HALF_LITERAL`` where
+        the target has one; a vector repeats it."""
         if isinstance(t, T.VectorType):
             return self.vector_text(t, [self.literal(value, t.elem)] * t.n)
         if t == T.bool_ or isinstance(value, bool):
@@ -204,7 +206,8 @@ class CLikeEmitter(PackedVec3, AtomicBits, Emitter):
         if t.is_int:
             return self.int_literal(value, t, self.LITERAL_SUFFIX[t.name])
         v = float(value)
-        if math.isnan(v) or math.isinf(v):
+        if math.isnan(v) or math.isinf(v) or (
+                self.NEG_ZERO_FROM_BITS and v == 0.0 and math.copysign(1.0, v) < 0):
             return self.special_float(v, t)
         if t == T.f16 and self.HALF_LITERAL:   # the f16 value, exact in f32: one rounding
             return self.HALF_LITERAL.format(shortest_f32(float(np.float16(v))))

@@ -101,6 +101,12 @@ class HlslEmitter(LazyLogic, PreciseFloats, DeviceChecks, HlslHelpers, CLikeEmit
     # inf and NaN: no literal; an f32's bits (converted to f16), an f64's two words.
     SPECIAL_FLOAT = {"f32": "asfloat({f32:#010x}u)", "f16": "float16_t(asfloat({f32:#010x}u))",
                      "f64": "asdouble({lo:#010x}u, {hi:#010x}u)"}
+    # -0.0 too: HLSL has no negative literal, and DXC at -O0 (the exact SPIR-V) writes
+    # -0.0f as OpFNegate of 0.0, which lavapipe turns into a product with +0.0 that its
+    # gallivm short-cuts to +0.0 before negating: x * -0.0 came out -0.0 for x < 0 (fuzz
+    # seed 4808303094374983443 kernel 89; bench/probes/lavapipe_signed_zero_probe.py).
+    # A constant made from bits reaches the driver as the constant -0.0, as GLSL's does.
+    NEG_ZERO_FROM_BITS = True
     ENUM_CONST = "static const {type} {name} = {value};"
     TABLE_CONST = "static const {decl} = {init};"
     BROADCAST = "({type})({value})"     # float3(s) wants three components
