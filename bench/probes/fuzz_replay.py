@@ -3,6 +3,9 @@ shrink each that disagrees (``tests/fuzz/shrink.py``), printing the outcomes and
 shrunk source: for findings on a machine where the fuzz run happened (the H200).
 
     python bench/probes/fuzz_replay.py --devices cpu,cuda,vulkan 20262212:13 20262213:59 --shrink 60
+
+``--keep DIR`` writes each shrunk kernel as a regression module there (``shrink.keep``;
+``tests/fuzz/regressions`` is what tests/test_fuzz.py replays on every device).
 """
 import argparse
 import sys
@@ -14,7 +17,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from fuzz import driver  # noqa: E402
 from fuzz.harness import make_kernel, module_source  # noqa: E402
-from fuzz.shrink import Shrinker  # noqa: E402
+from fuzz.shrink import Shrinker, keep  # noqa: E402
 
 
 def main() -> None:
@@ -23,6 +26,7 @@ def main() -> None:
     ap.add_argument("--devices", default="cpu,cuda,wgpu,vulkan,vulkan-hlsl")
     ap.add_argument("--shrink", type=float, default=0.0, help="seconds per shrink (0: none)")
     ap.add_argument("--shrink-on", default="", help="shrink on these device labels only")
+    ap.add_argument("--keep", default="", help="write each shrunk kernel to this folder")
     a = ap.parse_args()
     devs = driver.devices(set(a.devices.split(",")))
     print("devices:", [label for label, _ in devs])
@@ -46,6 +50,10 @@ def main() -> None:
                 print(f"-- shrunk on {o.device} ({s.checks} checks):",
                       last.mismatches[0] if last and last.mismatches else last)
                 print(module_source([k]))
+                if a.keep and last is not None:
+                    print("kept:", keep(k, seed, j, o.device,
+                                        o.error[:300] or str(o.mismatches[0]),
+                                        directory=Path(a.keep)))
 
 
 if __name__ == "__main__":

@@ -346,13 +346,17 @@ class Gen(ScalarExprs, VectorExprs, Sinks, Phases):
         limit = int(self.rng.integers(1, MAX_TRIPS + 1))
         fresh = self.loop_enter()
         self.scopes.append({})
-        body = [St(f"{w} += 1", droppable=False)]
+        # The counter, its test and the break are pinned (``keep`` for the test): a
+        # shrink step that dropped or simplified one made a loop that never ends, on the
+        # cpu device first, and the shrinker hung (fuzz seed 4808303094374983443 kernel 89)
+        body = [St(f"{w} += 1", droppable=False, pinned=True)]
         if self.chance(0.5):
-            head, cond = "while {0}:", [X(f"{w} < {limit}", "bool")]
+            head, cond = "while {0}:", [X(f"{w} < {limit}", "bool", keep=True)]
         else:
             head, cond = "while True:", []
-            body.append(St("", clauses=[Clause(f"if {w} > {limit}:", [], [St("break")])],
-                           droppable=False))
+            body.append(St("", clauses=[Clause(f"if {w} > {limit}:", [],
+                                               [St("break", pinned=True)])],
+                           droppable=False, pinned=True))
         body += self.block(int(self.rng.integers(1, 5)), depth - 1, push=False)
         self.scopes.pop()
         self.loop_exit(fresh)
