@@ -103,7 +103,8 @@ class St:
     droppable: bool = True
     # Never dropped, inlined or simplified by the shrinker: the initialisation of a
     # shared array and its barrier (a read of an element nobody wrote is 0 on the cpu
-    # device and garbage on a GPU, a difference of the kernel, not of the target).
+    # device and garbage on a GPU, a difference of the kernel, not of the target), and a
+    # while loop's counter and break (without them the loop never ends).
     pinned: bool = False
 
     def lines(self, indent: int) -> Iterator[str]:
