@@ -9,8 +9,9 @@ the kernel with finite results, reads no shared-array element nobody wrote (the 
 device run again with shared arrays filled with another value than zero gives the same
 outputs), and the device still fails with the same signature (device, kind of
 difference, output), on the same inputs. Pinned statements (a shared array's
-initialisation and its barrier, a while loop's counter and break) are never edited. ``regression_source`` writes the result as a module under
-``regressions/``, which tests/test_fuzz.py runs on every device.
+initialisation and its barrier, a while loop's counter and break) are never edited.
+``regression_source`` writes the result as a module under ``regressions/``, which
+tests/test_fuzz.py runs on every device.
 """
 
 from __future__ import annotations
