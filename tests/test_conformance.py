@@ -10,6 +10,7 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import CUDA_PARAMS, GPU_PARAMS, HLSL_PARAMS, VULKAN_PARAMS, get_device, gpu_device
 
@@ -23,7 +24,7 @@ _spec.loader.exec_module(conformance)
 cc = conformance.cc
 
 
-# The real devices: the C stand-ins (cuda-host, msl-host) would compile 107 programs with
+# The real devices: the C stand-ins (cuda-host, msl-host) would compile a program per case with
 # g++ and test the host's libm, not a GPU's; the cuda device runs where there is a GPU.
 PARAMS = [*GPU_PARAMS, *VULKAN_PARAMS, *HLSL_PARAMS, *CUDA_PARAMS]
 
@@ -83,6 +84,26 @@ def test_select_of_a_flushed_comparison() -> None:
     assert conformance.judge(sel, "vulkan", sub, 0.0, sub)[0] == "F"
     assert conformance.judge(sel, "cpu", sub, 0.0, sub)[0] == "fail"
     assert conformance.judge(sel, "vulkan", 1.0, 2.0, 1.0)[0] == "fail"
+
+
+def test_a_formula_is_held_to_its_bound() -> None:
+    """The builtins Vulkan and WGSL define by a formula (``cc.INHERITED``): within the
+    formula's absolute bound a GPU's result is a measured ulp error, past it a failure;
+    an infinite operand or one whose square may overflow is `I`; the cpu device, which
+    computes the reference's formula, must match it bit for bit."""
+    by = {c.key: c for c in cc.cases()}
+    length, mix = by["ps.length(vec2(x, y)) [f32]"], by["ps.mix(x, y, 0.25) [f32]"]
+    assert cc.INHERITED.keys() >= {"mix", "smoothstep", "dot", "cross", "length",
+                                   "distance", "normalize"}
+    assert conformance.judge(length, "vulkan", 3.0, 4.0, 5.0) == ("exact", 0.0)
+    next5 = float(np.nextafter(np.float32(5.0), np.float32(6.0)))
+    assert conformance.judge(length, "vulkan", 3.0, 4.0, next5) == ("ulp", 1.0)
+    assert conformance.judge(length, "cpu", 3.0, 4.0, next5)[0] == "fail"
+    assert conformance.judge(length, "vulkan", 3.0, 4.0, 5.01)[0] == "fail"
+    assert conformance.judge(length, "vulkan", math.inf, 4.0, math.nan)[0] == "I"
+    assert conformance.judge(mix, "vulkan", cc.F32_MAX, -cc.F32_MAX, -math.inf)[0] == "I"
+    assert conformance.judge(mix, "vulkan", 1.0, 3.0, 1.5)[0] == "exact"
+    assert conformance.judge(mix, "vulkan", 1.0, 3.0, 1.6)[0] == "fail"
 
 
 def test_the_page_lists_every_case() -> None:

@@ -163,6 +163,17 @@ def _trig(case: cc.Case, dev: str, a: Any, b: Any, exp: Any, got: Any) -> bool:
     return math.isfinite(got) and abs(got - exp) <= 2.0 ** -11 * scale
 
 
+def _formula(case: cc.Case, dev: str, a: Any, b: Any, exp: Any, got: Any) -> bool:
+    if dev == "cpu" or case.kind not in cc.INHERITED:
+        return False
+    ops = (a, b)[:case.arity]
+    if any(math.isinf(v) for v in ops):
+        return True
+    # another order of the formula's steps may overflow where the reference does not,
+    # or the reverse: an operand whose square or sum passes the largest f32
+    return any(abs(v) > math.sqrt(cc.F32_MAX) for v in ops) or math.isinf(exp)
+
+
 def _fma_twice(case: cc.Case, dev: str, a: Any, b: Any, exp: Any, got: Any) -> bool:
     if dev == "cpu" or not case.label.startswith("ps.fma("):
         return False
@@ -196,13 +207,26 @@ LIMITS = [
           "[-pi, pi], as an absolute error of 2^-11 (tan's inherited from sin / cos), "
           "not in ulp; SwiftShader's sin(1.0) is 0.84149003 (the f32 result is "
           "0.84147096), and outside that range a GPU gives other values.", _trig),
+    Limit("I", "mix, smoothstep, dot, cross, length, distance and normalize: Vulkan and "
+          "WGSL give them the precision inherited from their formulas (the ulp column "
+          "shows the largest error measured, within the formula's absolute bound below); "
+          "with an infinite operand, or one above sqrt(f32 max) = 1.8e19 whose square or "
+          "sum a GPU's order of the steps may overflow, the result may differ "
+          "(SwiftShader's mix is a + (b - a) * t: mix(f32 max, -f32 max, 0.25) is -inf, "
+          "the formula's 1.7e38).", _formula),
     Limit("R", "fma may round the product and the sum apart: Vulkan and WGSL give fma the "
           "precision of a multiply followed by an add; lavapipe and SwiftShader do so on "
           "every route (the cpu device and CUDA round once).", _fma_twice),
 ]
 
 
-def _bound(case: cc.Case, dev: str, a: Any, b: Any) -> float:
+def _bound(case: cc.Case, dev: str, a: Any, b: Any, exp: Any = 0.0) -> float:
+    if case.kind in cc.INHERITED:
+        if dev == "cpu" or _sub(float(exp)):   # the cpu device computes the reference's
+            return 0.0      # formula; a subnormal result is held to `F`, not the bound
+        # the formula's absolute bound, in ulp of the reference
+        tol = cc.INHERITED[case.kind][1](a, b if case.arity == 2 else 0.0, float(exp))
+        return tol / float(np.spacing(np.float32(abs(cc.f32(exp)) or cc.F32_SUB)))
     if dev == "cpu":
         return CPU_ULP if case.kind != "exact" else 0.0
     if case.kind in ("exp", "exp2") and math.isfinite(a):
@@ -235,7 +259,7 @@ def judge(case: cc.Case, dev: str, a: Any, b: Any, got: Any) -> tuple[str, float
         err = 0.0 if _same(exp, got) else math.inf
     if err == 0.0:
         return "exact", 0.0
-    if err <= _bound(case, dev, a, b):
+    if err <= _bound(case, dev, a, b, exp):
         return "ulp", err
     for lim in LIMITS:
         if lim.applies(case, dev, a, b, exp, got):
@@ -256,7 +280,8 @@ def {name}(out: ps.Buffer[{out}], a: ps.Buffer[{ty}], b: ps.Buffer[{ty}]) -> Non
 
 def build(cases: list[cc.Case], folder: Path) -> Any:
     """One module holding a kernel per case (pyshade reads kernels from source files)."""
-    parts = ["import math", "import pyshade as ps", "from pyshade import f32, i32, u32"]
+    parts = ["import math", "import pyshade as ps",
+             "from pyshade import bvec2, f32, i32, u32, vec2, vec3"]
     for n, case in enumerate(cases):
         value = f"u32(1) if {case.expr} else u32(0)" if case.out == "bool" else case.expr
         out = "u32" if case.out == "bool" else case.out
@@ -402,7 +427,8 @@ def render(table: dict[str, dict[str, Cell]], adapters: dict[str, str], command:
         "subnormals, -0.0; shift counts 0, 1 and 31; every pair of them for two operands), "
         "on each device, against a reference computed in Python with the rules of "
         "[the kernel language](language.md#typing-rules). Vectors apply the same scalar rule "
-        "per component.", "",
+        "per component; the builtins of vectors (`dot`, `cross`, `length`, `distance`, "
+        "`normalize`, `any`, `all`) take vectors made of the operands.", "",
         "- `exact`: every result has the reference's bits (all NaNs alike, -0.0 apart from "
         "0.0).",
         "- `<= N ulp`: the largest error measured, within the function's bound (below).",
@@ -423,6 +449,14 @@ def render(table: dict[str, dict[str, Cell]], adapters: dict[str, str], command:
               "binary64 and rounds once (0.5 ulp).", "",
               "| function | ulp |", "|---|---|"]
     lines += [f"| `{k}` | {v:g} |" for k, v in ULP.items()]
+    lines += ["", "The builtins defined by a formula (`I` above) are held to an absolute "
+              "bound made from the formula's operations: a sum of n rounded products "
+              "within 2 (n + 1) u sum |a_i b_i| (u = 2^-24), a square root or division a "
+              "few u relative, plus the result's ulp (`tools/conformance_cases.INHERITED`). "
+              "The reference is the formula with every operation rounded to f32, which "
+              "the cpu device, CUDA and MSL compute.", "",
+              "| function | formula |", "|---|---|"]
+    lines += [f"| `{k}` | `{f}` |" for k, (f, _) in cc.INHERITED.items()]
     return "\n".join(lines) + "\n"
 
 

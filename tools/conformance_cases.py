@@ -196,6 +196,79 @@ def pyround(x: float) -> float:
     return math.copysign(float(round(x)), x)
 
 
+# -- builtins defined by a formula ---------------------------------------------------------
+# Vulkan and WGSL define mix, smoothstep, dot, cross, length, normalize and distance by a
+# formula whose precision they "inherit"; pyshade's cpu device (and CUDA and MSL) compute
+# that formula rounding each operation to f32, which is the reference here. A GPU may
+# evaluate it otherwise (another order, a fused step, inversesqrt): its result is held to
+# an absolute bound built from the formula's operations (``tol``), not to a number of ulp.
+U = 2.0**-24                    # the unit roundoff of f32: half an ulp of 1.0
+
+
+def _ulp(v: float) -> float:
+    return float(np.spacing(np.float32(abs(v)))) if math.isfinite(v) else 0.0
+
+
+def _sqrt32(v: float) -> float:
+    return f32(ieee(lambda p, q: np.sqrt(p), v, 0.0))
+
+
+def _dot32(a: tuple, b: tuple) -> float:
+    s = f32(ieee(np.multiply, a[0], b[0]))
+    for p, q in zip(a[1:], b[1:]):
+        s = f32(ieee(np.add, s, f32(ieee(np.multiply, p, q))))
+    return s
+
+
+def _length32(v: tuple) -> float:
+    return _sqrt32(_dot32(v, v))
+
+
+def mix_ref(a: float, b: float, t: float = 0.25) -> float:
+    """``a * (1 - t) + b * t``, each operation rounded."""
+    return f32(ieee(np.add, f32(ieee(np.multiply, a, f32(1.0 - t))), f32(ieee(np.multiply, b, t))))
+
+
+def smoothstep_ref(x: float, e0: float = -1.0, e1: float = 2.5) -> float:
+    """``t = clamp((x - e0) / (e1 - e0), 0, 1); t * t * (3 - 2 t)``, each step rounded."""
+    t = f32(ieee(np.divide, f32(ieee(np.subtract, x, e0)), f32(e1 - e0)))
+    t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)     # NaN stays NaN
+    return f32(f32(t * t) * f32(3.0 - f32(2.0 * t)))
+
+
+def normalize_x_ref(a: float, b: float) -> float:
+    """``normalize(vec2(a, b)).x``: ``a / length``, rounded."""
+    return f32(ieee(np.divide, a, _length32((a, b))))
+
+
+def cross_z_ref(a: float, b: float) -> float:
+    """``cross(vec3(a, b, 1), vec3(b, 2, a)).z`` = ``a * 2 - b * b``, each step rounded."""
+    return f32(ieee(np.subtract, f32(ieee(np.multiply, a, 2.0)), f32(ieee(np.multiply, b, b))))
+
+
+def _len_tol(n: int, a: float, b: float, ref: float) -> float:
+    return abs(ref) * ((n + 4) * U + 10 * U) + 2 * _ulp(ref)
+
+
+# Absolute bounds of a GPU's result against the stepwise reference (the fuzzer's
+# tests/fuzz/ulp.py holds devices to the same ones): sums of products 2 (n + 1) u
+# sum |a_i b_i|, square roots and divisions a few u relative, plus the result's ulp.
+INHERITED: dict[str, tuple[str, Callable[[float, float, float], float]]] = {
+    "mix": ("a * (1 - t) + b * t",
+            lambda a, b, r: 4 * U * (abs(a) * 1.25 + abs(b * 0.25)) + 2 * _ulp(r)),
+    "smoothstep": ("t * t * (3 - 2 t), t = clamp((x - e0) / (e1 - e0), 0, 1)",
+                   lambda a, b, r: 24 * U + _ulp(r)),
+    "dot": ("a0 b0 + a1 b1 + ...",
+            lambda a, b, r: 6 * U * (abs(a * b) + abs(b * 0.5)) + _ulp(r)),
+    "cross": ("a1 b2 - a2 b1 (and the other two)",
+              lambda a, b, r: 4 * U * (abs(2 * a) + abs(b * b)) + _ulp(r)),
+    "length": ("sqrt(dot(v, v))", lambda a, b, r: _len_tol(2, a, b, r)),
+    "distance": ("length(a - b)", lambda a, b, r: _len_tol(2, a, b, r)),
+    "normalize": ("v / length(v)",
+                  lambda a, b, r: abs(r) * (6 * U + 20 * U) + 2 * _ulp(r)),
+}
+
+
 @dataclass
 class Case:
     """One row of the table: ``expr`` over ``x``/``y`` of type ``ty`` giving ``out``."""
@@ -310,6 +383,24 @@ def _float_cases() -> list[Case]:
         Case("ps.fma(x, y, -0.1)", ty, ty, "ps.fma(x, y, -0.1)", fma_ref, 2),
         Case("ps.select(x, y, x < y)", ty, ty, "ps.select(x, y, x < y)",
              lambda a, b: b if a < b else a, 2),
+        Case("ps.mix(x, y, 0.25)", ty, ty, "ps.mix(x, y, 0.25)", mix_ref, 2, kind="mix"),
+        Case("ps.smoothstep(-1.0, 2.5, x)", ty, ty, "ps.smoothstep(-1.0, 2.5, x)",
+             smoothstep_ref, kind="smoothstep"),
+        Case("ps.dot(vec2(x, y), vec2(y, 0.5))", ty, ty, "ps.dot(vec2(x, y), vec2(y, 0.5))",
+             lambda a, b: _dot32((a, b), (b, 0.5)), 2, kind="dot"),
+        Case("ps.cross(vec3(x, y, 1.0), vec3(y, 2.0, x)).z", ty, ty,
+             "ps.cross(vec3(x, y, 1.0), vec3(y, 2.0, x)).z", cross_z_ref, 2, kind="cross"),
+        Case("ps.length(vec2(x, y))", ty, ty, "ps.length(vec2(x, y))",
+             lambda a, b: _length32((a, b)), 2, kind="length"),
+        Case("ps.distance(vec2(x, 1.0), vec2(y, 0.5))", ty, ty,
+             "ps.distance(vec2(x, 1.0), vec2(y, 0.5))",
+             lambda a, b: _length32((f32(ieee(np.subtract, a, b)), 0.5)), 2, kind="distance"),
+        Case("ps.normalize(vec2(x, y)).x", ty, ty, "ps.normalize(vec2(x, y)).x",
+             normalize_x_ref, 2, kind="normalize"),
+        Case("any(bvec2(x < y, x == 1.0))", ty, "bool", "any(bvec2(x < y, x == 1.0))",
+             lambda a, b: a < b or a == 1.0, 2),
+        Case("all(bvec2(x <= y, y != 0.0))", ty, "bool", "all(bvec2(x <= y, y != 0.0))",
+             lambda a, b: a <= b and b != 0.0, 2),
     ]
     for name in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
                  "asinh", "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2",
