@@ -246,7 +246,8 @@ def cross_z_ref(a: float, b: float) -> float:
     return f32(ieee(np.subtract, f32(ieee(np.multiply, a, 2.0)), f32(ieee(np.multiply, b, b))))
 
 
-def _len_tol(n: int, a: float, b: float, ref: float) -> float:
+def _len_tol(n: int, ref: float) -> float:
+    """sqrt of a sum of n squares, then rounded: a few u relative, two ulp."""
     return abs(ref) * ((n + 4) * U + 10 * U) + 2 * _ulp(ref)
 
 
@@ -262,8 +263,8 @@ INHERITED: dict[str, tuple[str, Callable[[float, float, float], float]]] = {
             lambda a, b, r: 6 * U * (abs(a * b) + abs(b * 0.5)) + _ulp(r)),
     "cross": ("a1 b2 - a2 b1 (and the other two)",
               lambda a, b, r: 4 * U * (abs(2 * a) + abs(b * b)) + _ulp(r)),
-    "length": ("sqrt(dot(v, v))", lambda a, b, r: _len_tol(2, a, b, r)),
-    "distance": ("length(a - b)", lambda a, b, r: _len_tol(2, a, b, r)),
+    "length": ("sqrt(dot(v, v))", lambda a, b, r: _len_tol(2, r)),
+    "distance": ("length(a - b)", lambda a, b, r: _len_tol(2, r)),
     "normalize": ("v / length(v)",
                   lambda a, b, r: abs(r) * (6 * U + 20 * U) + 2 * _ulp(r)),
 }
