@@ -85,6 +85,11 @@ def _same(exp: Any, got: Any) -> bool:
     return exp == got
 
 
+def spacing(exact: float) -> float:
+    """The binary32 spacing at ``exact`` (an ulp; the smallest subnormal at zero)."""
+    return float(np.spacing(np.float32(abs(cc.f32(exact)) or cc.F32_SUB)))
+
+
 def ulps(exact: float, got: float) -> float:
     """``|got - exact|`` in units of the binary32 spacing at ``exact`` (inf if a special
     value differs)."""
@@ -92,7 +97,7 @@ def ulps(exact: float, got: float) -> float:
         return 0.0
     if not (math.isfinite(exact) and math.isfinite(got)):
         return math.inf
-    return abs(got - exact) / float(np.spacing(np.float32(abs(cc.f32(exact)) or cc.F32_SUB)))
+    return abs(got - exact) / spacing(exact)
 
 
 def _tiny(v: Any) -> bool:
@@ -226,7 +231,7 @@ def _bound(case: cc.Case, dev: str, a: Any, b: Any, exp: Any = 0.0) -> float:
             return 0.0      # formula; a subnormal result is held to `F`, not the bound
         # the formula's absolute bound, in ulp of the reference
         tol = cc.INHERITED[case.kind][1](a, b if case.arity == 2 else 0.0, float(exp))
-        return tol / float(np.spacing(np.float32(abs(cc.f32(exp)) or cc.F32_SUB)))
+        return tol / spacing(exp)
     if dev == "cpu":
         return CPU_ULP if case.kind != "exact" else 0.0
     if case.kind in ("exp", "exp2") and math.isfinite(a):
