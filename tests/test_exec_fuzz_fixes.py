@@ -328,6 +328,40 @@ def test_round_of_a_constant(dev: ps.Device) -> None:
     assert np.array_equal(bits.numpy(), np.zeros(4, np.int32)), bits.numpy()
 
 
+ROUND_TABLE = (-0.1, 0.1, 2.5)
+
+
+@ps.kernel(workgroup_size=4)
+def round_constant_expressions(x: ps.Buffer[f32], out: ps.Buffer[f32],
+                               bits: ps.Buffer[i32], vo: ps.Buffer[vec2]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        out[i * 4 + 0] = round(vec2(0.1).y)
+        out[i * 4 + 1] = round(f32(0.1) * 3.0)
+        out[i * 4 + 2] = round(ROUND_TABLE[0])
+        out[i * 4 + 3] = round(ROUND_TABLE[1])
+        bits[i] = ps.bitcast(i32, round(vec2(0.1).x)) % 7
+        vo[i] = round(vec2(0.1, -0.1) * 2.0)
+
+
+def test_round_of_a_constant_expression(dev: ps.Device) -> None:
+    """``round`` of a constant expression that the frontend does not fold: glslang folded
+    ``roundEven(vec2(0.1).y)`` to -0.0 (fuzz seed 8985045185412620368 kernel 22, on
+    SwiftShader's GLSL route; lavapipe's ``lavapipe-zero-sign`` rule hid it there); the
+    GLSL emitter calls ``roundEven`` of such an argument in a function of its own, which
+    glslang does not fold (bench/probes/glslang_round_even_probe.py)."""
+    x = np.array([0.5, 1.5, -0.5, 2.49], np.float32)
+    out, bits, vo = dev.zeros(16, np.float32), dev.zeros(4, np.int32), dev.zeros((4, 2), np.float32)
+    round_constant_expressions.launch(dev.array(x), out, bits, vo, threads=4, device=dev)
+    got = out.numpy().reshape(4, 4)
+    want = np.stack([np.zeros(4), np.zeros(4), np.full(4, -0.0), np.zeros(4)],
+                    axis=1).astype(np.float32)
+    assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want)), got
+    assert np.array_equal(bits.numpy(), np.zeros(4, np.int32)), bits.numpy()
+    v, vwant = vo.numpy(), np.tile(np.array([0.0, -0.0], np.float32), (4, 1))
+    assert np.array_equal(v, vwant) and np.array_equal(np.signbit(v), np.signbit(vwant)), v
+
+
 @ps.kernel(workgroup_size=4)
 def folded_constants(x: ps.Buffer[f32], out: ps.Buffer[vec3]) -> None:
     i = ps.global_id().x

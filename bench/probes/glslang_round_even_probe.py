@@ -6,9 +6,10 @@ which pyshade never writes, is ``+0.0`` too). A
 kernel's ``ps.bitcast(i32, round(0.1))`` was -2**31 on the GLSL route (both drivers) and
 a loop over ``range(n, n + that % 7)`` ran 5 times instead of none. pyshade now folds
 ``round`` of a constant itself (``frontend/calls.py``, exactly, in the argument's
-precision); ``roundEven`` of a constant expression that the frontend leaves to glslang
-(``round(f32(0.1) * 3.0)``, ``round(vec2(0.1, -0.1))``) keeps glslang's sign: a target
-limitation of glslang. No driver is involved: the constants are read from the SPIR-V.
+precision), and the GLSL emitter calls ``roundEven`` of any other constant expression
+(``round(vec2(0.1).y)``: fuzz seed 8985045185412620368 kernel 22) in a function of its
+own, which glslang does not fold (``test_exec_fuzz_fixes``'s
+``test_round_of_a_constant_expression``). No driver is involved: the constants are read from the SPIR-V.
 
     python bench/probes/glslang_round_even_probe.py
 """
@@ -16,7 +17,8 @@ from probe_kernels import glslang_constants
 
 CASES = ["roundEven(0.1)", "roundEven(-0.1)", "roundEven(2.5)", "roundEven(-0.6)",
          "round(0.1)", "round(-0.1)", "floor(0.1)", "ceil(-0.1)", "trunc(-0.1)",
-         "roundEven(sqrt(abs(0.1)))", "roundEven(sqrt(abs(vec2(-0.2)))).y"]
+         "roundEven(sqrt(abs(0.1)))", "roundEven(sqrt(abs(vec2(-0.2)))).y",
+         "roundEven(vec2(0.1).y)"]
 GLSL = ("#version 450\nlayout(local_size_x = 1) in;\n"
         "layout(std430, binding = 0) buffer B { float o[]; };\nvoid main() {\n" +
         "".join(f"    o[{k}] = {c};\n" for k, c in enumerate(CASES)) + "}\n")

@@ -69,6 +69,17 @@ COMPARE_FUNCS = {ast.Eq: "equal", ast.NotEq: "notEqual", ast.Lt: "lessThan",
 ZERO_CONSTRUCTOR_MAX = 8
 
 
+
+def glslang_constant(node: ast.expr) -> bool:
+    """Whether glslang may see ``node`` as a constant expression: it reads no variable,
+    parameter, buffer or shared array (a constant table's ``const`` array and an enum's
+    ``const`` count as constants). Errs towards constant: the cost is a function call,
+    which spirv-opt inlines."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and getattr(sub, "ps_ref", ("table",))[0] != "table":
+            return False
+    return True
+
 class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
     """Writes a Program as a GLSL 4.50 compute shader for Vulkan."""
 
@@ -328,8 +339,23 @@ class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
 
     def round_call(self, node: ast.Call) -> str:
         """``round(x)``: ``roundEven`` (ties to even, as Python); of an f64 a generated
-        function of ``floor``, as lavapipe's f64 ``roundEven`` is wrong at halves."""
-        return self.f64_rounding(node, "round", "roundEven")
+        function of ``floor``, as lavapipe's f64 ``roundEven`` is wrong at halves; of an
+        argument that glslang may fold (``glslang_constant``), ``roundEven`` in a generated
+        function: glslang folds ``roundEven`` of a constant with a zero's sign flipped
+        (``roundEven(0.1)`` is -0.0; ``bench/probes/glslang_round_even_probe.py``), and
+        folds no call of a function of the shader. The frontend folds ``round`` of a
+        literal itself; this covers the constant expressions it leaves (``vec2(0.1).y``,
+        ``0.1 * 3.0``, a table's element: fuzz seed 8985045185412620368 kernel 22).
+        spirv-opt inlines the function and does not fold ``RoundEven``; the drivers round
+        the constant right."""
+        arg = node.args[0]
+        if elem_type(node.ps_type).name == "f64" or not glslang_constant(arg):
+            return self.f64_rounding(node, "round", "roundEven")
+        ty = self.type_name(node.ps_type)
+
+        def make(name: str) -> str:
+            return f"{ty} {name}({ty} x) {{\n    return roundEven(x);\n}}"
+        return f"{self.helper(f'round_even_{ty}', make)}({self.value(arg)})"
 
     def trunc_call(self, node: ast.Call) -> str:
         """``math.trunc(x)``: ``trunc``; of an f64 a generated function of ``floor`` and
