@@ -369,3 +369,73 @@ def test_f16_f64_to_int_saturate(dev: ps.Device, ty: str) -> None:
     sat = lambda v, lo, hi: 0 if v != v else int(min(max(v, lo), hi))  # noqa: E731
     np.testing.assert_array_equal(oi.numpy(), [sat(v, -2**31, 2**31 - 1) for v in vals])
     np.testing.assert_array_equal(ou.numpy(), [sat(v, 0, 2**32 - 1) for v in vals])
+
+
+# ------------------------------------------------- literal operands at the range's edges
+# bench/probes/constant_operands_probe.py runs the conformance table's cases with literal
+# operands: it found the three faults these kernels keep fixed.
+
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+@ps.kernel(workgroup_size=4)
+def constant_edges(x: ps.Buffer[f32], out: ps.Buffer[f32], io: ps.Buffer[i32],
+                   uo: ps.Buffer[u32]) -> None:
+    i = ps.global_id().x
+    if i < len(x):
+        lowest = -3.4028235e38
+        out[i * 2] = max(lowest, x[i])
+        out[i * 2 + 1] = min(3.4028235e38, x[i])
+        if i == 0:
+            io[0] = i32(3e9)
+            io[1] = i32(-3e9)
+            io[2] = i32(f32(math.inf))
+            io[3] = i32(-math.inf)
+            io[4] = i32(math.nan)
+            io[5] = i32(f32(16777217.0))
+            io[6] = int(-1.5)
+            uo[0] = u32(-1.5)
+            uo[1] = u32(5e9)
+            uo[2] = u32(f32(math.nan))
+            uo[3] = u32(-1)
+
+
+def test_constant_edge_operands(dev: ps.Device, rng: np.random.Generator) -> None:
+    """The f32 maximum as a literal (a max-reduction's identity) crashed every GPU
+    emitter with OverflowError (the shortest-decimal search packed 3.403e38); a float
+    constant converted to an integer wrapped (``i32(3e9)`` was -1294967296) or raised
+    OverflowError (``i32(math.inf)``) in the frontend, where a loaded value saturates as
+    docs/language.md says; ints still wrap (``u32(-1)``)."""
+    x = np.concatenate([(rng.standard_normal(14) * 1e38).astype(np.float32),
+                        np.array([-np.inf, np.inf], np.float32)])
+    out, io, uo = dev.zeros(32, np.float32), dev.zeros(7, np.int32), dev.zeros(4, np.uint32)
+    constant_edges.launch(dev.array(x), out, io, uo, threads=16, device=dev)
+    got = out.numpy().reshape(16, 2)
+    np.testing.assert_array_equal(got[:, 0], np.maximum(x, np.float32(-F32_MAX)))
+    np.testing.assert_array_equal(got[:, 1], np.minimum(x, np.float32(F32_MAX)))
+    assert io.numpy().tolist() == [2**31 - 1, -2**31, 2**31 - 1, -2**31, 0, 16777216, -1]
+    assert uo.numpy().tolist() == [0, 2**32 - 1, 0, 2**32 - 1]
+
+
+@ps.kernel(workgroup_size=4)
+def zero_divisors(out: ps.Buffer[f32]) -> None:
+    if ps.global_id().x == 0:
+        out[0] = f32(1.0) / f32(-0.0)
+        out[1] = f32(-1.0) / f32(-0.0)
+        out[2] = (vec2(2.0) / vec2(-0.0, 0.0)).x
+        out[3] = f32(1.0) / f32(0.0)
+
+
+def test_division_by_a_constant_zero(dev: ps.Device) -> None:
+    """glslang folds ``1.0 / -0.0`` to +inf, ignoring the zero's sign
+    (bench/probes/glslang_zero_divisor_probe.py): the GLSL route gave +inf on both CPU
+    drivers; its literals are written as bits now. WGSL makes a constant expression whose
+    value is not finite a shader-creation error: on wgpu this is a CompileError that
+    names the line."""
+    out = dev.zeros(4, np.float32)
+    if dev.name.split(":")[0] == "wgpu":
+        with pytest.raises(ps.CompileError, match="test_exec_edge_cases.py"):
+            zero_divisors.launch(out, threads=1, device=dev)
+        return
+    zero_divisors.launch(out, threads=1, device=dev)
+    assert out.numpy().tolist() == [-math.inf, math.inf, -math.inf, math.inf]

@@ -438,6 +438,15 @@ def _half(node: ast.AST) -> bool:
     return isinstance(t, T.Type) and elem_type(t) == T.f16
 
 
+def _zero_divisor(node: ast.AST) -> bool:
+    """Whether ``node`` divides by a constant with a zero in it: glslang folds ``x / 0.0``
+    to the infinity of ``x``'s sign, whatever the zero's (``1.0 / -0.0`` is +inf;
+    ``bench/probes/glslang_round_even_probe.py``'s division cases)."""
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and any(
+        isinstance(k, ast.Constant) and not isinstance(k.value, bool) and k.value == 0
+        for k in ast.walk(node.right))
+
+
 def mark_folded(tree: ast.AST) -> None:
     """Mark ``ps_folded`` on every Constant inside an operation on constants that
     computes (an operator or a builtin; a constructor, conversion or swizzle alone only
@@ -446,7 +455,8 @@ def mark_folded(tree: ast.AST) -> None:
     computes on a computed value (glslang folds the chain in double and rounds once) or
     something in it makes an f16 value (glslang truncates a folded f16:
     ``makeFloat16Constant`` rounds toward zero): those literals are written as bits,
-    which glslang does not fold."""
+    which glslang does not fold; so are those of a division by a constant zero
+    (``_zero_divisor``)."""
     def constant(node: ast.AST) -> tuple[bool, bool]:
         """(only constants below, something below computes)."""
         if isinstance(node, ast.Constant):
@@ -467,8 +477,8 @@ def mark_folded(tree: ast.AST) -> None:
         chain = computes and any(m for _, m in below)
         computes = computes or any(m for _, m in below)
         if computes:
-            bits = chain or any(_half(k) for k in ast.walk(node)
-                                if not isinstance(k, ast.Constant))
+            bits = chain or _zero_divisor(node) or any(_half(k) for k in ast.walk(node)
+                                                       if not isinstance(k, ast.Constant))
             for k in ast.walk(node):
                 if isinstance(k, ast.Constant) and getattr(k, "ps_folded", False) != "bits":
                     k.ps_folded = "bits" if bits else True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import struct
 
 from .. import types as T
@@ -28,12 +29,21 @@ def elem_type(t: T.Type) -> T.Type:
     return t.elem if isinstance(t, (T.VectorType, T.MatrixType)) else t
 
 
+def to_f32(v: float) -> float:
+    """``v`` rounded to binary32; past the largest finite value, the infinity it rounds
+    to (struct raises there: 3.403e38, a shorter decimal tried for the f32 maximum)."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", v))[0]
+    except OverflowError:
+        return math.copysign(math.inf, v)
+
+
 def shortest_f32(v: float) -> str:
     """Shortest decimal that reads back as the same binary32 value."""
-    f = struct.unpack("<f", struct.pack("<f", v))[0]
+    f = to_f32(v)
     for digits in range(1, 18):
         s = f"{f:.{digits}g}"
-        if struct.unpack("<f", struct.pack("<f", float(s)))[0] == f:
+        if to_f32(float(s)) == f:
             if "e" in s and "inf" not in s and "nan" not in s:
                 s = repr(float(s))      # same digits, positional where Python's is (180.0)
             if "e" not in s and "." not in s and "inf" not in s and "nan" not in s:

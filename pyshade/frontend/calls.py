@@ -30,6 +30,24 @@ def _constant_tree(node: ast.expr) -> bool:
         and bool(node.args) and all(_constant_tree(a) for a in node.args)
 
 
+def float_to_int(v: float, src: T.Type, dst: T.ScalarType) -> int:
+    """A float constant of type ``src`` converted to the integer type ``dst`` as every
+    device converts a value at run time (docs/language.md): rounded to its own type
+    first (an f32 or f16 constant holds the literal's double), truncated toward zero,
+    saturated to ``dst``'s range, NaN gives 0. Ints wrap; floats do not: ``i32(3e9)``
+    is 2147483647, as ``i32(x)`` of a loaded 3e9 is (it wrapped, and ``i32(math.inf)``
+    raised OverflowError in the frontend)."""
+    import numpy as np
+    if isinstance(src, T.ScalarType) and src.name in ("f32", "f16"):
+        with np.errstate(all="ignore"):
+            v = float(np.float32(v) if src.name == "f32" else np.float16(v))
+    if math.isnan(v):
+        return 0
+    if math.isinf(v):
+        return dst.max if v > 0 else dst.min
+    return max(dst.min, min(dst.max, math.trunc(v)))
+
+
 class CallMixin:
     """Call rules; the class using it provides ``tx``, ``error``, ``coerce``..."""
 
@@ -188,14 +206,16 @@ class CallMixin:
                 return self.const(node, bool(v), t)
             if base.is_float:
                 return self.const(node, float(v), t)
-            iv = int(math.trunc(v)) if isinstance(v, float) else int(v)
             if isinstance(t, T.EnumType):
+                iv = int(math.trunc(v)) if isinstance(v, float) and math.isfinite(v) else v
                 if iv not in t.members.values():
                     self.error(node, f"{iv} is not a member of {t.name}")
                 c = self.const(node, iv, t)
                 c.ps_enum = t.cls(iv)
                 return c
-            iv &= (1 << base.bits) - 1
+            if isinstance(v, float):
+                return self.const(node, float_to_int(v, at, base), t)
+            iv = int(v) & ((1 << base.bits) - 1)
             if base.kind == "int" and iv > base.max:
                 iv -= 1 << base.bits
             return self.const(node, iv, t)
