@@ -13,18 +13,11 @@ own, which glslang does not fold (``test_exec_fuzz_fixes``'s
 
     python bench/probes/glslang_round_even_probe.py
 """
-from probe_kernels import glslang_constants
+from probe_kernels import print_float_folds
 
 CASES = ["roundEven(0.1)", "roundEven(-0.1)", "roundEven(2.5)", "roundEven(-0.6)",
          "round(0.1)", "round(-0.1)", "floor(0.1)", "ceil(-0.1)", "trunc(-0.1)",
          "roundEven(sqrt(abs(0.1)))", "roundEven(sqrt(abs(vec2(-0.2)))).y",
          "roundEven(vec2(0.1).y)"]
-GLSL = ("#version 450\nlayout(local_size_x = 1) in;\n"
-        "layout(std430, binding = 0) buffer B { float o[]; };\nvoid main() {\n" +
-        "".join(f"    o[{k}] = {c};\n" for k, c in enumerate(CASES)) + "}\n")
-
 if __name__ == "__main__":
-    version, consts, stores = glslang_constants(GLSL, "float")
-    print(version)
-    for case, value in zip(CASES, stores):
-        print(f"{case:18} folded to {consts.get(value, value)}")
+    print_float_folds(CASES)

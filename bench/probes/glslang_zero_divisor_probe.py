@@ -9,16 +9,9 @@ the constants are read from the SPIR-V.
 
     python bench/probes/glslang_zero_divisor_probe.py
 """
-from probe_kernels import glslang_constants
+from probe_kernels import print_float_folds
 
 CASES = ["1.0 / -0.0", "-1.0 / -0.0", "1.0 / 0.0", "-1.0 / 0.0", "0.0 / 0.0",
          "(vec2(1.0) / vec2(-0.0)).x"]
-GLSL = ("#version 450\nlayout(local_size_x = 1) in;\n"
-        "layout(std430, binding = 0) buffer B { float o[]; };\nvoid main() {\n" +
-        "".join(f"    o[{k}] = {c};\n" for k, c in enumerate(CASES)) + "}\n")
-
 if __name__ == "__main__":
-    version, consts, stores = glslang_constants(GLSL, "float")
-    print(version)
-    for case, value in zip(CASES, stores):
-        print(f"{case:28} folded to {consts.get(value, value)}")
+    print_float_folds(CASES)

@@ -65,3 +65,15 @@ def glslang_constants(glsl: str, scalar: str) -> tuple[str, dict[str, str], list
                              text=True).stdout.splitlines()[0]
     return (version, dict(re.findall(rf"(%\S+) = OpConstant %{scalar} (\S+)", dis)),
             re.findall(r"OpStore %\S+ (%\S+)", dis))
+
+
+def print_float_folds(cases: list[str]) -> None:
+    """What glslang folds each f32 GLSL expression of ``cases`` to, one line each (a
+    compute shader storing them in order), after glslangValidator's version line."""
+    glsl = ("#version 450\nlayout(local_size_x = 1) in;\n"
+            "layout(std430, binding = 0) buffer B { float o[]; };\nvoid main() {\n" +
+            "".join(f"    o[{k}] = {c};\n" for k, c in enumerate(cases)) + "}\n")
+    version, consts, stores = glslang_constants(glsl, "float")
+    print(version)
+    for case, value in zip(cases, stores):
+        print(f"{case:28} folded to {consts.get(value, value)}")
