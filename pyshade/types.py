@@ -563,3 +563,16 @@ def host_type_name(t: Type) -> str:
     if isinstance(t, ScalarType) and t.kind == "bool":
         return "bool"
     return t.name
+
+
+def float_to_int(x: float, lo: int, hi: int) -> int:
+    """A float converted to an integer type of range [lo, hi] as every device converts
+    it (docs/language.md): truncated toward zero, saturated, NaN gives 0. The cpu
+    device's generated code calls it (``_ftoi``); the frontend folds constants with it."""
+    if x != x:
+        return 0
+    if x <= lo:
+        return lo
+    if x >= hi:
+        return hi
+    return int(x)

@@ -69,7 +69,6 @@ COMPARE_FUNCS = {ast.Eq: "equal", ast.NotEq: "notEqual", ast.Lt: "lessThan",
 ZERO_CONSTRUCTOR_MAX = 8
 
 
-
 def glslang_constant(node: ast.expr) -> bool:
     """Whether glslang may see ``node`` as a constant expression: it reads no variable,
     parameter, buffer or shared array (a constant table's ``const`` array and an enum's
@@ -79,6 +78,7 @@ def glslang_constant(node: ast.expr) -> bool:
         if isinstance(sub, ast.Name) and getattr(sub, "ps_ref", ("table",))[0] != "table":
             return False
     return True
+
 
 class GlslEmitter(PreciseFloats, DeviceChecks, CLikeEmitter):
     """Writes a Program as a GLSL 4.50 compute shader for Vulkan."""
@@ -441,7 +441,7 @@ def _half(node: ast.AST) -> bool:
 def _zero_divisor(node: ast.AST) -> bool:
     """Whether ``node`` divides by a constant with a zero in it: glslang folds ``x / 0.0``
     to the infinity of ``x``'s sign, whatever the zero's (``1.0 / -0.0`` is +inf;
-    ``bench/probes/glslang_round_even_probe.py``'s division cases)."""
+    ``bench/probes/glslang_zero_divisor_probe.py``)."""
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and any(
         isinstance(k, ast.Constant) and not isinstance(k.value, bool) and k.value == 0
         for k in ast.walk(node.right))

@@ -30,22 +30,15 @@ def _constant_tree(node: ast.expr) -> bool:
         and bool(node.args) and all(_constant_tree(a) for a in node.args)
 
 
-def float_to_int(v: float, src: T.Type, dst: T.ScalarType) -> int:
-    """A float constant of type ``src`` converted to the integer type ``dst`` as every
-    device converts a value at run time (docs/language.md): rounded to its own type
-    first (an f32 or f16 constant holds the literal's double), truncated toward zero,
-    saturated to ``dst``'s range, NaN gives 0. Ints wrap; floats do not: ``i32(3e9)``
-    is 2147483647, as ``i32(x)`` of a loaded 3e9 is (it wrapped, and ``i32(math.inf)``
-    raised OverflowError in the frontend)."""
+def in_precision(v: float, t: T.Type) -> float:
+    """The float constant ``v`` (a Constant holds the literal's double) rounded to the
+    precision of ``t``: f32 and f16 round, f64 and abstract floats keep it."""
     import numpy as np
-    if isinstance(src, T.ScalarType) and src.name in ("f32", "f16"):
-        with np.errstate(all="ignore"):
-            v = float(np.float32(v) if src.name == "f32" else np.float16(v))
-    if math.isnan(v):
-        return 0
-    if math.isinf(v):
-        return dst.max if v > 0 else dst.min
-    return max(dst.min, min(dst.max, math.trunc(v)))
+    dtype = {"f16": np.float16, "f32": np.float32}.get(getattr(t, "name", ""))
+    if dtype is None:
+        return v
+    with np.errstate(all="ignore"):
+        return float(dtype(v))
 
 
 class CallMixin:
@@ -152,8 +145,7 @@ class CallMixin:
             t = arg.ps_type
             if not (isinstance(t, T.ScalarType) and t.is_float):
                 return arg
-            dtype = {"f16": np.float16, "f32": np.float32}.get(t.name, np.float64)
-            return self.const(arg, float(np.rint(dtype(arg.value))), t)
+            return self.const(arg, float(np.rint(in_precision(arg.value, t))), t)
         arg.args = [self.round_constant(a) for a in arg.args]
         return arg
 
@@ -213,8 +205,9 @@ class CallMixin:
                 c = self.const(node, iv, t)
                 c.ps_enum = t.cls(iv)
                 return c
-            if isinstance(v, float):
-                return self.const(node, float_to_int(v, at, base), t)
+            if isinstance(v, float):    # saturates as at run time; ints wrap (below)
+                v = T.float_to_int(in_precision(v, at), base.min, base.max)
+                return self.const(node, v, t)
             iv = int(v) & ((1 << base.bits) - 1)
             if base.kind == "int" and iv > base.max:
                 iv -= 1 << base.bits

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 import struct
 
+from .. import types as T
+
 __all__ = [
     "_acos", "_asin", "_atan", "_atan2", "_bitcast", "_btoi", "_ceil", "_clz", "_cos", "_exp",
     "_f32_bits", "_tdiv",
@@ -170,15 +172,7 @@ def _f64(x):
 
 # -------------------------------------------------------------- conversions
 
-def _ftoi(x, lo, hi):
-    """Float to int truncating toward zero, saturating to [lo, hi]; nan gives 0."""
-    if x != x:
-        return 0
-    if x <= lo:
-        return lo
-    if x >= hi:
-        return hi
-    return int(x)
+_ftoi = T.float_to_int
 
 
 def _btoi(b):
