@@ -159,9 +159,11 @@ def test_ftoi(rng, dtype):
     xs = random_doubles(rng, 2000) + [float(x) for x in rng.uniform(-1e10, 1e10, 2000)]
     xs += [math.nan, math.inf, -math.inf, -0.5, 0.9, -1.0, 2.0 ** 31, 2.0 ** 31 - 0.5,
            -(2.0 ** 31) - 0.5, 2.0 ** 32, 2.0 ** 63, 2.0 ** 64, -(2.0 ** 63)]
+    from pyshade.types import float_to_int  # the frontend's fold: the same rule
     for x in xs:
         got = cs._ftoi(x, lo, hi)
         assert got == ftoi_ref(x, lo, hi) and type(got) is int, x
+        assert float_to_int(x, lo, hi) == got, x
     # in range, it matches numpy's truncating cast
     inside = np.array([x for x in xs if lo < x < hi and not math.isnan(x)])
     for x, want in zip(inside, inside.astype(dtype)):

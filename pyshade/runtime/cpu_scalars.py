@@ -20,8 +20,6 @@ from __future__ import annotations
 import math
 import struct
 
-from .. import types as T
-
 __all__ = [
     "_acos", "_asin", "_atan", "_atan2", "_bitcast", "_btoi", "_ceil", "_clz", "_cos", "_exp",
     "_f32_bits", "_tdiv",
@@ -172,7 +170,19 @@ def _f64(x):
 
 # -------------------------------------------------------------- conversions
 
-_ftoi = T.float_to_int
+def _ftoi(x, lo, hi):
+    """Float to int truncating toward zero, saturating to [lo, hi]; NaN gives 0.
+
+    The same rule as ``pyshade.types.float_to_int`` (the frontend's constant folding),
+    written again because this module imports only the standard library;
+    test_cpu_support checks that the two agree."""
+    if x != x:
+        return 0
+    if x <= lo:
+        return lo
+    if x >= hi:
+        return hi
+    return int(x)
 
 
 def _btoi(b):
