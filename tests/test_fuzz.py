@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import FUZZ_SUMMARY, IN_CI
-from fuzz import driver, harness, shrink, ulp
+from fuzz import driver, harness, shrink, ulp, variants
 
 import pyshade as ps
 
@@ -459,7 +459,7 @@ def thirds(xf: ps.Buffer[f32], of: ps.Buffer[f32]) -> None:
 '''
     mod = harness.load(src, tmp_path, "thirds")
     var = harness.reciprocal_variant(mod)
-    assert "* (1.0 / 3.0)" in Path(var.__file__).read_text()
+    assert "* (f32(1.0) / f32(3.0))" in Path(var.__file__).read_text()
     cpu = ps.device("cpu")
     x = np.random.default_rng(3).uniform(-100, 100, 64).astype(np.float32)
     inputs = {"xf": x, "of": np.zeros(64, np.float32)}
@@ -589,3 +589,51 @@ def test_isolated_runner_tells_a_slow_first_dispatch(monkeypatch: pytest.MonkeyP
     o = got["kernels"][1]["outcomes"][label]
     assert o["status"] == "skip" and "had not compiled the kernel after 15 s" in o["error"], o
     assert [ln["outcomes"][label]["status"] for ln in got["kernels"][::2]] == ["agree", "agree"]
+
+
+def test_wgsl_regroup_rule(tmp_path: Path) -> None:
+    """``wgsl-regroup``: outputs that match the cpu device's of the kernel with each chain
+    of two float constants folded in f32 (what lavapipe and SwiftShader compute from
+    WGSL; SwiftShader after x / c -> x * (1 / c)) are accepted on a wgpu device and
+    reported; another difference is not, and no other family gets the rule. A sum's
+    regrouping has no ulp bound: (x + 1.5 * 2**23) - 1.5 * 2**23 rounds x to an integer,
+    and x + (1.5 * 2**23 - 1.5 * 2**23) is x."""
+    src = harness.HEADER + '''
+
+@ps.kernel(workgroup_size=4)
+def chains(xf: ps.Buffer[f32], of: ps.Buffer[f32]) -> None:
+    i = ps.global_id().x
+    of[i * 4] = (xf[i] + 0.3) + 7.0
+    of[i * 4 + 1] = math.fmod((2.5 * xf[i]) / 7.0, 1.0)
+    of[i * 4 + 2] = 7.0 - (0.3 + xf[i])
+    of[i * 4 + 3] = (xf[i] + 12582912.0) - 12582912.0
+'''
+    mod = harness.load(src, tmp_path, "chains")
+    text = {k: Path(variants.variant(mod, k, harness.load).__file__).read_text()
+            for k in ("regroup", "regroup_recip")}
+    assert "xf[i] + (f32(0.3) + f32(7.0))" in text["regroup"]
+    assert "xf[i] + (f32(12582912.0) - f32(12582912.0))" in text["regroup"]
+    assert "2.5 * xf[i] / 7.0" in text["regroup"]
+    assert "xf[i] * (f32(2.5) * (f32(1.0) / f32(7.0)))" in text["regroup_recip"]
+    assert "f32(7.0) - f32(0.3) - xf[i]" in text["regroup"]
+    cpu = ps.device("cpu")
+    x = np.random.default_rng(4).uniform(-100, 100, 64).astype(np.float32)
+    inputs = {"xf": x, "of": np.zeros(256, np.float32)}
+    meta, params = {"n": 64, "sinks": [], "slots": {}}, ["xf", "of"]
+    want = harness.launch(params, meta, mod.chains, mod, cpu, inputs)
+    dev = type("FakeWgpu", (), {"target": "wgsl"})()
+    for kind, label in (("regroup", "wgpu-llvmpipe"), ("regroup_recip", "wgpu-swiftshader")):
+        var = variants.variant(mod, kind, harness.load)
+        got = harness.launch(params, meta, var.chains, var, cpu, inputs)
+        assert np.array_equal(want["of"][3::4], np.rint(x))
+        assert np.array_equal(got["of"][3::4], x)           # no rule bounds that
+        assert harness.compare(meta, want, got, "wgsl", "wgsl", label, [])
+        ok = harness._reciprocal_check(params, meta, mod.chains, mod, label, dev, inputs,
+                                       want, got, harness.REGROUP)
+        assert ok and ok[0].note.endswith("wgsl-regroup"), ok
+        other = {"of": got["of"].copy()}
+        other["of"][4] = other["of"][4] * np.float32(2) + np.float32(1)
+        assert harness._reciprocal_check(params, meta, mod.chains, mod, label, dev, inputs,
+                                         want, other, harness.REGROUP) is None
+    assert not harness.REGROUP.applies("vulkan-swiftshader", "vulkan")
+    assert harness.REGROUP.applies("wgpu-llvmpipe", "wgsl")

@@ -10,7 +10,6 @@ within their bound.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import importlib.util
 import itertools
@@ -24,7 +23,7 @@ import numpy as np
 
 import pyshade as ps
 
-from . import ulp
+from . import ulp, variants
 from .exprs import FLITS, INPUT_MAG
 from .nodes import Kernel
 from .stmts import Gen
@@ -346,6 +345,18 @@ RECIPROCAL_VULKAN = Rule("vulkan-reciprocal", "vulkan", "nvidia", "reciprocal",
                          "within 2.5 ulp; the device matches the cpu's result of x * (1 / y) "
                          "for every x / y")
 
+# A third second reference, on wgpu: WGSL lets an implementation reassociate (naga's
+# SPIR-V has no NoContraction to forbid it), and lavapipe and SwiftShader fold a chain of
+# two float constants into one, (x + c1) + c2 as x + (c1 + c2) and (x * c1) * c2 as
+# x * (c1 * c2), SwiftShader after writing x / c as x * (1 / c)
+# (bench/probes/swiftshader_wgsl_fold_probe.py; fresh seed 108304552020987 kernel 75,
+# fmod((2.5 * u32(n)) / 7.0, 1.0), on SwiftShader). A sum's regrouping has no ulp bound
+# ((x + 2**23) - 2**23 is x), so only the exact model explains it.
+REGROUP = Rule("wgsl-regroup", "wgsl", "", "regroup",
+               "WGSL, 'Reassociation and fusion': an implementation may reassociate "
+               "operations; the device matches the cpu's result with each chain of float "
+               "constants folded (in f32), as lavapipe and SwiftShader fold them")
+
 RULES = (
     Rule("wgsl-zero-sign", "wgsl", "", "zero-sign",
          "WGSL, 'Floating Point Evaluation' (differences from IEEE-754): an "
@@ -604,68 +615,37 @@ def _sink_check(s: dict, w: np.ndarray, g: np.ndarray, fam: str, target: str) ->
 
 
 
-class _Reciprocal(ast.NodeTransformer):
-    """``x / c`` and ``x /= c`` for a float literal ``c`` (or ``-c``): ``x * (1.0 / c)``;
-    with ``every``, ``x / y`` and ``x /= y`` for any ``y``."""
-
-    def __init__(self, every: bool = False) -> None:
-        self.every = every
-
-    def rewrites(self, node: ast.AST) -> bool:
-        """Whether a division by ``node`` is rewritten."""
-        if self.every:
-            return True
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            node = node.operand
-        return isinstance(node, ast.Constant) and isinstance(node.value, float)
-
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        self.generic_visit(node)
-        if isinstance(node.op, ast.Div) and self.rewrites(node.right):
-            return ast.BinOp(node.left, ast.Mult(),
-                             ast.BinOp(ast.Constant(1.0), ast.Div(), node.right))
-        return node
-
-    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
-        self.generic_visit(node)
-        if isinstance(node.op, ast.Div) and self.rewrites(node.value):
-            return ast.AugAssign(node.target, ast.Mult(),
-                                 ast.BinOp(ast.Constant(1.0), ast.Div(), node.value))
-        return node
-
-
-_variants: dict[str, Any] = {}
-
-
 def reciprocal_variant(mod: Any, every: bool = False) -> Any:
     """The module of ``mod`` with every division by a float constant (``every``: every
-    division) written as a product with the reciprocal (loaded once per module), or None
-    if nothing changes."""
-    path = Path(mod.__file__)
-    key = f"{path}:{every}"
-    if key not in _variants:
-        src = path.read_text()
-        var = ast.unparse(_Reciprocal(every).visit(ast.parse(src)))
-        _variants[key] = None if var == ast.unparse(ast.parse(src)) else load(
-            "# ruff: noqa\n" + var, path.parent, path.stem + ("_recip_all" if every else "_recip"))
-    return _variants[key]
+    division) written as a product with the reciprocal (``variants``), or None if nothing
+    changes."""
+    return variants.variant(mod, "recip_all" if every else "recip", load)
 
 
 def _reciprocal_check(params: list[str], meta: dict, fn: Any, mod: Any, label: str,
                       dev: ps.Device, inputs: dict, want: dict, got: dict,
                       rule: Rule = RECIPROCAL) -> list[Mismatch] | None:
-    """``rule`` (``wgsl-reciprocal`` or ``vulkan-reciprocal``): None unless the device's
-    outputs match the cpu's of the reciprocal variant under the other rules; then the
-    accepted differences (the first difference from the cpu's own outputs per buffer, and
-    what the other rules accepted against the variant's)."""
-    var = reciprocal_variant(mod, every=rule is RECIPROCAL_VULKAN)
-    if var is None:
-        return None
-    try:
-        alt = launch(params, meta, getattr(var, fn.__name__), var, ps.device("cpu"), inputs)
-    except Exception:  # noqa: BLE001 - a variant the cpu refuses explains nothing
-        return None
-    return _explained(meta, alt, want, got, rule, label, dev)
+    """``rule`` (``wgsl-reciprocal``, ``vulkan-reciprocal`` or ``wgsl-regroup``): None
+    unless the device's outputs match the cpu's of one of the rule's variants of the
+    kernel under the other rules (for SwiftShader also with its u32 -> f32 conversion);
+    then the accepted differences (the first difference from the cpu's own outputs per
+    buffer, and what the other rules accepted against the variant's)."""
+    kinds = {RECIPROCAL: ("recip",), RECIPROCAL_VULKAN: ("recip_all",),
+             REGROUP: ("regroup", "regroup_recip")}[rule]
+    cpus = [ps.device("cpu")]
+    if any(r.applies(label, ulp.family(dev)) for r in U32_TO_F32):
+        cpus.append(swiftshader_u32_variant())
+    for kind in kinds:
+        var = variants.variant(mod, kind, load)
+        for cpu in cpus if var is not None else ():
+            try:
+                alt = launch(params, meta, getattr(var, fn.__name__), var, cpu, inputs)
+            except Exception:  # noqa: BLE001 - a variant the cpu refuses explains nothing
+                continue
+            found = _explained(meta, alt, want, got, rule, label, dev)
+            if found is not None:
+                return found
+    return None
 
 
 def _u32_to_f32_check(params: list[str], meta: dict, fn: Any, mod: Any, label: str,
@@ -777,12 +757,13 @@ def check_on(params: list[str], meta: dict, fn: Any, mod: Any, label: str, dev: 
                        seconds=time.perf_counter() - t)
     allowed: list[Mismatch] = []
     bad = compare(meta, want, got, ulp.family(dev), dev.target, label, allowed)
-    for rule in (RECIPROCAL, RECIPROCAL_VULKAN):
+    for rule in (RECIPROCAL, RECIPROCAL_VULKAN, REGROUP):
         if bad and rule.applies(label, ulp.family(dev)):
             recip = _reciprocal_check(params, meta, fn, mod, label, dev, inputs, want, got,
                                       rule)
             if recip is not None:
                 bad, allowed = [], recip
+                break
     if bad:
         conv = _u32_to_f32_check(params, meta, fn, mod, label, dev, inputs, want, got)
         if conv is not None:
