@@ -13,6 +13,7 @@ shrinks what disagrees into ``tests/fuzz/regressions/``, which the last test rep
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import time
@@ -637,3 +638,10 @@ def chains(xf: ps.Buffer[f32], of: ps.Buffer[f32]) -> None:
                                          want, other, harness.REGROUP) is None
     assert not harness.REGROUP.applies("vulkan-swiftshader", "vulkan")
     assert harness.REGROUP.applies("wgpu-llvmpipe", "wgsl")
+    # a divisor that calls abs or a vector constructor on literals is a constant to naga
+    # (seed 237249843448868 kernels 27 and 57, kept as regressions)
+    calls = ast.unparse(variants.Rewrite("recip").visit(ast.parse(
+        "a = x / (abs(-0.1) + 0.5)\nb = v / (abs(vec3(1.0)) + 0.5)\nc = x / abs(y)\n")))
+    assert calls.splitlines() == ["a = x * (f32(1.0) / (abs(-0.1) + 0.5))",
+                                  "b = v * (f32(1.0) / (abs(vec3(1.0)) + 0.5))",
+                                  "c = x / abs(y)"], calls

@@ -22,28 +22,37 @@ from typing import Any, Callable
 KINDS = ("recip", "recip_all", "regroup", "regroup_recip")
 
 
+# Calls of these names with constant arguments are constants too: naga evaluates them
+# (the fuzzer writes divisors such as ``abs(-0.1) + 0.5`` and ``abs(vec3(1.0)) + 0.5``,
+# which pyshade's frontend leaves to the target; seed 237249843448868 kernels 27 and 57).
+CONST_CALLS = frozenset({"abs", "min", "max", "f32", "vec2", "vec3", "vec4"})
+
+
 def is_constant(node: ast.AST) -> bool:
-    """A float literal or ``f32(literal)``, or a sum, difference, product or quotient of
-    them (what an earlier fold left), possibly negated."""
+    """A float literal, a call of ``CONST_CALLS`` on constants, or a sum, difference,
+    product or quotient of constants (what an earlier fold left), possibly negated."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return is_constant(node.operand)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult,
                                                             ast.Div)):
         return is_constant(node.left) and is_constant(node.right)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-            node.func.id == "f32" and len(node.args) == 1 and not node.keywords:
-        return is_constant(node.args[0])
+            node.func.id in CONST_CALLS and node.args and not node.keywords:
+        return all(is_constant(a) for a in node.args)
     return isinstance(node, ast.Constant) and isinstance(node.value, float)
 
 
 def _f32(node: ast.AST) -> ast.AST:
     """A constant as an f32 operand: the drivers fold constants in the operation's type
     (f32 in the fuzzer's float kernels), where two literals alone would be folded by
-    pyshade's frontend at full precision. A variant of an f16 or f64 expression then fails
-    to type-check, and a variant the cpu refuses explains nothing."""
-    if getattr(node, "folded", False) or isinstance(node, ast.Call):
-        return node                       # a fold's result, or f32(...) already
-    return ast.Call(ast.Name("f32", ast.Load()), [node], [])
+    pyshade's frontend at full precision. Only a bare literal needs it (anything else is
+    typed, or folded by the frontend into the one literal the driver sees). A variant of
+    an f16 or f64 expression then fails to type-check, and a variant the cpu refuses
+    explains nothing."""
+    lit = node.operand if isinstance(node, ast.UnaryOp) else node
+    if isinstance(lit, ast.Constant):
+        return ast.Call(ast.Name("f32", ast.Load()), [node], [])
+    return node
 
 
 def _bin(left: ast.AST, op: ast.operator, right: ast.AST) -> ast.BinOp:
@@ -52,9 +61,7 @@ def _bin(left: ast.AST, op: ast.operator, right: ast.AST) -> ast.BinOp:
 
 def _fold(left: ast.AST, op: ast.operator, right: ast.AST) -> ast.BinOp:
     """Two constants combined as the driver folds them: in f32."""
-    node = ast.BinOp(_f32(left), op, _f32(right))
-    node.folded = True                    # type: ignore[attr-defined]
-    return node
+    return ast.BinOp(_f32(left), op, _f32(right))
 
 
 class Rewrite(ast.NodeTransformer):
