@@ -86,6 +86,20 @@ def test_select_of_a_flushed_comparison() -> None:
     assert conformance.judge(sel, "vulkan", 1.0, 2.0, 1.0)[0] == "fail"
 
 
+def test_wgsl_may_drop_nan_and_zero_signs_narrowly() -> None:
+    """Through wgpu, NVIDIA computes ``ps.select(x, y, x < y)`` as ``max(x, y)`` (H100,
+    bench/results/nvidia_issue16_20261205_h100.txt): with a NaN operand or a zero of the
+    other sign that is `W` on a wgpu device; on a vulkan route, which declares
+    SignedZeroInfNanPreserve, it fails, as does a wrong pick of numbers on wgpu."""
+    sel = {c.key: c for c in cc.cases()}["ps.select(x, y, x < y) [f32]"]
+    assert conformance.judge(sel, "wgpu nvidia", math.nan, 0.0, 0.0)[0] == "W"
+    assert conformance.judge(sel, "wgpu nvidia", -0.0, 0.0, 0.0)[0] == "W"
+    assert conformance.judge(sel, "vulkan nvidia", math.nan, 0.0, 0.0)[0] == "fail"
+    assert conformance.judge(sel, "vulkan nvidia", -0.0, 0.0, 0.0)[0] == "fail"
+    assert conformance.judge(sel, "wgpu nvidia", 1.0, 2.0, 1.0)[0] == "fail"
+    assert conformance.judge(sel, "wgpu nvidia", -0.0, 0.0, -0.0)[0] == "exact"
+
+
 def test_a_formula_is_held_to_its_bound() -> None:
     """The builtins Vulkan and WGSL define by a formula (``cc.INHERITED``): within the
     formula's absolute bound a GPU's result is a measured ulp error, past it a failure;
