@@ -341,8 +341,9 @@ def test_nvidia_negzero_rule_is_narrow() -> None:
 
 def test_atan2_negzero_rule_is_narrow() -> None:
     """SwiftShader's atan2(-0.0, x) = atan2(+0.0, -x) is accepted on SwiftShader's atan2
-    sinks only, and only that value; lavapipe's NaN only for y = -0.0 and x < 0; a +0.0
-    y, another value or another driver fails."""
+    sinks only, and only that value; lavapipe's NaN only for y = -0.0 and x < 0; on wgpu,
+    the other zero's atan2 (WGSL may ignore a zero's sign); a +0.0 y, another value or
+    another driver fails."""
     meta = {"sinks": [{"fn": "atan2", "base": 0, "args": [["f32", 1], ["f32", 1]],
                        "res": ["f32", 1]}], "slots": {"ot": 3}}
     pi = np.float32(np.pi)
@@ -363,12 +364,19 @@ def test_atan2_negzero_rule_is_narrow() -> None:
              ("vulkan-llvmpipe", "vulkan", -0.0, 1.0, np.nan, False),
              ("vulkan-llvmpipe", "vulkan", 0.0, -1.0, np.nan, False),
              ("vulkan-llvmpipe", "vulkan", -0.0, -1.0, pi, False),
-             ("vulkan-swiftshader", "vulkan", -0.0, -1.0, np.nan, False)]
+             ("vulkan-swiftshader", "vulkan", -0.0, -1.0, np.nan, False),
+             # WGSL may ignore a zero's sign: the other zero's atan2, on wgpu only
+             ("wgpu-llvmpipe", "wgsl", -0.0, -1.125, pi, "wgsl"),
+             ("wgpu-llvmpipe", "wgsl", 0.0, -1.0, -pi, "wgsl"),
+             ("wgpu-llvmpipe", "wgsl", -0.0, -1.0, np.float32(1.0), False),
+             ("wgpu-llvmpipe", "wgsl", 0.5, -1.0, -pi, False),
+             ("vulkan-llvmpipe", "vulkan", 0.0, -1.0, -pi, False)]
     for label, fam, y, x, got, ok in cases:
         allowed: list = []
         want, dev = rows(y, x, got)
         bad = harness.compare(meta, want, dev, fam, "glsl", label, allowed)
-        name = "lavapipe-atan2-negzero-nan" if ok == "lavapipe" else "swiftshader-atan2-negzero"
+        name = {"lavapipe": "lavapipe-atan2-negzero-nan",
+                "wgsl": "wgsl-atan2-zero-sign"}.get(ok, "swiftshader-atan2-negzero")
         assert (not bad and allowed[0].note.endswith(name)) if ok \
             else (bad and not allowed), (label, y, x, got)
 

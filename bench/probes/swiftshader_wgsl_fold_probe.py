@@ -3,7 +3,9 @@ float expressions with two constants SwiftShader regroups when they come through
 naga's SPIR-V carries no ``NoContraction``, so SwiftShader's SPIR-V optimizer may fold
 arithmetic as if it were associative: ``x / c`` as ``x * (1 / c)`` (wgsl_division_probe)
 and, found by fresh seed 108304552020987 kernel 75 (``fmod((2.5 * u32(n)) / 7.0, 1.0)``),
-``(c1 * x) / c2`` as ``x * (c1 / c2)``. Both are within WGSL's 2.5-ulp division. Each
+``(c1 * x) / c2`` as ``x * (c1 / c2)``. Both are within WGSL's 2.5-ulp division. lavapipe
+folds constant chains too, and writes ``(-v) + (v + c)`` as ``c`` (seed 232741618614045
+kernel 19); a regrouped sum has no ulp bound at all (the rounding idiom). Each
 row: how many of 65536 results differ from the cpu's, and whether they all equal one
 model (the product with one folded constant), on every wgpu device here. The Vulkan
 routes mark every float operation ``NoContraction``: there the same rows differ in none
@@ -25,7 +27,7 @@ from pyshade import f32  # noqa: E402
 
 C1, C2 = 0.3, 7.0       # f32(0.3) * f32(1 / 7) and f32(0.3 / 7) differ: the models part
 F = np.float32
-W = 17                  # results per invocation
+W = 21                  # results per invocation
 
 
 @ps.kernel(workgroup_size=64)
@@ -49,6 +51,10 @@ def folds(x: ps.Buffer[f32], o: ps.Buffer[f32]) -> None:
     o[i * W + 14] = (v + 0.3) * 7.0
     o[i * W + 15] = 7.0 * (0.3 * v)
     o[i * W + 16] = (v + 12582912.0) - 12582912.0
+    o[i * W + 17] = (-v) + (v + 0.3)
+    o[i * W + 18] = (v + 0.3) + (v * 7.0)
+    o[i * W + 19] = (v * 0.3) * v
+    o[i * W + 20] = (v * 7.0) + (v + 0.3)
 
 
 def models(v: np.ndarray) -> list[tuple[str, dict[str, np.ndarray]]]:
@@ -76,6 +82,10 @@ def models(v: np.ndarray) -> list[tuple[str, dict[str, np.ndarray]]]:
         ("(v + 0.3) * 7.0", {"v * 7 + f32(0.3 * 7)": v * c7 + c1 * c7}),
         ("7.0 * (0.3 * v)", {"v * f32(0.3 * 7)": v * (c1 * c7)}),
         ("(v + 1.5 * 2**23) - 1.5 * 2**23", {"v": v, "rint(v)": np.rint(v)}),
+        ("(-v) + (v + 0.3)", {"((-v) + v) + 0.3": ((-v) + v) + c1}),
+        ("(v + 0.3) + (v * 7.0)", {"(v + v * 7) + 0.3": (v + v * c7) + c1}),
+        ("(v * 0.3) * v", {"(v * v) * 0.3": (v * v) * c1}),
+        ("(v * 7.0) + (v + 0.3)", {"(v * 7 + v) + 0.3": (v * c7 + v) + c1}),
     ]
 
 

@@ -408,6 +408,12 @@ ATAN2_NEGZERO = (
          "none: a lavapipe fault (GLSL.std.450 Atan2 is undefined only for x = y = 0)"),
     Rule("lavapipe-atan2-negzero-nan", "wgsl", "llvmpipe", "atan2-negzero-nan",
          "none: a lavapipe fault (WGSL atan2 is undefined only for x = y = 0)"),
+    # WGSL lets an implementation ignore a zero's sign (wgsl-zero-sign), and atan2 turns
+    # the sign of a zero y into +-pi for x < 0: the result of the other zero, within 4
+    # ulp (seed 232741618614045 kernel 66 on lavapipe: atan2(1.0 % -0.5, -1.125) is pi).
+    Rule("wgsl-atan2-zero-sign", "wgsl", "", "atan2-zero-sign",
+         "WGSL, 'Floating Point Evaluation': an implementation may ignore the sign of a "
+         "zero; atan2(-0.0, x) may then be atan2(+0.0, x)"),
 )
 
 
@@ -463,21 +469,30 @@ def rules_for(label: str, fam: str) -> list[Rule]:
 def _atan2_negzero(s: dict, w: np.ndarray, g: np.ndarray, cols: np.ndarray,
                    label: str, fam: str) -> tuple[np.ndarray, str]:
     """The rows of an atan2 sink's mismatches ``cols`` that a rule of ``ATAN2_NEGZERO``
-    accepts, and its name: y is -0.0 and the device's result is the cpu's atan2(+0.0,
-    -x) within 4 ulp (SwiftShader), or x < 0 and the result NaN (lavapipe)."""
-    rule = next((r for r in ATAN2_NEGZERO if r.applies(label, fam)), None)
-    if s["fn"] != "atan2" or rule is None:
-        return np.zeros_like(cols), ""
+    accepts, and the first such rule's name: y is -0.0 and the device's result is the
+    cpu's atan2(+0.0, -x) within 4 ulp (SwiftShader), or x < 0 and the result NaN
+    (lavapipe); on wgpu, y is a zero and the result is that of the other zero."""
+    hits, names = np.zeros_like(cols), []
+    if s["fn"] != "atan2":
+        return hits, ""
     y, x = w[:, s["base"]], w[:, s["base"] + 1]
     res = np.ascontiguousarray(g[:, s["base"] + 2])
-    if rule.kind == "atan2-negzero-nan":
-        near = (x < 0) & np.isnan(res)
-    else:
+    for rule in (r for r in ATAN2_NEGZERO if r.applies(label, fam)):
         with np.errstate(all="ignore"):
-            alt = np.arctan2(np.zeros_like(x), -x).astype(w.dtype)
-            near = (x != 0) & (ulp_distance(res, alt) <= ULP_KIND)
-    hit = (y == 0) & np.signbit(y) & near
-    return cols & hit[:, None], rule.name
+            if rule.kind == "atan2-negzero-nan":
+                near = (x < 0) & np.isnan(res) & np.signbit(y)
+            elif rule.kind == "atan2-zero-sign":
+                other = np.where(np.signbit(y), np.float32(0.0), np.float32(-0.0))
+                alt = np.arctan2(other.astype(w.dtype), x).astype(w.dtype)
+                near = ulp_distance(res, alt) <= ULP_KIND
+            else:
+                alt = np.arctan2(np.zeros_like(x), -x).astype(w.dtype)
+                near = (x != 0) & (ulp_distance(res, alt) <= ULP_KIND) & np.signbit(y)
+        hit = cols & ((y == 0) & near)[:, None]
+        if hit.any():
+            names.append(rule.name)
+        hits |= hit
+    return hits, (names[0] if names else "")
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -9,8 +9,9 @@ however later operations magnify it (``harness.RECIPROCAL``, ``harness.REGROUP``
   ``(x + c1) + c2`` as ``x + (c1 + c2)`` (and the forms with ``-``), ``(x * c1) * c2`` as
   ``x * (c1 * c2)``; ``regroup_recip``: SwiftShader's, with ``recip`` first, so
   ``(c1 * x) / c2`` is ``x * (c1 * (1.0 / c2))`` and ``c1 / (x * c2)`` is
-  ``(c1 / c2) / x`` (bench/probes/swiftshader_wgsl_fold_probe.py shows each form equal
-  to the driver's on every input).
+  ``(c1 / c2) / x``; both with lavapipe's ``(-a) + (a + b)`` as ``b``
+  (bench/probes/swiftshader_wgsl_fold_probe.py shows each form equal to the driver's on
+  every input).
 """
 
 from __future__ import annotations
@@ -93,10 +94,12 @@ class Rewrite(ast.NodeTransformer):
                     _product(node.right):
                 x, c2 = _product(node.right)     # c1 / (x * c2): (c1 / c2) / x
                 return _bin(_fold(node.left, ast.Div(), c2), ast.Div(), x)
-        return self._regroup(node) if self.regroup else node
+        return self._regroup(_cancel(node)) if self.regroup else node
 
     def _regroup(self, node: ast.BinOp) -> ast.AST:
         """``node`` with its constant folded into an inner operation's constant."""
+        if not isinstance(node, ast.BinOp):
+            return node
         if is_constant(node.right) and not is_constant(node.left):
             c2, inner, c2_left = node.right, node.left, False
         elif is_constant(node.left) and not is_constant(node.right) and \
@@ -125,6 +128,24 @@ class Rewrite(ast.NodeTransformer):
         self.generic_visit(node)
         r = self.reciprocal(node.value) if isinstance(node.op, ast.Div) else None
         return node if r is None else ast.AugAssign(node.target, ast.Mult(), r)
+
+
+def _cancel(node: ast.BinOp) -> ast.AST:
+    """``(-a) + (a + b)`` as ``b``, as lavapipe's NIR rewrites it without ``NoContraction``
+    (``~fadd(fneg(a), fadd(a, b))``; seed 232741618614045 kernel 19: ``(-s) + (s + 0.1)``
+    is 0.1; bench/probes/swiftshader_wgsl_fold_probe.py). ``a ** 1`` is ``a`` first, as
+    the frontend writes it."""
+    if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) and \
+            node.right.value == 1:
+        return node.left
+    if not isinstance(node.op, ast.Add):
+        return node
+    neg, s = node.left, node.right
+    if isinstance(neg, ast.UnaryOp) and isinstance(neg.op, ast.USub) and \
+            isinstance(s, ast.BinOp) and isinstance(s.op, ast.Add) and \
+            ast.dump(neg.operand) == ast.dump(s.left):
+        return s.right
+    return node
 
 
 def _product(node: ast.AST) -> tuple[ast.AST, ast.AST] | None:
