@@ -4,6 +4,10 @@
 # .dxc is carried, DXC (compushady's library, which toolchains/dxc.py finds through the
 # compushady package; bench/h200_hlsl.sh says how .dxc is made) with the libtinfo it
 # links, which the H200 image may lack.
+# Once per machine session: a script that runs another (bench/nvidia_issue16.sh runs
+# nvidia_exact_division.sh) passes the exported environment on.
+[ -n "${PYSHADE_DEVICE_ENV:-}" ] && return 0
+export PYSHADE_DEVICE_ENV=1
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \

@@ -96,21 +96,16 @@ class Rewrite(ast.NodeTransformer):
                 return _bin(_fold(node.left, ast.Div(), c2), ast.Div(), x)
         return self._regroup(_cancel(node)) if self.regroup else node
 
-    def _regroup(self, node: ast.BinOp) -> ast.AST:
+    def _regroup(self, node: ast.AST) -> ast.AST:
         """``node`` with its constant folded into an inner operation's constant."""
-        if not isinstance(node, ast.BinOp):
+        split = _split(node)
+        if split is None:
             return node
-        if is_constant(node.right) and not is_constant(node.left):
-            c2, inner, c2_left = node.right, node.left, False
-        elif is_constant(node.left) and not is_constant(node.right) and \
-                isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-            c2, inner, c2_left = node.left, node.right, True
-        else:
-            return node
+        inner, c2, c2_left = split
         if isinstance(node.op, ast.Mult):
             p = _product(inner)
             return _bin(p[0], ast.Mult(), _fold(p[1], ast.Mult(), c2)) if p else node
-        s = _sum(inner) if isinstance(node.op, (ast.Add, ast.Sub)) else None
+        s = _sum(inner)
         if s is None:
             return node
         x, plus, c1 = s                          # inner is x + c1 (plus) or x - c1
@@ -148,27 +143,37 @@ def _cancel(node: ast.BinOp) -> ast.AST:
     return node
 
 
+def _split(node: ast.AST) -> tuple[ast.AST, ast.AST, bool] | None:
+    """``(x, c, c_left)`` for a ``+``, ``-`` or ``*`` of a constant ``c`` and an ``x`` that
+    is not one (``c_left``: ``c`` is the left operand), else None."""
+    if not isinstance(node, ast.BinOp) or not isinstance(node.op, (ast.Add, ast.Sub,
+                                                                    ast.Mult)):
+        return None
+    left, right = is_constant(node.left), is_constant(node.right)
+    if right and not left:
+        return node.left, node.right, False
+    if left and not right:
+        return node.right, node.left, True
+    return None
+
+
 def _product(node: ast.AST) -> tuple[ast.AST, ast.AST] | None:
     """``(x, c)`` for ``x * c`` or ``c * x``, ``c`` constant and ``x`` not."""
-    if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Mult):
+    split = _split(node)
+    if split is None or not isinstance(node.op, ast.Mult):
         return None
-    if is_constant(node.right) and not is_constant(node.left):
-        return node.left, node.right
-    if is_constant(node.left) and not is_constant(node.right):
-        return node.right, node.left
-    return None
+    return split[0], split[1]
 
 
 def _sum(node: ast.AST) -> tuple[ast.AST, bool, ast.AST] | None:
     """``(x, True, c)`` for ``x + c`` or ``c + x``, ``(x, False, c)`` for ``x - c``; ``c``
     constant and ``x`` not (``c - x`` is not a sum of ``x``: left alone)."""
-    if not isinstance(node, ast.BinOp) or not isinstance(node.op, (ast.Add, ast.Sub)):
+    split = _split(node)
+    if split is None or isinstance(node.op, ast.Mult):
         return None
-    if is_constant(node.right) and not is_constant(node.left):
-        return node.left, isinstance(node.op, ast.Add), node.right
-    if isinstance(node.op, ast.Add) and is_constant(node.left) and not is_constant(node.right):
-        return node.right, True, node.left
-    return None
+    x, c, c_left = split
+    plus = isinstance(node.op, ast.Add)
+    return None if c_left and not plus else (x, plus, c)
 
 
 _variants: dict[str, Any] = {}
