@@ -286,12 +286,14 @@ def test_one_batch_per_call(monkeypatch: pytest.MonkeyPatch, rng: np.random.Gene
         assert batches[0] == 1 and len(launches) > 1 and all(launches)
 
 
-@pytest.mark.parametrize("tuning", [(16, 1), (16, 4), (8, 1)], ids=["16-1", "16-4", "8-1"])
+@pytest.mark.parametrize("tuning", [(16, 1, False, False), (16, 16, True, True),
+                                    (16, 4, True, False), (8, 1, False, True)],
+                         ids=["16-1", "16-16-tkeys-rake", "16-4-tkeys", "8-1-rake"])
 def test_radix_tunings(dev: ps.Device, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch,
-                       tuning: tuple[int, int]) -> None:
-    """Every (items, unroll) of ``radix.tuning`` gives the same results (the cuda device
-    takes tiles of 2048 keys with rolled loads, which CI cannot run): a partial last
-    tile, every kind of key in the first pass and of word in the last."""
+                       tuning: tuple[int, int, bool, bool]) -> None:
+    """Every (items, unroll, tkeys, rake) of ``radix.tuning`` gives the same results (the
+    cuda device takes tiles of 2048 keys, which CI cannot run): a partial last tile,
+    every kind of key in the first pass and of word in the last."""
     if dev.backend in EMULATED:
         pytest.skip("the cpu device interprets: the tunings run on the other devices")
     import pyshade.algorithms.radix as radix

@@ -39,7 +39,7 @@ def profile(name: str, n: int) -> dict[str, float]:
     host = np.random.default_rng(1).integers(0, 2**32, n, dtype=np.uint32)
     keys = dev.array(host)
     vals = dev.array(np.arange(n, dtype=np.int32))
-    items, unroll = radix.tuning(dev)
+    items, unroll, tkeys, rake = radix.tuning(dev)
     tiles = groups_for(n, items * radix.WG)
     counts = dev.empty(radix.BUCKETS * tiles, np.uint32)
     offsets = dev.empty(radix.BUCKETS * tiles, np.uint32)
@@ -52,7 +52,8 @@ def profile(name: str, n: int) -> dict[str, float]:
 
     def scatter(v: ps.DeviceArray, v_out: ps.DeviceArray, vmode: int) -> None:
         radix.radix_scatter.launch(keys, v, offsets, k_b, v_out, n, 8, 0, u, u, False, True, vmode,
-                                   items, unroll, threads=tiles * radix.WG, device=dev)
+                                   items, unroll, tkeys, rake, threads=tiles * radix.WG,
+                                   device=dev)
     res = {
         "hist": timed(dev, lambda: radix.radix_hist.launch(
             keys, counts, n, 8, 0, u, items, h_unroll, threads=tiles * radix.HIST_WG,
@@ -74,26 +75,49 @@ def profile(name: str, n: int) -> dict[str, float]:
     return res
 
 
-# (items, unroll) of radix.tuning, timed side by side (``--variants``): keys per
-# invocation (tiles of items * 128 keys) and how many iterations of the tile's loads
-# and stores are unrolled; a per-GPU trade (registers against occupancy) that only a
-# measurement settles.
-VARIANTS = [(8, 8), (8, 1), (16, 1), (16, 4), (16, 16)]
+# (items, unroll, tkeys, rake) of radix.tuning, timed side by side (``--variants``):
+# keys per invocation (tiles of items * 128 keys), how many of the tile's loads and
+# stores are issued together, the tile's keys kept in shared memory, the split's scan
+# by raking; a per-GPU trade (registers against occupancy) that only a measurement
+# settles. ``--before FILE``: a radix.py of an earlier commit, timed first.
+VARIANTS = {
+    "cuda": [(16, 1, False, False), (16, 16, False, False), (16, 16, True, False),
+             (16, 16, False, True), (16, 16, True, True), (16, 8, True, True),
+             (16, 4, True, True), (8, 8, True, True), (8, 8, False, False),
+             (8, 8, True, False), (8, 8, False, True)],
+    "other": [(8, 8, False, False), (8, 8, True, False), (8, 8, False, True),
+              (8, 8, True, True), (16, 16, True, True), (16, 4, True, True)],
+}
 
 
-def variants(name: str, n: int) -> dict[str, float]:
+def load_before(path: str):
+    """The radix module of ``path`` (an earlier radix.py), loaded beside the current one."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("pyshade.algorithms._radix_before", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def variants(name: str, n: int, before: str | None) -> dict[str, float]:
     """record_radix's, sort's and argsort's time per tuning (and the current one's) on
     device ``name``; each result checked against numpy."""
     dev = ps.device(name)
     host = np.random.default_rng(1).integers(0, 2**32, n, dtype=np.uint32)
     keys = dev.array(host)
     chosen = radix.tuning
-    res = {"current": timed(dev, lambda: radix.record_radix(dev, keys, n), reps=3)}
+    res = {}
     want = np.sort(host)
     want_arg = np.argsort(host, kind="stable")
-    for items, unroll in VARIANTS:
-        v = f"{items}/{unroll}"
-        radix.tuning = lambda dev, items=items, unroll=unroll: (items, unroll)
+    if before:
+        old = load_before(before)
+        res["before"] = timed(dev, lambda: old.record_radix(dev, keys, n), reps=3)
+        if not np.array_equal(old.record_radix(dev, keys, n).numpy(), want):
+            print(f"{name} before: WRONG RESULT")
+    res["current"] = timed(dev, lambda: radix.record_radix(dev, keys, n), reps=3)
+    for t in VARIANTS["cuda" if name == "cuda" else "other"]:
+        v = "/".join(str(int(x)) for x in t)
+        radix.tuning = lambda dev, t=t: t
         try:
             res[v] = timed(dev, lambda: radix.record_radix(dev, keys, n), reps=3)
             res[f"{v} sort"] = median_ms(lambda: sort(keys, method="radix"), dev.synchronize, 5)
@@ -114,18 +138,19 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1 << 24)
     ap.add_argument("--devices", default="cuda,vulkan,wgpu")
     ap.add_argument("--variants", action="store_true", help="record_radix of VARIANTS too")
+    ap.add_argument("--before", help="an earlier radix.py, timed beside the current one")
     a = ap.parse_args()
     rows = {}
     for name in a.devices.split(","):
         try:
             rows[name] = profile(name, a.n)
             if a.variants:
-                rows[name].update({f"radix {k}": v for k, v in variants(name, a.n).items()})
+                rows[name].update({f"radix {k}": v for k, v in variants(name, a.n, a.before).items()})
         except Exception as e:  # noqa: BLE001 - a probe: report and go on
             print(f"{name}: {type(e).__name__}: {e}")
     cols = list(rows)
     keys = list(dict.fromkeys(k for r in rows.values() for k in r))
-    print(f"n = {a.n}, ms per call (stages: one pass; radix I/U: tuning (items, unroll))")
+    print(f"n = {a.n}, ms per call (stages: one pass; radix I/U/K/R: tuning (items, unroll, tkeys, rake))")
     print("| measurement | " + " | ".join(cols) + " |")
     print("|---" * (len(cols) + 1) + "|")
     for k in keys:

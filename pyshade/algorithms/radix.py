@@ -12,20 +12,28 @@ Four passes of 8-bit digits, least significant first. Each pass:
 2. The exclusive scan of ``counts`` (``scan.record_scan``): digit-major order makes
    ``offsets[digit * tiles + tile]`` the first position of that tile's keys of that
    digit in the output.
-3. ``radix_scatter``: each workgroup sorts its tile stably by the digit in shared
-   memory, as two 4-bit splits. A split gives every invocation ``items`` consecutive
-   entries, which it counts in order into 16 16-bit counters packed into two
-   ``uvec4`` (a tile has at most ``MAX_ITEMS * WG = 2048`` keys, so no counter
-   overflows into the next); an inclusive scan of the invocations' counters in shared
-   memory, and the exclusive scan of the tile's totals over the digits, give every
-   entry its new place. The entries are (digit, index in the tile) packed into a
-   word, so only 4 bytes per key move in shared memory (a tile of keys, values and
-   counters would not fit the 16 KiB every device has). Then the key at sorted place
-   j, of digit d, is read again at its index (the tile was just read, so from cache)
-   and written to ``offsets[d * tiles + tile] + j - first[d]`` (``first[d]``: the
-   tile's first place of digit d, where the sorted digits change), so consecutive
-   invocations write consecutive addresses; the value with it. A partial last tile
-   sorts only the keys it has.
+3. ``radix_scatter``: each workgroup first reads its tile's 256 output offsets (their
+   latency hides behind what follows), then sorts its tile stably by the digit in
+   shared memory, as two 4-bit splits. A split gives every invocation ``items``
+   consecutive entries, which it counts in order into 16 16-bit counters packed into
+   two ``uvec4`` (word ``d & 7``, the low half for digits 0..7, the high half for
+   8..15; a tile has at most ``MAX_ITEMS * WG = 2048`` keys, so no counter overflows
+   into the next). A scan of the counters gives every entry its new place: either
+   (``rake``) digit-major, word by word and invocation by invocation, by raking (each
+   invocation sums 8 consecutive words, the 128 sums are scanned, the words are
+   written back as prefixes), or a Hillis-Steele scan of each invocation's counters
+   followed by the exclusive scan of the tile's 8 packed totals. Either way the low
+   halves count digits 0..7 in order and the high halves 8..15, so the high halves
+   are offset by the number of keys of digits 0..7. The entries are (digit, index in
+   the tile) packed into a word, so only 4 bytes per key move in shared memory
+   during the splits. Then the key at sorted place j, of digit d, is taken again
+   (``tkeys``: from a copy of the tile's keys in shared memory; else from ``keys`` at
+   its index, which was just read, so from cache) and written to ``offsets[d * tiles
+   + tile] + j - first[d]`` (``first[d]``: the tile's first place of digit d, where
+   the sorted digits change), so consecutive invocations write consecutive
+   addresses; the value with it. A partial last tile sorts only the keys it has.
+   The tile's loads and stores are issued ``unroll`` at a time, all of a group
+   before the first is used, so a workgroup waits for memory once per group.
 
 The key transforms of ``keys.py`` cost no pass of their own: the first pass reads the
 caller's words and sorts by their keys (``key_of(word, kind) ^ flip``), the last one
@@ -33,8 +41,8 @@ writes the sorted keys back as words (``word_of(key, out_kind)``, reversed for a
 descending sort) into the caller's output; an argsort's first pass writes each key's
 index in the input as its value (no iota launch, no values read) and its last pass
 writes only the values. The tile size and the unrolling of the tile's loads and
-stores are specialisations chosen per target (``tuning``); the result does not depend
-on them.
+stores, ``tkeys`` and ``rake`` are specialisations chosen per target (``tuning``); the
+result does not depend on them.
 
 The places come from scans, not from an order of atomics, so every pass is stable and
 the sort is deterministic; with the indices as values it is
@@ -76,13 +84,15 @@ CARRY_VALS = 1
 INDEX_VALS = 2          # the keys' indices in the input (argsort's first pass)
 
 
-def tuning(dev: ps.Device) -> tuple[int, int]:
-    """(items, unroll) for ``dev``: keys per invocation (a tile is ``items * WG`` keys)
-    and how many iterations of the tile's loads and stores are unrolled (``items``:
-    all, 1: none). Only the speed depends on them."""
+def tuning(dev: ps.Device) -> tuple[int, int, bool, bool]:
+    """(items, unroll, tkeys, rake) for ``dev``: keys per invocation (a tile is ``items *
+    WG`` keys), how many of the tile's loads and stores are issued together (unrolled;
+    ``items``: all, 1: one at a time), whether the scatter keeps the tile's keys in
+    shared memory (else it reads them again from global memory) and whether a split's
+    counters are scanned by raking (else Hillis-Steele). Only the speed depends on them."""
     if dev.target == "cuda":
-        return 16, 1
-    return ITEMS, ITEMS
+        return 16, 16, True, True
+    return ITEMS, ITEMS, False, False
 
 
 def _slot(j: u32) -> u32:
@@ -103,25 +113,32 @@ def _word(v: uvec4, w: u32) -> u32:
     return v.w
 
 
-def _unit(d: u32) -> uvec4:
-    """Four words of packed 16-bit counters (digits 0..7 of a half) with 1 in digit
-    ``d``'s counter."""
-    bit = u32(1) << ((d & 1) * 16)
-    w = d >> 1
-    if w == 0:
+def _unit(w4: u32, bit: u32) -> uvec4:
+    """A uvec4 of packed counters holding ``bit`` in word ``w4`` (0..3) and 0 elsewhere."""
+    if w4 == 0:
         return uvec4(bit, 0, 0, 0)
-    if w == 1:
+    if w4 == 1:
         return uvec4(0, bit, 0, 0)
-    if w == 2:
+    if w4 == 2:
         return uvec4(0, 0, bit, 0)
     return uvec4(0, 0, 0, bit)
 
 
 def _count(lo: uvec4, hi: uvec4, d: u32) -> u32:
-    """Digit ``d``'s counter in the packed counters ``lo`` (digits 0..7), ``hi`` (8..15)."""
-    w = d >> 1
+    """Digit ``d``'s counter (0..15) in the packed counters ``lo`` (words 0..3), ``hi``
+    (words 4..7): word ``d & 7``, its low 16 bits for digits 0..7, its high 16 for 8..15.
+    Scanned in (word, invocation) order, the low halves then count digits 0..7 in order
+    and the high halves 8..15, so the 16-digit scan is 8 words wide."""
+    w = d & 7
     v = _word(hi, w - 4) if w >= 4 else _word(lo, w)
-    return (v >> ((d & 1) * 16)) & 0xFFFF
+    return (v >> ((d >> 3) * 16)) & 0xFFFF
+
+
+def _rake_slot(p: u32) -> u32:
+    """The shared word of counter ``p`` of the raking scan: one spare word every 8, so
+    that invocation r reading words ``8r .. 8r + 7`` hits a different bank from its
+    neighbours."""
+    return p + (p >> 3)
 
 
 @ps.kernel(workgroup_size=HIST_WG)
@@ -136,11 +153,18 @@ def radix_hist(keys: ps.Buffer[u32], counts: ps.Buffer[u32], n: u32, shift: u32,
     hist[lx] = 0
     ps.barrier()
     base = tile * (items * WG)
+    got = ps.array(u32, unroll)
     for k0 in range(u32(items * WG // HIST_WG // unroll)):
+        # the group's loads are all issued before the first is used: one memory latency
+        # per group, not one per key
         for k1 in ps.unroll(range(unroll)):
             i = base + (k0 * unroll + k1) * HIST_WG + lx    # consecutive invocations, keys
             if i < n:
-                key = key_of(keys[i], u32(kind)) ^ flip
+                got[k1] = keys[i]
+        for k1 in ps.unroll(range(unroll)):
+            i = base + (k0 * unroll + k1) * HIST_WG + lx
+            if i < n:
+                key = key_of(got[k1], u32(kind)) ^ flip
                 ps.atomic_add(hist, (key >> shift) & (BUCKETS - 1), 1)
     ps.barrier()
     tiles = len(counts) // BUCKETS
@@ -152,28 +176,45 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
                   keys_out: ps.Buffer[u32], vals_out: ps.Buffer[i32], n: u32, shift: u32,
                   flip: u32, kind: ps.Const[int], out_kind: ps.Const[int], rev: ps.Const[bool],
                   write_keys: ps.Const[bool], vmode: ps.Const[int], items: ps.Const[int],
-                  unroll: ps.Const[int]) -> None:
+                  unroll: ps.Const[int], tkeys: ps.Const[bool], rake: ps.Const[bool]) -> None:
     """Sort the tile (``items * WG`` keys) stably by digit ``(key >> shift) & 255`` in
     shared memory, then write the key at sorted place j, of digit d, to place ``p =
     offsets[d * tiles + tile] + j - first[d]`` (``n - 1 - p`` when ``rev``), as the word
     ``word_of(key, out_kind)`` (with ``write_keys``), and with it (``vmode``) its value
-    or its index in the input. A key is ``key_of(word, kind) ^ flip`` of the word read."""
+    or its index in the input. A key is ``key_of(word, kind) ^ flip`` of the word read.
+    ``tkeys`` keeps the tile's keys in shared memory too (else they are read again from
+    ``keys``); ``rake`` scans the split's counters digit-major by raking (else by a
+    Hillis-Steele scan of each invocation's counters)."""
     work = ps.shared_array(u32, items * WG + items * WG // 32)
-    scan_lo = ps.shared_array(uvec4, WG)
-    scan_hi = ps.shared_array(uvec4, WG)
+    tile_keys = ps.shared_array(u32, items * WG + items * WG // 32 if tkeys else 1)
+    scan_lo = ps.shared_array(uvec4, 1 if rake else WG)
+    scan_hi = ps.shared_array(uvec4, 1 if rake else WG)
+    cnt = ps.shared_array(u32, 9 * WG if rake else 1)
+    part = ps.shared_array(u32, 2 * WG if rake else 1)
     first = ps.shared_array(u32, BUCKETS)
     lx = ps.local_index()
     tile = ps.global_id().x // WG
+    tiles = len(offsets) // BUCKETS
     base = tile * (items * WG)
+    # the tile's output offsets, read first so that their latency hides behind the sort
+    dest = ps.array(u32, BUCKETS // WG)
+    for q in ps.unroll(range(BUCKETS // WG)):
+        dest[q] = offsets[(q * WG + lx) * tiles + tile]
     # the keys of a partial last tile: a missing key would sort behind every present
     # one (as digit 255, index past theirs) in both splits, so it is simply left out
     count = min(n - base, u32(items * WG))
+    got = ps.array(u32, unroll)
     for k0 in range(u32(items // unroll)):
         for k1 in ps.unroll(range(unroll)):
             j = (k0 * unroll + k1) * WG + lx
             if j < count:
-                d = ((key_of(keys[base + j], u32(kind)) ^ flip) >> shift) & (BUCKETS - 1)
-                work[_slot(j)] = (d << IDX_BITS) | j
+                got[k1] = key_of(keys[base + j], u32(kind)) ^ flip
+        for k1 in ps.unroll(range(unroll)):
+            j = (k0 * unroll + k1) * WG + lx
+            if j < count:
+                work[_slot(j)] = (((got[k1] >> shift) & (BUCKETS - 1)) << IDX_BITS) | j
+                if tkeys:
+                    tile_keys[_slot(j)] = got[k1]
     entry = ps.array(u32, items)
     rank = ps.array(u32, items)
     for half in range(u32(BITS // SPLIT_BITS)):
@@ -188,49 +229,82 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
                 entry[k] = e
                 rank[k] = _count(lo, hi, d)
                 # one half changes: one vector addition (the cpu device's cost is in them)
-                if d < 8:
-                    lo = lo + _unit(d)
+                bit = u32(1) << ((d >> 3) * 16)
+                if (d & 7) < 4:
+                    lo = lo + _unit(d & 3, bit)
                 else:
-                    hi = hi + _unit(d - 8)
-        # Hillis-Steele inclusive scan of the invocations' counters (a raking scan,
-        # with 3 barriers instead of 14, was faster on lavapipe but 1.5 times slower on
-        # the H200, whose idle lanes in the serial parts cost more than the barriers)
-        scan_lo[lx] = lo
-        scan_hi[lx] = hi
-        off = u32(1)
-        while off < WG:
+                    hi = hi + _unit(d & 3, bit)
+        # place_lo/place_hi: each counter's first place for this invocation's entries,
+        # less the places of digits 0..7 in the high halves (added below)
+        if rake:
+            # the counters digit-major, cnt[w * WG + i]; invocation r sums words 8r..8r+7
+            # (in scan order), the 128 sums are scanned (ping-pong, one barrier a step),
+            # and r writes its words back as exclusive prefixes
+            for w in ps.unroll(range(4)):
+                cnt[_rake_slot(w * WG + lx)] = _word(lo, u32(w))
+                cnt[_rake_slot((w + 4) * WG + lx)] = _word(hi, u32(w))
             ps.barrier()
-            a = scan_lo[lx]
-            b = scan_hi[lx]
-            if lx >= off:
-                a = a + scan_lo[lx - off]
-                b = b + scan_hi[lx - off]
+            seg = ps.array(u32, 8)
+            s = u32(0)
+            for i in ps.unroll(range(8)):
+                seg[i] = s
+                s += cnt[_rake_slot(lx * 8 + i)]
+            part[lx] = s
+            src = u32(0)
+            for step in ps.unroll(range(7)):
+                ps.barrier()
+                v = part[src * WG + lx]
+                if lx >= (1 << step):
+                    v += part[src * WG + lx - (1 << step)]
+                part[(1 - src) * WG + lx] = v
+                src = 1 - src
             ps.barrier()
-            scan_lo[lx] = a
-            scan_hi[lx] = b
-            off *= 2
-        ps.barrier()
-        # the exclusive scan over the digits of the tile's totals, still packed: word w
-        # holds the first places of digits 2w (low half) and 2w + 1 (high half)
-        t_lo = scan_lo[WG - 1]
-        t_hi = scan_hi[WG - 1]
-        even_lo = t_lo & uvec4(0xFFFF)
-        even_hi = t_hi & uvec4(0xFFFF)
-        pair_lo = even_lo + (t_lo >> uvec4(16))
-        pair_hi = even_hi + (t_hi >> uvec4(16))
-        p1 = pair_lo.x
-        p2 = p1 + pair_lo.y
-        p3 = p2 + pair_lo.z
-        p4 = p3 + pair_lo.w
-        p5 = p4 + pair_hi.x
-        p6 = p5 + pair_hi.y
-        p7 = p6 + pair_hi.z
-        start_lo = uvec4(0, p1, p2, p3) * uvec4(0x10001) + (even_lo << uvec4(16))
-        start_hi = uvec4(p4, p5, p6, p7) * uvec4(0x10001) + (even_hi << uvec4(16))
-        # each digit's first place for this invocation's entries; every field stays
-        # below the tile's size, so no packed addition carries
-        place_lo = start_lo + scan_lo[lx] - lo
-        place_hi = start_hi + scan_hi[lx] - hi
+            ex = part[src * WG + lx] - s
+            for i in ps.unroll(range(8)):
+                cnt[_rake_slot(lx * 8 + i)] = ex + seg[i]
+            total = part[src * WG + WG - 1]
+            ps.barrier()
+            place_lo = uvec4(cnt[_rake_slot(lx)], cnt[_rake_slot(WG + lx)],
+                             cnt[_rake_slot(2 * WG + lx)], cnt[_rake_slot(3 * WG + lx)])
+            place_hi = uvec4(cnt[_rake_slot(4 * WG + lx)], cnt[_rake_slot(5 * WG + lx)],
+                             cnt[_rake_slot(6 * WG + lx)], cnt[_rake_slot(7 * WG + lx)])
+        else:
+            # Hillis-Steele inclusive scan of the invocations' counters (a raking scan
+            # of them, with 3 barriers instead of 14, was faster on lavapipe but 1.5
+            # times slower on the H200)
+            scan_lo[lx] = lo
+            scan_hi[lx] = hi
+            off = u32(1)
+            while off < WG:
+                ps.barrier()
+                a = scan_lo[lx]
+                b = scan_hi[lx]
+                if lx >= off:
+                    a = a + scan_lo[lx - off]
+                    b = b + scan_hi[lx - off]
+                ps.barrier()
+                scan_lo[lx] = a
+                scan_hi[lx] = b
+                off *= 2
+            ps.barrier()
+            # the exclusive scan of the tile's 8 packed totals: word w's first places
+            t_lo = scan_lo[WG - 1]
+            t_hi = scan_hi[WG - 1]
+            p1 = t_lo.x
+            p2 = p1 + t_lo.y
+            p3 = p2 + t_lo.z
+            p4 = p3 + t_lo.w
+            p5 = p4 + t_hi.x
+            p6 = p5 + t_hi.y
+            p7 = p6 + t_hi.z
+            total = p7 + t_hi.w
+            place_lo = uvec4(0, p1, p2, p3) + scan_lo[lx] - lo
+            place_hi = uvec4(p4, p5, p6, p7) + scan_hi[lx] - hi
+        # the high halves (digits 8..15) come after every key of digits 0..7; every
+        # field stays below the tile's size, so no packed addition carries
+        after = uvec4((total & 0xFFFF) << 16)
+        place_lo = place_lo + after
+        place_hi = place_hi + after
         for k in ps.unroll(range(items)):
             if lx * items + k < count:
                 e = entry[k]
@@ -246,24 +320,35 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
                 if j == 0 or before != d:
                     first[d] = j
     ps.barrier()
-    tiles = len(offsets) // BUCKETS
+    # each digit's output place less its first place in the tile (wrapping: p = that + j)
+    for q in ps.unroll(range(BUCKETS // WG)):
+        first[q * WG + lx] = dest[q] - first[q * WG + lx]
+    ps.barrier()
+    to = ps.array(u32, unroll)
     for k0 in range(u32(items // unroll)):
         for k1 in ps.unroll(range(unroll)):
             j = (k0 * unroll + k1) * WG + lx        # consecutive places, consecutive addresses
             if j < count:
                 e = work[_slot(j)]
                 src = e & ((1 << IDX_BITS) - 1)
-                d = e >> IDX_BITS
-                dst = offsets[d * tiles + tile] + j - first[d]
-                if rev:
-                    dst = n - 1 - dst
+                dst = first[e >> IDX_BITS] + j
+                to[k1] = n - 1 - dst if rev else dst
                 if write_keys:
-                    key = key_of(keys[base + src], u32(kind)) ^ flip
-                    keys_out[dst] = word_of(key, u32(out_kind))
+                    if tkeys:
+                        got[k1] = tile_keys[_slot(src)]
+                    else:
+                        got[k1] = key_of(keys[base + src], u32(kind)) ^ flip
+        for k1 in ps.unroll(range(unroll)):
+            j = (k0 * unroll + k1) * WG + lx
+            if j < count:
+                if write_keys:
+                    keys_out[to[k1]] = word_of(got[k1], u32(out_kind))
                 if vmode == CARRY_VALS:
-                    vals_out[dst] = vals[base + src]
+                    e = work[_slot(j)]
+                    vals_out[to[k1]] = vals[base + (e & ((1 << IDX_BITS) - 1))]
                 elif vmode == INDEX_VALS:
-                    vals_out[dst] = i32(base + src)
+                    e = work[_slot(j)]
+                    vals_out[to[k1]] = i32(base + (e & ((1 << IDX_BITS) - 1)))
 
 
 def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U32,
@@ -279,7 +364,7 @@ def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U
     the keys are written there (the first pass makes them, no iota), and without
     ``dst`` the keys themselves are not kept (returns None). With neither, the sorted
     keys are left in a scratch array, which is returned."""
-    items, unroll = tuning(dev)
+    items, unroll, tkeys, rake = tuning(dev)
     tile = items * WG
     tiles = groups_for(n, tile)
     counts = scratch(dev, "radix.counts", BUCKETS * tiles, np.uint32)
@@ -314,7 +399,7 @@ def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U
         # values: what the last pass wrote (the first pass reads none, vals is bound)
         radix_scatter.launch(keys_in, val_out[1 - o], offsets, key_out[o], val_out[o], n,
                              shift, k_flip, k_kind, out_kind if last else KIND_U32,
-                             last and descending, write_keys, vmode, items, unroll,
-                             threads=tiles * WG, device=dev)
+                             last and descending, write_keys, vmode, items, unroll, tkeys,
+                             rake, threads=tiles * WG, device=dev)
         keys_in = key_out[o]
     return dst if dst is not None else (None if kv else key_out[0])

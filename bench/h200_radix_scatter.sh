@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# One call on the lent GPU (device tool; carry .gl .whl .tools .dxc) for issue 17's radix sort:
+# the radix sort's tunings side by side with an earlier radix.py (RADIX_BEFORE, default
+# bench/probes/_radix_before.py when present) on cuda, vulkan and wgpu
+# (bench/probes/radix_stage_profile.py --variants), Nsight Compute's view of one pass's
+# radix_hist and radix_scatter on cuda (sections: speed of light, occupancy, launch, warp
+# states, memory, scheduler), then `pyshade bench --only algorithms` at BENCH_SIZES.
+#   run(command="bash bench/h200_radix_scatter.sh", carry=[".gl", ".whl", ".tools", ".dxc"])
+# RADIX_STEPS picks the steps (default "radix ncu bench"). Logs under $OUT; tables printed last.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+source bench/h200_env.sh > /dev/null
+date -u +%FT%TZ | tee "$OUT/date.txt"
+before=${RADIX_BEFORE:-bench/probes/_radix_before.py}
+[ -f "$before" ] && before_arg="--before $before" || before_arg=""
+for step in ${RADIX_STEPS:-radix ncu bench}; do
+    case $step in
+    radix) timeout -k 5 "${RADIX_TIMEOUT:-260}" python3 bench/probes/radix_stage_profile.py \
+            --variants $before_arg --devices "${RADIX_DEVICES:-cuda,vulkan,wgpu}" \
+            > "$OUT/radix.txt" 2>&1 ;;
+    ncu) timeout -k 5 "${NCU_TIMEOUT:-90}" ncu --clock-control none -k regex:radix_ \
+            --launch-skip 8 --launch-count 2 --section SpeedOfLight --section Occupancy \
+            --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
+            --section SchedulerStats python3 -c "
+import numpy as np, pyshade as ps
+from pyshade.algorithms.radix import record_radix
+dev = ps.device('cuda')
+keys = dev.array(np.random.default_rng(1).integers(0, 2**32, 1 << 24, dtype=np.uint32))
+for _ in range(2):
+    with dev.batch():
+        record_radix(dev, keys, 1 << 24)
+    dev.synchronize()
+" > "$OUT/ncu.txt" 2>&1 ;;
+    bench) timeout -k 5 "${BENCH_TIMEOUT:-150}" python3 -m pyshade bench --only algorithms \
+            --device cuda wgpu vulkan --sizes ${BENCH_SIZES:-16777216} --reps 5 \
+            --out "$OUT/algorithms" > "$OUT/bench.txt" 2>&1 ;;
+    esac
+    echo "== $step done (rc $?) $(date -u +%T)"
+done
+echo "=== ncu"
+grep -iE "radix_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|Issue Slot|No Eligible|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Stall|==PROF==|==ERROR==" \
+    "$OUT/ncu.txt" | cut -c1-150 | head -70
+for f in bench radix; do
+    [ -f "$OUT/$f.txt" ] && { echo "=== $f"; grep -vE "^\s*$" "$OUT/$f.txt" | tail -60 | cut -c1-200; }
+done
+exit 0
