@@ -17,10 +17,10 @@ before=${RADIX_BEFORE:-bench/probes/_radix_before.py}
 [ -f "$before" ] && before_arg="--before $before" || before_arg=""
 for step in ${RADIX_STEPS:-radix ncu bench}; do
     case $step in
-    radix) timeout -k 5 "${RADIX_TIMEOUT:-260}" python3 bench/probes/radix_stage_profile.py \
+    radix) timeout -k 5 "${RADIX_TIMEOUT:-200}" python3 bench/probes/radix_stage_profile.py \
             --variants $before_arg --devices "${RADIX_DEVICES:-cuda,vulkan,wgpu}" \
             > "$OUT/radix.txt" 2>&1 ;;
-    ncu) timeout -k 5 "${NCU_TIMEOUT:-90}" ncu --clock-control none -k regex:radix_ \
+    ncu) timeout -k 5 "${NCU_TIMEOUT:-60}" ncu --clock-control none -k regex:radix_ \
             --launch-skip 8 --launch-count 2 --section SpeedOfLight --section Occupancy \
             --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
             --section SchedulerStats python3 -c "
@@ -33,7 +33,7 @@ for _ in range(2):
         record_radix(dev, keys, 1 << 24)
     dev.synchronize()
 " > "$OUT/ncu.txt" 2>&1 ;;
-    bench) timeout -k 5 "${BENCH_TIMEOUT:-150}" python3 -m pyshade bench --only algorithms \
+    bench) timeout -k 5 "${BENCH_TIMEOUT:-110}" python3 -m pyshade bench --only algorithms \
             --device cuda wgpu vulkan --sizes ${BENCH_SIZES:-16777216} --reps 5 \
             --out "$OUT/algorithms" > "$OUT/bench.txt" 2>&1 ;;
     esac

@@ -430,12 +430,42 @@ def test_division_by_a_constant_zero(dev: ps.Device) -> None:
     """glslang folds ``1.0 / -0.0`` to +inf, ignoring the zero's sign
     (bench/probes/glslang_zero_divisor_probe.py): the GLSL route gave +inf on both CPU
     drivers; its literals are written as bits now. WGSL makes a constant expression whose
-    value is not finite a shader-creation error: on wgpu this is a CompileError that
-    names the line."""
+    value is not finite a shader-creation error (a CompileError on wgpu until the WGSL
+    emitter left such operations to the device: emit/wgsl_consts.py)."""
     out = dev.zeros(4, np.float32)
-    if dev.name.split(":")[0] == "wgpu":
-        with pytest.raises(ps.CompileError, match="test_exec_edge_cases.py"):
-            zero_divisors.launch(out, threads=1, device=dev)
-        return
     zero_divisors.launch(out, threads=1, device=dev)
     assert out.numpy().tolist() == [-math.inf, math.inf, -math.inf, math.inf]
+
+
+@ps.kernel(workgroup_size=4)
+def constant_non_finite(out: ps.Buffer[f32]) -> None:
+    if ps.global_id().x == 0:
+        out[0] = math.exp(f32(100.0))
+        out[1] = math.exp(f32(1.0) + f32(99.0)) * f32(0.5)
+        out[2] = f32(3e38) * f32(10.0)
+        out[3] = math.log(f32(0.0))
+        out[4] = f32(isnan(math.sqrt(f32(-1.0))))
+        out[5] = f32(isnan(math.asin(f32(2.0))))
+        out[6] = f32(isnan(ps.normalize(vec2(0.0, 0.0)).x))
+        out[7] = ps.dot(vec2(3e38, 1.0), vec2(10.0, 1.0))
+        out[8] = math.exp(f32(1.0))         # finite: stays a constant expression
+
+
+def isnan(x: f32) -> bool:
+    """NaN test by self-comparison (a helper keeps the kernel readable)."""
+    return x != x
+
+
+def test_constant_expression_not_finite(dev: ps.Device) -> None:
+    """An operation on literals whose result is not finite gives IEEE's value on every
+    device: WGSL makes such a constant expression a shader-creation error (naga:
+    "exp operation overflowed", "Float literal is infinite"), so the WGSL emitter passes
+    an operand through ``ps_keep_f32`` (emit/wgsl_consts.py); the finite one stays
+    constant."""
+    out = dev.zeros(9, np.float32)
+    constant_non_finite.launch(out, threads=1, device=dev)
+    got = out.numpy().tolist()
+    assert got[:8] == [math.inf, math.inf, math.inf, -math.inf, 1.0, 1.0, 1.0, math.inf]
+    assert got[8] == pytest.approx(math.e, rel=1e-6)
+    src = constant_non_finite.source("wgsl")
+    assert "exp(ps_keep_f32(100.0f))" in src and "exp(1.0f)" in src

@@ -83,10 +83,9 @@ def profile(name: str, n: int) -> dict[str, float]:
 VARIANTS = {
     "cuda": [(16, 1, False, False), (16, 16, False, False), (16, 16, True, False),
              (16, 16, False, True), (16, 16, True, True), (16, 8, True, True),
-             (16, 4, True, True), (8, 8, True, True), (8, 8, False, False),
-             (8, 8, True, False), (8, 8, False, True)],
+             (8, 8, True, True)],
     "other": [(8, 8, False, False), (8, 8, True, False), (8, 8, False, True),
-              (8, 8, True, True), (16, 16, True, True), (16, 4, True, True)],
+              (8, 8, True, True)],
 }
 
 

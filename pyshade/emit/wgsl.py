@@ -31,6 +31,7 @@ from ..frontend.program import FuncInfo
 from .clike import BINOPS, CLikeEmitter, elem_type
 from .spellings.wgsl import SPELLINGS
 from .textutil import enclosed
+from .wgsl_consts import WgslConstants
 from .wgsl_helpers import WgslHelpers
 
 ID_BUILTINS = {"global_id": "global_invocation_id", "local_id": "local_invocation_id",
@@ -38,7 +39,7 @@ ID_BUILTINS = {"global_id": "global_invocation_id", "local_id": "local_invocatio
                "local_index": "local_invocation_index"}
 
 
-class WgslEmitter(WgslHelpers, CLikeEmitter):
+class WgslEmitter(WgslConstants, WgslHelpers, CLikeEmitter):
     """Writes a Program as WGSL."""
 
     target = "wgsl"
