@@ -286,12 +286,14 @@ def test_one_batch_per_call(monkeypatch: pytest.MonkeyPatch, rng: np.random.Gene
         assert batches[0] == 1 and len(launches) > 1 and all(launches)
 
 
-@pytest.mark.parametrize("tuning", [(16, 1, False, False), (16, 16, True, True),
-                                    (16, 4, True, False), (8, 1, False, True)],
-                         ids=["16-1", "16-16-tkeys-rake", "16-4-tkeys", "8-1-rake"])
+@pytest.mark.parametrize("tuning", [(16, 1, False, False, False), (16, 16, True, True, True),
+                                    (16, 4, True, False, False), (8, 1, False, True, True),
+                                    (16, 1, False, False, True)],
+                         ids=["16-1", "16-16-tkeys-rake-nib", "16-4-tkeys", "8-1-rake-nib",
+                              "16-1-nib"])
 def test_radix_tunings(dev: ps.Device, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch,
-                       tuning: tuple[int, int, bool, bool]) -> None:
-    """Every (items, unroll, tkeys, rake) of ``radix.tuning`` gives the same results (the
+                       tuning: tuple[int, int, bool, bool, bool]) -> None:
+    """Every (items, unroll, tkeys, rake, nib) of ``radix.tuning`` gives the same results (the
     cuda device takes tiles of 2048 keys, which CI cannot run): a partial last tile,
     every kind of key in the first pass and of word in the last."""
     if dev.backend in EMULATED:

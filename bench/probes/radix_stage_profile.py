@@ -39,7 +39,7 @@ def profile(name: str, n: int) -> dict[str, float]:
     host = np.random.default_rng(1).integers(0, 2**32, n, dtype=np.uint32)
     keys = dev.array(host)
     vals = dev.array(np.arange(n, dtype=np.int32))
-    items, unroll, tkeys, rake = radix.tuning(dev)
+    items, unroll, tkeys, rake, nib = radix.tuning(dev)
     tiles = groups_for(n, items * radix.WG)
     counts = dev.empty(radix.BUCKETS * tiles, np.uint32)
     offsets = dev.empty(radix.BUCKETS * tiles, np.uint32)
@@ -52,7 +52,7 @@ def profile(name: str, n: int) -> dict[str, float]:
 
     def scatter(v: ps.DeviceArray, v_out: ps.DeviceArray, vmode: int) -> None:
         radix.radix_scatter.launch(keys, v, offsets, k_b, v_out, n, 8, 0, u, u, False, True, vmode,
-                                   items, unroll, tkeys, rake, threads=tiles * radix.WG,
+                                   items, unroll, tkeys, rake, nib, threads=tiles * radix.WG,
                                    device=dev)
     res = {
         "hist": timed(dev, lambda: radix.radix_hist.launch(
@@ -75,17 +75,17 @@ def profile(name: str, n: int) -> dict[str, float]:
     return res
 
 
-# (items, unroll, tkeys, rake) of radix.tuning, timed side by side (``--variants``):
+# (items, unroll, tkeys, rake, nib) of radix.tuning, timed side by side (``--variants``):
 # keys per invocation (tiles of items * 128 keys), how many of the tile's loads and
 # stores are issued together, the tile's keys kept in shared memory, the split's scan
-# by raking; a per-GPU trade (registers against occupancy) that only a measurement
+# by raking, 4-bit counters; a per-GPU trade (registers against occupancy) that only a measurement
 # settles. ``--before FILE``: a radix.py of an earlier commit, timed first.
 VARIANTS = {
-    "cuda": [(16, 1, False, False), (16, 16, False, False), (16, 16, True, False),
-             (16, 16, False, True), (16, 16, True, True), (16, 8, True, True),
-             (8, 8, True, True)],
-    "other": [(8, 8, False, False), (8, 8, True, False), (8, 8, False, True),
-              (8, 8, True, True)],
+    "cuda": [(16, 1, False, True, True), (16, 1, True, False, True),
+             (16, 2, False, False, True), (16, 4, False, False, True), (8, 1, False, False, True),
+             (8, 8, False, False, True), (16, 1, False, False, False)],
+    "other": [(8, 8, False, True, True), (8, 1, False, False, True),
+              (16, 16, False, False, True), (8, 8, False, False, False)],
 }
 
 
@@ -149,7 +149,8 @@ def main() -> None:
             print(f"{name}: {type(e).__name__}: {e}")
     cols = list(rows)
     keys = list(dict.fromkeys(k for r in rows.values() for k in r))
-    print(f"n = {a.n}, ms per call (stages: one pass; radix I/U/K/R: tuning (items, unroll, tkeys, rake))")
+    print(f"n = {a.n}, ms per call (stages: one pass; "
+          "radix I/U/K/R/N: tuning (items, unroll, tkeys, rake, nib))")
     print("| measurement | " + " | ".join(cols) + " |")
     print("|---" * (len(cols) + 1) + "|")
     for k in keys:

@@ -78,21 +78,25 @@ SPLIT_BITS = 4          # digit bits per local split: 16 counters in two uvec4
 # 2048 keys; with the scan's 4 KiB and the first places' 1 KiB the workgroup stays
 # within the 16 KiB every WebGPU device has
 IDX_BITS = 16           # an entry: digit << 16 | index in the tile
+# during a split, an entry also holds its rank among the invocation's entries of its
+# digit (below MAX_ITEMS) in the bits between the index (below 2048) and the digit
+RANK_AT = 11
 # what radix_scatter's pass carries along with the keys (``vmode``)
 NO_VALS = 0
 CARRY_VALS = 1
 INDEX_VALS = 2          # the keys' indices in the input (argsort's first pass)
 
 
-def tuning(dev: ps.Device) -> tuple[int, int, bool, bool]:
-    """(items, unroll, tkeys, rake) for ``dev``: keys per invocation (a tile is ``items *
+def tuning(dev: ps.Device) -> tuple[int, int, bool, bool, bool]:
+    """(items, unroll, tkeys, rake, nib) for ``dev``: keys per invocation (a tile is ``items *
     WG`` keys), how many of the tile's loads and stores are issued together (unrolled;
     ``items``: all, 1: one at a time), whether the scatter keeps the tile's keys in
     shared memory (else it reads them again from global memory) and whether a split's
-    counters are scanned by raking (else Hillis-Steele). Only the speed depends on them."""
+    counters are scanned by raking (else Hillis-Steele), whether a split counts its keys
+    in 4-bit counters (else 16-bit). Only the speed depends on them."""
     if dev.target == "cuda":
-        return 16, 16, True, True
-    return ITEMS, ITEMS, False, False
+        return 16, 1, False, False, True
+    return ITEMS, ITEMS, False, False, True
 
 
 def _slot(j: u32) -> u32:
@@ -176,7 +180,8 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
                   keys_out: ps.Buffer[u32], vals_out: ps.Buffer[i32], n: u32, shift: u32,
                   flip: u32, kind: ps.Const[int], out_kind: ps.Const[int], rev: ps.Const[bool],
                   write_keys: ps.Const[bool], vmode: ps.Const[int], items: ps.Const[int],
-                  unroll: ps.Const[int], tkeys: ps.Const[bool], rake: ps.Const[bool]) -> None:
+                  unroll: ps.Const[int], tkeys: ps.Const[bool], rake: ps.Const[bool],
+                  nib: ps.Const[bool]) -> None:
     """Sort the tile (``items * WG`` keys) stably by digit ``(key >> shift) & 255`` in
     shared memory, then write the key at sorted place j, of digit d, to place ``p =
     offsets[d * tiles + tile] + j - first[d]`` (``n - 1 - p`` when ``rev``), as the word
@@ -216,24 +221,50 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
                 if tkeys:
                     tile_keys[_slot(j)] = got[k1]
     entry = ps.array(u32, items)
-    rank = ps.array(u32, items)
     for half in range(u32(BITS // SPLIT_BITS)):
         at = IDX_BITS + half * SPLIT_BITS
         ps.barrier()            # the entries are in place; the last split's scan is read
         lo = uvec4(0, 0, 0, 0)
         hi = uvec4(0, 0, 0, 0)
-        for k in ps.unroll(range(items)):
-            if lx * items + k < count:
-                e = work[_slot(lx * items + k)]
-                d = (e >> at) & 15
-                entry[k] = e
-                rank[k] = _count(lo, hi, d)
-                # one half changes: one vector addition (the cpu device's cost is in them)
+        if nib:
+            # 4-bit counters, digits 0..7 in ca and 8..15 in cb: a key costs a shift and
+            # an add, where the 16-bit counters need a choice among 8 words. Entries
+            # 0..14 are counted (a count stays below 16); the 16th only gets its rank.
+            ca = u32(0)
+            cb = u32(0)
+            for k in ps.unroll(range(items)):
+                if lx * items + k < count:
+                    e = work[_slot(lx * items + k)]
+                    d = (e >> at) & 15
+                    sh = (d & 7) * 4
+                    entry[k] = e | ((((cb if d >= 8 else ca) >> sh) & 15) << RANK_AT)
+                    if k < 15:
+                        inc = u32(1) << sh
+                        ca += 0 if d >= 8 else inc
+                        cb += inc if d >= 8 else 0
+            steps = uvec4(0, 4, 8, 12)
+            lo = ((uvec4(ca) >> steps) & uvec4(15)) | (((uvec4(cb) >> steps) & uvec4(15)) << uvec4(16))
+            steps = steps + uvec4(16)
+            hi = ((uvec4(ca) >> steps) & uvec4(15)) | (((uvec4(cb) >> steps) & uvec4(15)) << uvec4(16))
+            if items > 15 and lx * items + 15 < count:
+                d = (entry[15 % items] >> at) & 15      # (the rank is below the digits)
                 bit = u32(1) << ((d >> 3) * 16)
                 if (d & 7) < 4:
                     lo = lo + _unit(d & 3, bit)
                 else:
                     hi = hi + _unit(d & 3, bit)
+        else:
+            for k in ps.unroll(range(items)):
+                if lx * items + k < count:
+                    e = work[_slot(lx * items + k)]
+                    d = (e >> at) & 15
+                    entry[k] = e | (_count(lo, hi, d) << RANK_AT)
+                    # one half changes: one vector addition (the cpu device's cost is in them)
+                    bit = u32(1) << ((d >> 3) * 16)
+                    if (d & 7) < 4:
+                        lo = lo + _unit(d & 3, bit)
+                    else:
+                        hi = hi + _unit(d & 3, bit)
         # place_lo/place_hi: each counter's first place for this invocation's entries,
         # less the places of digits 0..7 in the high halves (added below)
         if rake:
@@ -308,7 +339,9 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
         for k in ps.unroll(range(items)):
             if lx * items + k < count:
                 e = entry[k]
-                work[_slot(_count(place_lo, place_hi, (e >> at) & 15) + rank[k])] = e
+                r = (e >> RANK_AT) & (MAX_ITEMS - 1)
+                e = e & ~(u32(MAX_ITEMS - 1) << RANK_AT)
+                work[_slot(_count(place_lo, place_hi, (e >> at) & 15) + r)] = e
     ps.barrier()
     # the first place of each digit present: where the sorted digits change
     for k0 in range(u32(items // unroll)):
@@ -364,7 +397,7 @@ def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U
     the keys are written there (the first pass makes them, no iota), and without
     ``dst`` the keys themselves are not kept (returns None). With neither, the sorted
     keys are left in a scratch array, which is returned."""
-    items, unroll, tkeys, rake = tuning(dev)
+    items, unroll, tkeys, rake, nib = tuning(dev)
     tile = items * WG
     tiles = groups_for(n, tile)
     counts = scratch(dev, "radix.counts", BUCKETS * tiles, np.uint32)
@@ -400,6 +433,6 @@ def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U
         radix_scatter.launch(keys_in, val_out[1 - o], offsets, key_out[o], val_out[o], n,
                              shift, k_flip, k_kind, out_kind if last else KIND_U32,
                              last and descending, write_keys, vmode, items, unroll, tkeys,
-                             rake, threads=tiles * WG, device=dev)
+                             rake, nib, threads=tiles * WG, device=dev)
         keys_in = key_out[o]
     return dst if dst is not None else (None if kv else key_out[0])
