@@ -66,7 +66,13 @@ WG = 128                # invocations of radix_scatter's workgroup
 # tiles of 1024 keys (8 per invocation) with every loop unrolled sorted 2^24 keys
 # through Vulkan and WebGPU faster than tiles of 2048 (2.46 against 2.93-2.99 ms,
 # 2.63-2.74 against 3.17-3.82); through CUDA, tiles of 2048 (16 per invocation) with
-# the tile's loads, stores and histogram left as loops took 1.40 ms against 1.60
+# the tile's loads, stores and histogram left as loops took 1.40 ms against 1.60.
+# On an H100 (bench/results/h100_radix_scatter_20261206.txt) the same two tunings with
+# the offsets read first and the loads grouped took 1.315 ms (cuda) and 2.00 / 2.30 ms
+# (Vulkan / WebGPU) against 1.53, 2.36 and 2.60 before; unrolling cuda's loops, keeping
+# the keys in shared memory or scanning by raking made it slower there (128 registers:
+# 25% occupancy, per Nsight Compute), so they stay off. ``nib`` (4-bit counters) is
+# tested but was not measured: off.
 ITEMS = 8               # the default (every target but cuda)
 MAX_ITEMS = 16          # a 16-bit counter holds MAX_ITEMS * WG
 HIST_WG = 256           # radix_hist's workgroup: one invocation per digit
@@ -95,8 +101,8 @@ def tuning(dev: ps.Device) -> tuple[int, int, bool, bool, bool]:
     counters are scanned by raking (else Hillis-Steele), whether a split counts its keys
     in 4-bit counters (else 16-bit). Only the speed depends on them."""
     if dev.target == "cuda":
-        return 16, 1, False, False, True
-    return ITEMS, ITEMS, False, False, True
+        return 16, 1, False, False, False
+    return ITEMS, ITEMS, False, False, False
 
 
 def _slot(j: u32) -> u32:
