@@ -41,7 +41,7 @@ writes the sorted keys back as words (``word_of(key, out_kind)``, reversed for a
 descending sort) into the caller's output; an argsort's first pass writes each key's
 index in the input as its value (no iota launch, no values read) and its last pass
 writes only the values. The tile size and the unrolling of the tile's loads and
-stores, ``tkeys`` and ``rake`` are specialisations chosen per target (``tuning``); the
+stores, ``tkeys``, ``rake`` and ``nib`` are specialisations chosen per target (``tuning``); the
 result does not depend on them.
 
 The places come from scans, not from an order of atomics, so every pass is stable and
@@ -144,6 +144,20 @@ def _count(lo: uvec4, hi: uvec4, d: u32) -> u32:
     return (v >> ((d >> 3) * 16)) & 0xFFFF
 
 
+def _index(e: u32) -> u32:
+    """The index in the tile of entry ``e`` (its low ``IDX_BITS``)."""
+    return e & ((1 << IDX_BITS) - 1)
+
+
+def _bump(lo: uvec4, hi: uvec4, d: u32) -> tuple[uvec4, uvec4]:
+    """The packed counters ``lo``, ``hi`` (see ``_count``) with digit ``d``'s counter one
+    higher: one half changes, by one vector addition (the cpu device's cost is in them)."""
+    bit = u32(1) << ((d >> 3) * 16)
+    if (d & 7) < 4:
+        return lo + _unit(d & 3, bit), hi
+    return lo, hi + _unit(d & 3, bit)
+
+
 def _rake_slot(p: u32) -> u32:
     """The shared word of counter ``p`` of the raking scan: one spare word every 8, so
     that invocation r reading words ``8r .. 8r + 7`` hits a different bank from its
@@ -195,7 +209,8 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
     or its index in the input. A key is ``key_of(word, kind) ^ flip`` of the word read.
     ``tkeys`` keeps the tile's keys in shared memory too (else they are read again from
     ``keys``); ``rake`` scans the split's counters digit-major by raking (else by a
-    Hillis-Steele scan of each invocation's counters)."""
+    Hillis-Steele scan of each invocation's counters); ``nib`` counts a split's keys in
+    4-bit counters (else in the 16-bit ones)."""
     work = ps.shared_array(u32, items * WG + items * WG // 32)
     tile_keys = ps.shared_array(u32, items * WG + items * WG // 32 if tkeys else 1)
     scan_lo = ps.shared_array(uvec4, 1 if rake else WG)
@@ -253,24 +268,15 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
             steps = steps + uvec4(16)
             hi = ((uvec4(ca) >> steps) & uvec4(15)) | (((uvec4(cb) >> steps) & uvec4(15)) << uvec4(16))
             if items > 15 and lx * items + 15 < count:
-                d = (entry[15 % items] >> at) & 15      # (the rank is below the digits)
-                bit = u32(1) << ((d >> 3) * 16)
-                if (d & 7) < 4:
-                    lo = lo + _unit(d & 3, bit)
-                else:
-                    hi = hi + _unit(d & 3, bit)
+                # (the rank is below the digits)
+                lo, hi = _bump(lo, hi, (entry[15 % items] >> at) & 15)
         else:
             for k in ps.unroll(range(items)):
                 if lx * items + k < count:
                     e = work[_slot(lx * items + k)]
                     d = (e >> at) & 15
                     entry[k] = e | (_count(lo, hi, d) << RANK_AT)
-                    # one half changes: one vector addition (the cpu device's cost is in them)
-                    bit = u32(1) << ((d >> 3) * 16)
-                    if (d & 7) < 4:
-                        lo = lo + _unit(d & 3, bit)
-                    else:
-                        hi = hi + _unit(d & 3, bit)
+                    lo, hi = _bump(lo, hi, d)
         # place_lo/place_hi: each counter's first place for this invocation's entries,
         # less the places of digits 0..7 in the high halves (added below)
         if rake:
@@ -369,7 +375,7 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
             j = (k0 * unroll + k1) * WG + lx        # consecutive places, consecutive addresses
             if j < count:
                 e = work[_slot(j)]
-                src = e & ((1 << IDX_BITS) - 1)
+                src = _index(e)
                 dst = first[e >> IDX_BITS] + j
                 to[k1] = n - 1 - dst if rev else dst
                 if write_keys:
@@ -382,12 +388,11 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
             if j < count:
                 if write_keys:
                     keys_out[to[k1]] = word_of(got[k1], u32(out_kind))
+                # the entry is read again rather than kept: a register per key less
                 if vmode == CARRY_VALS:
-                    e = work[_slot(j)]
-                    vals_out[to[k1]] = vals[base + (e & ((1 << IDX_BITS) - 1))]
+                    vals_out[to[k1]] = vals[base + _index(work[_slot(j)])]
                 elif vmode == INDEX_VALS:
-                    e = work[_slot(j)]
-                    vals_out[to[k1]] = i32(base + (e & ((1 << IDX_BITS) - 1)))
+                    vals_out[to[k1]] = i32(base + _index(work[_slot(j)]))
 
 
 def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U32,
