@@ -4,7 +4,8 @@
 # bench/probes/_radix_before.py when present) on cuda, vulkan and wgpu
 # (bench/probes/radix_stage_profile.py --variants), Nsight Compute's view of one pass's
 # radix_hist and radix_scatter on cuda (sections: speed of light, occupancy, launch, warp
-# states, memory, scheduler), then `pyshade bench --only algorithms` at BENCH_SIZES.
+# states, memory, scheduler), the algorithms' and sorts' tests on the GPU devices (tests),
+# then `pyshade bench --only algorithms` at BENCH_SIZES.
 #   run(command="bash bench/h200_radix_scatter.sh", carry=[".gl", ".whl", ".tools", ".dxc"])
 # RADIX_STEPS picks the steps (default "radix ncu bench"). Logs under $OUT; tables printed last.
 set -uo pipefail
@@ -33,6 +34,9 @@ for _ in range(2):
         record_radix(dev, keys, 1 << 24)
     dev.synchronize()
 " > "$OUT/ncu.txt" 2>&1 ;;
+    tests) timeout -k 5 "${TESTS_TIMEOUT:-120}" python3 -m pytest -q -p no:cacheprovider -n 8 \
+            -k "not cpu and not tint" tests/test_algorithms.py tests/test_exec_sort.py \
+            > "$OUT/tests.txt" 2>&1 ;;
     bench) timeout -k 5 "${BENCH_TIMEOUT:-110}" python3 -m pyshade bench --only algorithms \
             --device cuda wgpu vulkan --sizes ${BENCH_SIZES:-16777216} --reps 5 \
             --out "$OUT/algorithms" > "$OUT/bench.txt" 2>&1 ;;
@@ -42,7 +46,7 @@ done
 echo "=== ncu"
 grep -iE "radix_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|Issue Slot|No Eligible|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Stall|==PROF==|==ERROR==" \
     "$OUT/ncu.txt" | cut -c1-150 | head -70
-for f in bench radix; do
+for f in tests bench radix; do
     [ -f "$OUT/$f.txt" ] && { echo "=== $f"; grep -vE "^\s*$" "$OUT/$f.txt" | tail -60 | cut -c1-200; }
 done
 exit 0

@@ -288,19 +288,20 @@ def test_one_batch_per_call(monkeypatch: pytest.MonkeyPatch, rng: np.random.Gene
 
 @pytest.mark.parametrize("tuning", [(16, 1, False, False, False), (16, 16, True, True, True),
                                     (16, 4, True, False, False), (8, 1, False, True, True),
-                                    (16, 1, False, False, True)],
+                                    (16, 1, False, True, False)],
                          ids=["16-1", "16-16-tkeys-rake-nib", "16-4-tkeys", "8-1-rake-nib",
-                              "16-1-nib"])
+                              "16-1-rake"])
 def test_radix_tunings(dev: ps.Device, rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch,
                        tuning: tuple[int, int, bool, bool, bool]) -> None:
     """Every (items, unroll, tkeys, rake, nib) of ``radix.tuning`` gives the same results (the
-    cuda device takes tiles of 2048 keys, which CI cannot run): a partial last tile,
-    every kind of key in the first pass and of word in the last."""
+    cuda device takes tiles of 2048 keys, which CI cannot run): a partial last tile (its
+    missing keys sort behind the present ones, digit 255 among them), every kind of key
+    in the first pass and of word in the last."""
     if dev.backend in EMULATED:
         pytest.skip("the cpu device interprets: the tunings run on the other devices")
     import pyshade.algorithms.radix as radix
     monkeypatch.setattr(radix, "tuning", lambda dev: tuning)
-    n = 2 * tuning[0] * radix.WG + 1
+    n = 2 * tuning[0] * radix.WG + tuning[0] * radix.WG // 2 + 1
     for dtype in DTYPES:
         x = _data(rng, dtype, n)
         want = _total_order_sort(x) if x.dtype.kind == "f" else np.sort(x)

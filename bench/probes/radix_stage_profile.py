@@ -12,6 +12,7 @@ Milliseconds per call, median of 5 batches.
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
 
@@ -23,6 +24,27 @@ from pyshade.algorithms.scan import record_scan, scan_scratch
 from pyshade.benchmarks.common import median_ms
 
 REPS = 10
+
+
+@ps.kernel(workgroup_size=64)
+def touch(a: ps.Buffer[ps.u32]) -> None:
+    """One workgroup's worth of work: what a dispatch costs beyond its kernel."""
+    a[ps.global_id().x] += 1
+
+
+def host_ms(dev: ps.Device, body) -> float:
+    """Milliseconds the host spends recording ``body()`` in one batch and submitting it
+    (median of 5, each then waited for); on cuda, launching it."""
+    body()
+    dev.synchronize()
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        with dev.batch():
+            body()
+        times.append(time.perf_counter() - t0)
+        dev.synchronize()
+    return float(np.median(times)) * 1e3
 
 
 def timed(dev: ps.Device, body, reps: int = REPS) -> float:
@@ -63,7 +85,14 @@ def profile(name: str, n: int) -> dict[str, float]:
         "scatter": timed(dev, lambda: scatter(one, one_b, radix.NO_VALS)),
         "scatter_kv": timed(dev, lambda: scatter(vals, v_b, radix.CARRY_VALS)),
         "record_radix": timed(dev, lambda: radix.record_radix(dev, keys, n), reps=3),
+        "record_radix, 1 a batch": timed(dev, lambda: radix.record_radix(dev, keys, n), reps=1),
+        "record_radix, host": host_ms(dev, lambda: radix.record_radix(dev, keys, n)),
     }
+    small = dev.empty(64, np.uint32)
+    res["dispatch (100 a batch)"] = timed(dev, lambda: touch.launch(small, threads=64, device=dev),
+                                          reps=100)
+    res["dispatch, host"] = host_ms(dev, lambda: [touch.launch(small, threads=64, device=dev)
+                                                  for _ in range(100)]) / 100
     for label, fn in (("sort", lambda: sort(keys, method="radix")), ("argsort", lambda: argsort(keys)),
                       ("empty(n)", lambda: dev.empty(n, np.uint32))):
         res[label] = median_ms(fn, dev.synchronize, 5)
@@ -81,11 +110,9 @@ def profile(name: str, n: int) -> dict[str, float]:
 # by raking, 4-bit counters; a per-GPU trade (registers against occupancy) that only a measurement
 # settles. ``--before FILE``: a radix.py of an earlier commit, timed first.
 VARIANTS = {
-    "cuda": [(16, 1, False, True, True), (16, 1, True, False, True),
-             (16, 2, False, False, True), (16, 4, False, False, True), (8, 1, False, False, True),
-             (8, 8, False, False, True), (16, 1, False, False, False)],
-    "other": [(8, 8, False, True, True), (8, 1, False, False, True),
-              (16, 16, False, False, True), (8, 8, False, False, False)],
+    "cuda": [(16, 1, False, False, False), (16, 1, False, True, True), (16, 2, False, True, False)],
+    "other": [(8, 8, False, False, True), (8, 8, False, True, False), (16, 1, False, True, False),
+              (8, 1, False, False, False)],
 }
 
 

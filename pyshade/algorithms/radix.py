@@ -71,8 +71,12 @@ WG = 128                # invocations of radix_scatter's workgroup
 # the offsets read first and the loads grouped took 1.315 ms (cuda) and 2.00 / 2.30 ms
 # (Vulkan / WebGPU) against 1.53, 2.36 and 2.60 before; unrolling cuda's loops, keeping
 # the keys in shared memory or scanning by raking made it slower there (128 registers:
-# 25% occupancy, per Nsight Compute), so they stay off. ``nib`` (4-bit counters) is
-# tested but was not measured: off.
+# 25% occupancy, per Nsight Compute). With the splits' per-entry bound checks and
+# branches gone (a partial tile's missing keys sort as digit 255; selects instead of
+# ifs), the H200 (bench/results/h200_radix_scatter_20261206.txt) sorted 2^24 keys in
+# 0.870 ms (16/1) and 0.836 ms (16/1 raking) through CUDA against 1.222 before; ``nib``
+# (4-bit counters) took 0.970 there (116 registers per sm_90's ptxas) and was no faster
+# through Vulkan or WebGPU (within their run-to-run spread), so it stays off.
 ITEMS = 8               # the default (every target but cuda)
 MAX_ITEMS = 16          # a 16-bit counter holds MAX_ITEMS * WG
 HIST_WG = 256           # radix_hist's workgroup: one invocation per digit
@@ -101,7 +105,7 @@ def tuning(dev: ps.Device) -> tuple[int, int, bool, bool, bool]:
     counters are scanned by raking (else Hillis-Steele), whether a split counts its keys
     in 4-bit counters (else 16-bit). Only the speed depends on them."""
     if dev.target == "cuda":
-        return 16, 1, False, False, False
+        return 16, 1, False, True, False
     return ITEMS, ITEMS, False, False, False
 
 
@@ -113,25 +117,15 @@ def _slot(j: u32) -> u32:
 
 
 def _word(v: uvec4, w: u32) -> u32:
-    """Component ``w`` (0..3) of ``v``."""
-    if w == 0:
-        return v.x
-    if w == 1:
-        return v.y
-    if w == 2:
-        return v.z
-    return v.w
+    """Component ``w`` (0..3) of ``v``: selections, not branches (in a split's loop a
+    branch per key costs more than the three selects, per the sm_90 SASS)."""
+    return (v.x if w == 0 else v.y) if w < 2 else (v.z if w == 2 else v.w)
 
 
 def _unit(w4: u32, bit: u32) -> uvec4:
     """A uvec4 of packed counters holding ``bit`` in word ``w4`` (0..3) and 0 elsewhere."""
-    if w4 == 0:
-        return uvec4(bit, 0, 0, 0)
-    if w4 == 1:
-        return uvec4(0, bit, 0, 0)
-    if w4 == 2:
-        return uvec4(0, 0, bit, 0)
-    return uvec4(0, 0, 0, bit)
+    return uvec4(bit if w4 == 0 else 0, bit if w4 == 1 else 0, bit if w4 == 2 else 0,
+                 bit if w4 == 3 else 0)
 
 
 def _count(lo: uvec4, hi: uvec4, d: u32) -> u32:
@@ -226,21 +220,23 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
     dest = ps.array(u32, BUCKETS // WG)
     for q in ps.unroll(range(BUCKETS // WG)):
         dest[q] = offsets[(q * WG + lx) * tiles + tile]
-    # the keys of a partial last tile: a missing key would sort behind every present
-    # one (as digit 255, index past theirs) in both splits, so it is simply left out
+    # a partial last tile's missing keys enter the splits as digit 255 with their
+    # index: they sort behind every present key (stably, indices past theirs) and only
+    # the output loop needs to know where the keys end (no bound check per split entry)
     count = min(n - base, u32(items * WG))
     got = ps.array(u32, unroll)
     for k0 in range(u32(items // unroll)):
         for k1 in ps.unroll(range(unroll)):
             j = (k0 * unroll + k1) * WG + lx
+            got[k1] = u32(0xFFFFFFFF)
             if j < count:
                 got[k1] = key_of(keys[base + j], u32(kind)) ^ flip
         for k1 in ps.unroll(range(unroll)):
             j = (k0 * unroll + k1) * WG + lx
-            if j < count:
-                work[_slot(j)] = (((got[k1] >> shift) & (BUCKETS - 1)) << IDX_BITS) | j
-                if tkeys:
-                    tile_keys[_slot(j)] = got[k1]
+            d = (got[k1] >> shift) & (BUCKETS - 1) if j < count else u32(BUCKETS - 1)
+            work[_slot(j)] = (d << IDX_BITS) | j
+            if tkeys:
+                tile_keys[_slot(j)] = got[k1]
     entry = ps.array(u32, items)
     for half in range(u32(BITS // SPLIT_BITS)):
         at = IDX_BITS + half * SPLIT_BITS
@@ -254,29 +250,27 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
             ca = u32(0)
             cb = u32(0)
             for k in ps.unroll(range(items)):
-                if lx * items + k < count:
-                    e = work[_slot(lx * items + k)]
-                    d = (e >> at) & 15
-                    sh = (d & 7) * 4
-                    entry[k] = e | ((((cb if d >= 8 else ca) >> sh) & 15) << RANK_AT)
-                    if k < 15:
-                        inc = u32(1) << sh
-                        ca += 0 if d >= 8 else inc
-                        cb += inc if d >= 8 else 0
+                e = work[_slot(lx * items + k)]
+                d = (e >> at) & 15
+                sh = (d & 7) * 4
+                entry[k] = e | ((((cb if d >= 8 else ca) >> sh) & 15) << RANK_AT)
+                if k < 15:
+                    inc = u32(1) << sh
+                    ca += 0 if d >= 8 else inc
+                    cb += inc if d >= 8 else 0
             steps = uvec4(0, 4, 8, 12)
             lo = ((uvec4(ca) >> steps) & uvec4(15)) | (((uvec4(cb) >> steps) & uvec4(15)) << uvec4(16))
             steps = steps + uvec4(16)
             hi = ((uvec4(ca) >> steps) & uvec4(15)) | (((uvec4(cb) >> steps) & uvec4(15)) << uvec4(16))
-            if items > 15 and lx * items + 15 < count:
+            if items > 15:
                 # (the rank is below the digits)
                 lo, hi = _bump(lo, hi, (entry[15 % items] >> at) & 15)
         else:
             for k in ps.unroll(range(items)):
-                if lx * items + k < count:
-                    e = work[_slot(lx * items + k)]
-                    d = (e >> at) & 15
-                    entry[k] = e | (_count(lo, hi, d) << RANK_AT)
-                    lo, hi = _bump(lo, hi, d)
+                e = work[_slot(lx * items + k)]
+                d = (e >> at) & 15
+                entry[k] = e | (_count(lo, hi, d) << RANK_AT)
+                lo, hi = _bump(lo, hi, d)
         # place_lo/place_hi: each counter's first place for this invocation's entries,
         # less the places of digits 0..7 in the high halves (added below)
         if rake:
@@ -349,21 +343,19 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
         place_lo = place_lo + after
         place_hi = place_hi + after
         for k in ps.unroll(range(items)):
-            if lx * items + k < count:
-                e = entry[k]
-                r = (e >> RANK_AT) & (MAX_ITEMS - 1)
-                e = e & ~(u32(MAX_ITEMS - 1) << RANK_AT)
-                work[_slot(_count(place_lo, place_hi, (e >> at) & 15) + r)] = e
+            e = entry[k]
+            r = (e >> RANK_AT) & (MAX_ITEMS - 1)
+            e = e & ~(u32(MAX_ITEMS - 1) << RANK_AT)
+            work[_slot(_count(place_lo, place_hi, (e >> at) & 15) + r)] = e
     ps.barrier()
     # the first place of each digit present: where the sorted digits change
     for k0 in range(u32(items // unroll)):
         for k1 in ps.unroll(range(unroll)):
             j = (k0 * unroll + k1) * WG + lx
-            if j < count:
-                d = work[_slot(j)] >> IDX_BITS
-                before = work[_slot(max(j, 1) - 1)] >> IDX_BITS
-                if j == 0 or before != d:
-                    first[d] = j
+            d = work[_slot(j)] >> IDX_BITS
+            before = work[_slot(max(j, 1) - 1)] >> IDX_BITS
+            if j == 0 or before != d:
+                first[d] = j
     ps.barrier()
     # each digit's output place less its first place in the tile (wrapping: p = that + j)
     for q in ps.unroll(range(BUCKETS // WG)):
