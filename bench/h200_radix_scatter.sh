@@ -7,7 +7,9 @@
 # states, memory, scheduler), the algorithms' and sorts' tests on the GPU devices (tests),
 # then `pyshade bench --only algorithms` at BENCH_SIZES.
 #   run(command="bash bench/h200_radix_scatter.sh", carry=[".gl", ".whl", ".tools", ".dxc"])
-# RADIX_STEPS picks the steps (default "radix ncu bench"). Logs under $OUT; tables printed last.
+# RADIX_STEPS picks the steps (default "radix ncu bench"); also "stats" (the register counts
+# NVIDIA's Vulkan driver gives the radix kernels, bench/probes/vulkan_pipeline_stats.py) and
+# "tests" (TESTS_K, TESTS_FILES). Logs under $OUT; tables printed last.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-/tmp/out}
@@ -18,7 +20,8 @@ before=${RADIX_BEFORE:-bench/probes/_radix_before.py}
 [ -f "$before" ] && before_arg="--before $before" || before_arg=""
 for step in ${RADIX_STEPS:-radix ncu bench}; do
     case $step in
-    radix) timeout -k 5 "${RADIX_TIMEOUT:-200}" python3 bench/probes/radix_stage_profile.py \
+    stats) timeout -k 5 60 python3 bench/probes/vulkan_pipeline_stats.py > "$OUT/stats.txt" 2>&1 ;;
+    radix) PYSHADE_CACHE=0 timeout -k 5 "${RADIX_TIMEOUT:-200}" python3 bench/probes/radix_stage_profile.py \
             --variants $before_arg --devices "${RADIX_DEVICES:-cuda,vulkan,wgpu}" \
             > "$OUT/radix.txt" 2>&1 ;;
     ncu) timeout -k 5 "${NCU_TIMEOUT:-60}" ncu --clock-control none -k regex:radix_ \
@@ -35,7 +38,7 @@ for _ in range(2):
     dev.synchronize()
 " > "$OUT/ncu.txt" 2>&1 ;;
     tests) timeout -k 5 "${TESTS_TIMEOUT:-120}" python3 -m pytest -q -p no:cacheprovider -n 8 \
-            -k "not cpu and not tint" tests/test_algorithms.py tests/test_exec_sort.py \
+            -k "${TESTS_K:-not cpu and not tint}" ${TESTS_FILES:-tests/test_algorithms.py tests/test_exec_sort.py} \
             > "$OUT/tests.txt" 2>&1 ;;
     bench) timeout -k 5 "${BENCH_TIMEOUT:-110}" python3 -m pyshade bench --only algorithms \
             --device cuda wgpu vulkan --sizes ${BENCH_SIZES:-16777216} --reps 5 \
@@ -46,7 +49,7 @@ done
 echo "=== ncu"
 grep -iE "radix_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|Issue Slot|No Eligible|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Stall|==PROF==|==ERROR==" \
     "$OUT/ncu.txt" | cut -c1-150 | head -70
-for f in tests bench radix; do
+for f in stats tests bench radix; do
     [ -f "$OUT/$f.txt" ] && { echo "=== $f"; grep -vE "^\s*$" "$OUT/$f.txt" | tail -60 | cut -c1-200; }
 done
 exit 0

@@ -59,7 +59,7 @@ def main() -> None:
         dev = ps.device(name)
         keys = dev.array(host)
         out = dev.empty(n, np.uint32)
-        items, unroll = radix.tuning(dev)
+        items, unroll, tkeys, rake, nib = radix.tuning(dev)
         tiles = groups_for(n, items * radix.WG)
         u = radix.KIND_U32
         counts = dev.empty(radix.BUCKETS * tiles, np.uint32)
@@ -80,7 +80,8 @@ def main() -> None:
                                                radix.BUCKETS * tiles, False, scratch),
             "radix_scatter": lambda: radix.radix_scatter.launch(
                 keys, vals, offsets, out, vals2, n, 0, 0, u, u, False, True, radix.NO_VALS,
-                items, unroll, threads=tiles * radix.WG, device=dev),
+                items, unroll, tkeys, rake, nib, dev.target != "cuda", threads=tiles * radix.WG,
+                device=dev),
             "radix sort": lambda: radix.record_radix(dev, out, n),
         }
         for case, fn in cases.items():

@@ -75,7 +75,7 @@ def main() -> None:
         i, un, tk, rk, nb = (int(x) for x in s.split("/"))
         src = ps.translate(radix.radix_scatter, "cuda", kind=u, out_kind=u, rev=False,
                            write_keys=True, vmode=radix.NO_VALS, items=i, unroll=un,
-                           tkeys=bool(tk), rake=bool(rk), nib=bool(nb))
+                           tkeys=bool(tk), rake=bool(rk), nib=bool(nb), sel=False)
         text, regs = sass(src)
         ops = count(text)
         print(f"scatter {s}: {sum(ops.values())} instructions, {regs} registers")

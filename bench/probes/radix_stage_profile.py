@@ -74,7 +74,8 @@ def profile(name: str, n: int) -> dict[str, float]:
 
     def scatter(v: ps.DeviceArray, v_out: ps.DeviceArray, vmode: int) -> None:
         radix.radix_scatter.launch(keys, v, offsets, k_b, v_out, n, 8, 0, u, u, False, True, vmode,
-                                   items, unroll, tkeys, rake, nib, threads=tiles * radix.WG,
+                                   items, unroll, tkeys, rake, nib, dev.target != "cuda",
+                                   threads=tiles * radix.WG,
                                    device=dev)
     res = {
         "hist": timed(dev, lambda: radix.radix_hist.launch(
@@ -110,9 +111,8 @@ def profile(name: str, n: int) -> dict[str, float]:
 # by raking, 4-bit counters; a per-GPU trade (registers against occupancy) that only a measurement
 # settles. ``--before FILE``: a radix.py of an earlier commit, timed first.
 VARIANTS = {
-    "cuda": [(16, 1, False, False, False), (16, 1, False, True, True), (16, 2, False, True, False)],
-    "other": [(8, 8, False, False, True), (8, 8, False, True, False), (16, 1, False, True, False),
-              (8, 1, False, False, False)],
+    "cuda": [(16, 1, False, False, False)],
+    "other": [(8, 8, False, False, False)],
 }
 
 
@@ -141,6 +141,24 @@ def variants(name: str, n: int, before: str | None) -> dict[str, float]:
         if not np.array_equal(old.record_radix(dev, keys, n).numpy(), want):
             print(f"{name} before: WRONG RESULT")
     res["current"] = timed(dev, lambda: radix.record_radix(dev, keys, n), reps=3)
+    if name == "vulkan":
+        # the radix kernels' SPIR-V through more spirv-opt passes (a fresh copy of
+        # radix.py; run with PYSHADE_CACHE=0, or the disk cache gives back the current one)
+        from vulkan_pipeline_stats import EXTRA_PASSES
+
+        from pyshade.toolchains import glslang
+        passes = glslang.SPIRV_OPT_PASSES
+        glslang.SPIRV_OPT_PASSES = EXTRA_PASSES
+        try:
+            more = load_before(radix.__file__)
+            res["extra spirv-opt passes"] = timed(dev, lambda: more.record_radix(dev, keys, n),
+                                                  reps=3)
+            if not np.array_equal(more.record_radix(dev, keys, n).numpy(), want):
+                print(f"{name} extra spirv-opt passes: WRONG RESULT")
+        except Exception as e:  # noqa: BLE001 - a probe: report and go on
+            print(f"{name} extra spirv-opt passes: {type(e).__name__}: {str(e)[:300]}")
+        finally:
+            glslang.SPIRV_OPT_PASSES = passes
     for t in VARIANTS["cuda" if name == "cuda" else "other"]:
         v = "/".join(str(int(x)) for x in t)
         radix.tuning = lambda dev, t=t: t

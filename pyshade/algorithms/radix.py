@@ -41,8 +41,9 @@ writes the sorted keys back as words (``word_of(key, out_kind)``, reversed for a
 descending sort) into the caller's output; an argsort's first pass writes each key's
 index in the input as its value (no iota launch, no values read) and its last pass
 writes only the values. The tile size and the unrolling of the tile's loads and
-stores, ``tkeys``, ``rake`` and ``nib`` are specialisations chosen per target (``tuning``); the
-result does not depend on them.
+stores, ``tkeys``, ``rake`` and ``nib`` are specialisations chosen per target (``tuning``),
+and so is ``sel``: every target but cuda picks a counter by vector selections, which
+SPIR-V keeps branch-free. The result does not depend on them.
 
 The places come from scans, not from an order of atomics, so every pass is stable and
 the sort is deterministic; with the indices as values it is
@@ -75,8 +76,12 @@ WG = 128                # invocations of radix_scatter's workgroup
 # branches gone (a partial tile's missing keys sort as digit 255; selects instead of
 # ifs), the H200 (bench/results/h200_radix_scatter_20261206.txt) sorted 2^24 keys in
 # 0.870 ms (16/1) and 0.836 ms (16/1 raking) through CUDA against 1.222 before; ``nib``
-# (4-bit counters) took 0.970 there (116 registers per sm_90's ptxas) and was no faster
-# through Vulkan or WebGPU (within their run-to-run spread), so it stays off.
+# (4-bit counters) took 0.970 there (116 registers per sm_90's ptxas). In three runs
+# (that one and bench/results/h100_radix_scatter_20261206b.txt, ...c.txt on an H100),
+# ``nib`` through Vulkan (GLSL) took 1.57-1.70 ms against a mean of 1.69-1.74 for the
+# default in the same run (one default timing of the H200's run, 1.62, was below nib's
+# 1.63), and raking through WebGPU 1.74-1.87 against 1.80-1.96, below every default
+# timing of its run: a small gain, each target takes its own.
 ITEMS = 8               # the default (every target but cuda)
 MAX_ITEMS = 16          # a 16-bit counter holds MAX_ITEMS * WG
 HIST_WG = 256           # radix_hist's workgroup: one invocation per digit
@@ -106,6 +111,10 @@ def tuning(dev: ps.Device) -> tuple[int, int, bool, bool, bool]:
     in 4-bit counters (else 16-bit). Only the speed depends on them."""
     if dev.target == "cuda":
         return 16, 1, False, True, False
+    if dev.target == "glsl":
+        return ITEMS, ITEMS, False, False, True
+    if dev.target == "wgsl":
+        return ITEMS, ITEMS, False, True, False
     return ITEMS, ITEMS, False, False, False
 
 
@@ -117,9 +126,18 @@ def _slot(j: u32) -> u32:
 
 
 def _word(v: uvec4, w: u32) -> u32:
-    """Component ``w`` (0..3) of ``v``: selections, not branches (in a split's loop a
+    """Component ``w`` (0..3) of ``v``, by selections, not branches (in a split's loop a
     branch per key costs more than the three selects, per the sm_90 SASS)."""
     return (v.x if w == 0 else v.y) if w < 2 else (v.z if w == 2 else v.w)
+
+
+def _word_sel(v: uvec4, w: u32) -> u32:
+    """``_word`` by one vector ``ps.select`` and three ors: branch-free SPIR-V. GLSL's and
+    HLSL's ``?:`` become a branch and a phi there, and SwiftShader's Subzero ran out of
+    memory compiling a scatter with hundreds of them; on cuda this form took 7% longer
+    (bench/results/h100_radix_scatter_20261206e.txt), so the scatter's ``sel`` picks."""
+    one = ps.select(uvec4(0, 0, 0, 0), v, uvec4(w) == uvec4(0, 1, 2, 3))
+    return (one.x | one.y) | (one.z | one.w)
 
 
 def _unit(w4: u32, bit: u32) -> uvec4:
@@ -135,6 +153,12 @@ def _count(lo: uvec4, hi: uvec4, d: u32) -> u32:
     and the high halves 8..15, so the 16-digit scan is 8 words wide."""
     w = d & 7
     v = _word(hi, w - 4) if w >= 4 else _word(lo, w)
+    return (v >> ((d >> 3) * 16)) & 0xFFFF
+
+
+def _count_sel(lo: uvec4, hi: uvec4, d: u32) -> u32:
+    """``_count`` by vector selections (see ``_word_sel``)."""
+    v = _word_sel(ps.select(lo, hi, uvec4(d & 4) != uvec4(0, 0, 0, 0)), d & 3)
     return (v >> ((d >> 3) * 16)) & 0xFFFF
 
 
@@ -195,7 +219,7 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
                   flip: u32, kind: ps.Const[int], out_kind: ps.Const[int], rev: ps.Const[bool],
                   write_keys: ps.Const[bool], vmode: ps.Const[int], items: ps.Const[int],
                   unroll: ps.Const[int], tkeys: ps.Const[bool], rake: ps.Const[bool],
-                  nib: ps.Const[bool]) -> None:
+                  nib: ps.Const[bool], sel: ps.Const[bool]) -> None:
     """Sort the tile (``items * WG`` keys) stably by digit ``(key >> shift) & 255`` in
     shared memory, then write the key at sorted place j, of digit d, to place ``p =
     offsets[d * tiles + tile] + j - first[d]`` (``n - 1 - p`` when ``rev``), as the word
@@ -204,7 +228,9 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
     ``tkeys`` keeps the tile's keys in shared memory too (else they are read again from
     ``keys``); ``rake`` scans the split's counters digit-major by raking (else by a
     Hillis-Steele scan of each invocation's counters); ``nib`` counts a split's keys in
-    4-bit counters (else in the 16-bit ones)."""
+    4-bit counters (else in the 16-bit ones); ``sel`` picks a counter by vector selections
+    (``_count_sel``: branch-free SPIR-V) rather than ``?:`` (``_count``: cuda's faster
+    form)."""
     work = ps.shared_array(u32, items * WG + items * WG // 32)
     tile_keys = ps.shared_array(u32, items * WG + items * WG // 32 if tkeys else 1)
     scan_lo = ps.shared_array(uvec4, 1 if rake else WG)
@@ -269,7 +295,8 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
             for k in ps.unroll(range(items)):
                 e = work[_slot(lx * items + k)]
                 d = (e >> at) & 15
-                entry[k] = e | (_count(lo, hi, d) << RANK_AT)
+                got_d = _count_sel(lo, hi, d) if sel else _count(lo, hi, d)
+                entry[k] = e | (got_d << RANK_AT)
                 lo, hi = _bump(lo, hi, d)
         # place_lo/place_hi: each counter's first place for this invocation's entries,
         # less the places of digits 0..7 in the high halves (added below)
@@ -346,7 +373,9 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
             e = entry[k]
             r = (e >> RANK_AT) & (MAX_ITEMS - 1)
             e = e & ~(u32(MAX_ITEMS - 1) << RANK_AT)
-            work[_slot(_count(place_lo, place_hi, (e >> at) & 15) + r)] = e
+            d = (e >> at) & 15
+            first_d = _count_sel(place_lo, place_hi, d) if sel else _count(place_lo, place_hi, d)
+            work[_slot(first_d + r)] = e
     ps.barrier()
     # the first place of each digit present: where the sorted digits change
     for k0 in range(u32(items // unroll)):
@@ -436,6 +465,6 @@ def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U
         radix_scatter.launch(keys_in, val_out[1 - o], offsets, key_out[o], val_out[o], n,
                              shift, k_flip, k_kind, out_kind if last else KIND_U32,
                              last and descending, write_keys, vmode, items, unroll, tkeys,
-                             rake, nib, threads=tiles * WG, device=dev)
+                             rake, nib, dev.target != "cuda", threads=tiles * WG, device=dev)
         keys_in = key_out[o]
     return dst if dst is not None else (None if kv else key_out[0])
