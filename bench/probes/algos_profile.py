@@ -80,7 +80,7 @@ def main() -> None:
                                                radix.BUCKETS * tiles, False, scratch),
             "radix_scatter": lambda: radix.radix_scatter.launch(
                 keys, vals, offsets, out, vals2, n, 0, 0, u, u, False, True, radix.NO_VALS,
-                items, unroll, tkeys, rake, nib, dev.target != "cuda", threads=tiles * radix.WG,
+                items, unroll, tkeys, rake, nib, radix.selects(dev), threads=tiles * radix.WG,
                 device=dev),
             "radix sort": lambda: radix.record_radix(dev, out, n),
         }

@@ -59,6 +59,7 @@ def sass(source: str) -> tuple[str, int]:
 
 
 def count(text: str) -> collections.Counter:
+    """Instructions of nvdisasm's ``text`` by opcode (predicates and modifiers dropped)."""
     ops = collections.Counter()
     for line in text.splitlines():
         m = re.match(r"\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
@@ -68,6 +69,7 @@ def count(text: str) -> collections.Counter:
 
 
 def main() -> None:
+    """Print each tuning's scatter instructions and registers (``--ops``: by opcode)."""
     show = "--ops" in sys.argv
     specs = [a for a in sys.argv[1:] if not a.startswith("--")] or ["16/1/0/0/0", "16/1/0/0/1"]
     u = radix.KIND_U32

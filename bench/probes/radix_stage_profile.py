@@ -74,7 +74,7 @@ def profile(name: str, n: int) -> dict[str, float]:
 
     def scatter(v: ps.DeviceArray, v_out: ps.DeviceArray, vmode: int) -> None:
         radix.radix_scatter.launch(keys, v, offsets, k_b, v_out, n, 8, 0, u, u, False, True, vmode,
-                                   items, unroll, tkeys, rake, nib, dev.target != "cuda",
+                                   items, unroll, tkeys, rake, nib, radix.selects(dev),
                                    threads=tiles * radix.WG,
                                    device=dev)
     res = {

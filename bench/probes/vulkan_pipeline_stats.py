@@ -56,6 +56,8 @@ def extra(binary: bytes) -> bytes:
 
 
 def device() -> tuple:
+    """(adapter name, VkDevice) of the first adapter with ``EXT``, its feature on; (None,
+    None) when none has it."""
     app = vk.VkApplicationInfo(sType=vk.VK_STRUCTURE_TYPE_APPLICATION_INFO,
                                apiVersion=vk.VK_MAKE_VERSION(1, 2, 0))
     inst = vk.vkCreateInstance(vk.VkInstanceCreateInfo(
@@ -82,6 +84,7 @@ def device() -> tuple:
 
 
 def pipeline(dev, compiled, binary: bytes):
+    """A compute pipeline of ``binary`` with ``compiled``'s layout, statistics captured."""
     lay = compiled.layout
     bindings = [vk.VkDescriptorSetLayoutBinding(
         binding=b.binding, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -108,6 +111,7 @@ def pipeline(dev, compiled, binary: bytes):
 
 
 def value(s) -> str:
+    """The text of statistic ``s``'s value, by its format."""
     f = s.format
     if f == vk.VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
         return str(bool(s.value.b32))
@@ -119,6 +123,7 @@ def value(s) -> str:
 
 
 def stats(dev, pipe) -> list[tuple[str, str]]:
+    """(name, value) of every statistic of every executable of ``pipe``."""
     props = vk.vkGetDeviceProcAddr(dev, "vkGetPipelineExecutablePropertiesKHR")
     get = vk.vkGetDeviceProcAddr(dev, "vkGetPipelineExecutableStatisticsKHR")
     info = vk.VkPipelineInfoKHR(sType=vk.VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, pipeline=pipe)
@@ -133,6 +138,7 @@ def stats(dev, pipe) -> list[tuple[str, str]]:
 
 
 def main() -> None:
+    """Print the statistics of each of ``KERNELS``, as compiled and with ``EXTRA_PASSES``."""
     name, dev = device()
     if dev is None:
         return

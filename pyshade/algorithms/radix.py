@@ -118,6 +118,12 @@ def tuning(dev: ps.Device) -> tuple[int, int, bool, bool, bool]:
     return ITEMS, ITEMS, False, False, False
 
 
+def selects(dev: ps.Device) -> bool:
+    """The scatter's ``sel`` for ``dev``: every target but cuda picks a counter by vector
+    selections (``_count_sel``), cuda by ``?:`` (``_count``, 7% faster there)."""
+    return dev.target != "cuda"
+
+
 def _slot(j: u32) -> u32:
     """The shared-memory word of tile place ``j``: one word skipped every 32, so that
     invocation i reading place ``i * ITEMS + k`` hits a different bank from its
@@ -152,13 +158,17 @@ def _count(lo: uvec4, hi: uvec4, d: u32) -> u32:
     Scanned in (word, invocation) order, the low halves then count digits 0..7 in order
     and the high halves 8..15, so the 16-digit scan is 8 words wide."""
     w = d & 7
-    v = _word(hi, w - 4) if w >= 4 else _word(lo, w)
-    return (v >> ((d >> 3) * 16)) & 0xFFFF
+    return _half(_word(hi, w - 4) if w >= 4 else _word(lo, w), d)
 
 
 def _count_sel(lo: uvec4, hi: uvec4, d: u32) -> u32:
     """``_count`` by vector selections (see ``_word_sel``)."""
-    v = _word_sel(ps.select(lo, hi, uvec4(d & 4) != uvec4(0, 0, 0, 0)), d & 3)
+    return _half(_word_sel(ps.select(lo, hi, uvec4(d & 4) != uvec4(0, 0, 0, 0)), d & 3), d)
+
+
+def _half(v: u32, d: u32) -> u32:
+    """Digit ``d``'s 16-bit counter in its packed word ``v``: the low half for digits
+    0..7, the high half for 8..15."""
     return (v >> ((d >> 3) * 16)) & 0xFFFF
 
 
@@ -465,6 +475,6 @@ def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U
         radix_scatter.launch(keys_in, val_out[1 - o], offsets, key_out[o], val_out[o], n,
                              shift, k_flip, k_kind, out_kind if last else KIND_U32,
                              last and descending, write_keys, vmode, items, unroll, tkeys,
-                             rake, nib, dev.target != "cuda", threads=tiles * WG, device=dev)
+                             rake, nib, selects(dev), threads=tiles * WG, device=dev)
         keys_in = key_out[o]
     return dst if dst is not None else (None if kv else key_out[0])
