@@ -9,7 +9,9 @@
 #   run(command="bash bench/h200_radix_scatter.sh", carry=[".gl", ".whl", ".tools", ".dxc"])
 # RADIX_STEPS picks the steps (default "radix ncu bench"); also "stats" (the register counts
 # NVIDIA's Vulkan driver gives the radix kernels, bench/probes/vulkan_pipeline_stats.py) and
-# "tests" (TESTS_K, TESTS_FILES). Logs under $OUT; tables printed last.
+# "tests" (TESTS_K, TESTS_FILES), "chunk" (bench/probes/submit_chunk_probe.py: a batch's
+# first submission) and "mem" (bench/probes/memory_pattern_probe.py: copy, ALU, random
+# writes and histogram layouts per device). Logs under $OUT; tables printed last.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-/tmp/out}
@@ -20,6 +22,9 @@ before=${RADIX_BEFORE:-bench/probes/_radix_before.py}
 [ -f "$before" ] && before_arg="--before $before" || before_arg=""
 for step in ${RADIX_STEPS:-radix ncu bench}; do
     case $step in
+    chunk) timeout -k 5 "${CHUNK_TIMEOUT:-120}" python3 bench/probes/submit_chunk_probe.py \
+            > "$OUT/chunk.txt" 2>&1 ;;
+    mem) timeout -k 5 60 python3 bench/probes/memory_pattern_probe.py > "$OUT/mem.txt" 2>&1 ;;
     stats) timeout -k 5 60 python3 bench/probes/vulkan_pipeline_stats.py > "$OUT/stats.txt" 2>&1 ;;
     radix) PYSHADE_CACHE=0 timeout -k 5 "${RADIX_TIMEOUT:-200}" python3 bench/probes/radix_stage_profile.py \
             --variants $before_arg --devices "${RADIX_DEVICES:-cuda,vulkan,wgpu}" \
@@ -49,7 +54,7 @@ done
 echo "=== ncu"
 grep -iE "radix_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|Issue Slot|No Eligible|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Stall|==PROF==|==ERROR==" \
     "$OUT/ncu.txt" | cut -c1-150 | head -70
-for f in stats tests bench radix; do
+for f in stats chunk mem tests bench radix; do
     [ -f "$OUT/$f.txt" ] && { echo "=== $f"; grep -vE "^\s*$" "$OUT/$f.txt" | tail -60 | cut -c1-200; }
 done
 exit 0

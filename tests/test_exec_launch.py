@@ -126,6 +126,54 @@ def test_batch_with_different_parameters(dev: ps.Device, rng: np.random.Generato
     np.testing.assert_array_equal(buf.numpy(), want)
 
 
+def _pending(dev: ps.Device) -> int:
+    """Launches recorded and not yet submitted on a recording device (vulkan, wgpu)."""
+    if hasattr(dev, "_slot"):
+        return dev._slot.recorded if dev._slot is not None else 0
+    return dev._recorded
+
+
+def _check_chunks(dev: ps.Device, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside a batch the first BATCH_FIRST_CHUNK launches go to the GPU at once (it
+    starts while the rest are recorded), then chunks 4 times larger; outside a batch,
+    every FIRST_CHUNK launches. The steps depend on each other across submissions."""
+    from pyshade.runtime import recording
+    n = 64
+    buf = dev.array(np.zeros(n, np.uint32))
+    dev.synchronize()
+    sizes: list[int] = []
+    submit = dev._submit
+
+    def counted() -> None:
+        if _pending(dev):
+            sizes.append(_pending(dev))
+        submit()
+    monkeypatch.setattr(dev, "_submit", counted)
+    first, every = recording.BATCH_FIRST_CHUNK, recording.FIRST_CHUNK
+    with dev.batch():
+        for _ in range(5 * first + 3):
+            affine_step.launch(buf, 3, 1, threads=n, device=dev)
+    assert sizes == [first, 4 * first, 3]
+    for _ in range(every + 5):
+        affine_step.launch(buf, 3, 1, threads=n, device=dev)
+    assert sizes == [first, 4 * first, 3, every]
+    want = np.zeros(n, np.uint32)
+    with np.errstate(over="ignore"):
+        for _ in range(5 * first + 3 + every + 5):
+            want = want * np.uint32(3) + np.uint32(1)
+    np.testing.assert_array_equal(buf.numpy(), want)
+    assert sizes == [first, 4 * first, 3, every, 5]
+
+
+def test_wgpu_batch_submits_early(wgpu_dev: ps.Device, monkeypatch: pytest.MonkeyPatch) -> None:
+    _check_chunks(wgpu_dev, monkeypatch)
+
+
+def test_vulkan_batch_submits_early(vulkan_dev: ps.Device,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    _check_chunks(vulkan_dev, monkeypatch)
+
+
 def test_batch_read_back_inside(dev: ps.Device, rng: np.random.Generator) -> None:
     n = 64
     x = rng.integers(0, 1000, n, dtype=np.uint32)

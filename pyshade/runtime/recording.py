@@ -2,10 +2,10 @@
 
 A device that records launches (wgpu, vulkan) keeps one lock for recording,
 submission and read-back, a per-thread batch depth, and submits its recorded
-work in chunks so the GPU starts while Python records the rest: the first after
-``FIRST_CHUNK`` launches, then inside a batch 4 times as many each time, at most
-``MAX_RECORDED``; outside a batch the chunks stay at ``FIRST_CHUNK``, bounding how
-far the GPU lags behind the launches. One submission per launch would cost more
+work in chunks so the GPU starts while Python records the rest: outside a batch
+after every ``FIRST_CHUNK`` launches, bounding how far the GPU lags behind the
+launches; inside a batch the first after ``BATCH_FIRST_CHUNK`` launches, then 4 times
+as many each time, at most ``MAX_RECORDED``. One submission per launch would cost more
 host time than the dispatch (bench/README.md). The device supplies ``_submit()``,
 which submits what is recorded and calls ``_chunk_reset()``.
 """
@@ -18,6 +18,13 @@ from collections.abc import Iterator
 from typing import Any
 
 FIRST_CHUNK = 32
+# Small, so that the GPU starts on a batch's first launches while Python records the
+# rest: a radix sort of 2^24 keys (20 launches, one batch) took 1.86 ms end to end
+# through Vulkan on an H100 against 2.23 with the whole batch submitted at its end,
+# and 2.63 against 3.30 through wgpu (bench/probes/submit_chunk_probe.py,
+# bench/results/h100_submit_chunk_20261206.txt; 1 and 8 gave the same within noise,
+# a submission per launch was slower).
+BATCH_FIRST_CHUNK = 2
 MAX_RECORDED = 4096
 
 
@@ -38,7 +45,8 @@ class Recording:
 
     def _chunk_reset(self) -> None:
         """After any submission the next chunk starts small again."""
-        self._submit_at = FIRST_CHUNK
+        self._submit_at = BATCH_FIRST_CHUNK if getattr(self._local, "depth", 0) > 0 \
+            else FIRST_CHUNK
 
     def _submit_chunk(self) -> None:
         """Submit a chunk of recorded launches (the caller holds the lock)."""
@@ -60,6 +68,9 @@ class Recording:
         """
         local = self._local
         local.depth = getattr(local, "depth", 0) + 1
+        if local.depth == 1:
+            with self._lock:
+                self._submit_at = min(self._submit_at, BATCH_FIRST_CHUNK)
         try:
             yield self
         finally:
