@@ -75,7 +75,7 @@ def main() -> None:
                                    for _ in range(10)],
             "radix_hist": lambda: radix.radix_hist.launch(
                 keys, counts, n, 0, 0, u, items, min(unroll, items * radix.WG // radix.HIST_WG),
-                threads=tiles * radix.HIST_WG, device=dev),
+                threads=groups_for(tiles, radix.HIST_TILES) * radix.HIST_WG, device=dev),
             "scan counts": lambda: record_scan(dev, counts, offsets,
                                                radix.BUCKETS * tiles, False, scratch),
             "radix_scatter": lambda: radix.radix_scatter.launch(

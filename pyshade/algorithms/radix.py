@@ -5,10 +5,11 @@ device and gives the same result.
 
 Four passes of 8-bit digits, least significant first. Each pass:
 
-1. ``radix_hist``: each workgroup counts the digits of its tile of ``items * WG``
-   consecutive keys into 256 counters in shared memory (``ps.atomic_add``: a count
-   does not depend on the order the additions land in) and writes the tile's count of
-   each digit to ``counts[digit * tiles + tile]``.
+1. ``radix_hist``: each workgroup counts the digits of ``HIST_TILES`` consecutive tiles
+   of ``items * WG`` keys, each tile into its own 256 counters in shared memory
+   (``ps.atomic_add``: a count does not depend on the order the additions land in), and
+   writes each tile's count of each digit to ``counts[digit * tiles + tile]``: a
+   digit's counts of the group's tiles are consecutive words.
 2. The exclusive scan of ``counts`` (``scan.record_scan``): digit-major order makes
    ``offsets[digit * tiles + tile]`` the first position of that tile's keys of that
    digit in the output.
@@ -81,10 +82,16 @@ WG = 128                # invocations of radix_scatter's workgroup
 # ``nib`` through Vulkan (GLSL) took 1.57-1.70 ms against a mean of 1.69-1.74 for the
 # default in the same run (one default timing of the H200's run, 1.62, was below nib's
 # 1.63), and raking through WebGPU 1.74-1.87 against 1.80-1.96, below every default
-# timing of its run: a small gain, each target takes its own.
+# timing of its run: a small gain. Both together (bench/results/h100_radix_tunings_20261206.txt,
+# two H100 runs, 2^24 keys) took 1.343-1.473 ms through Vulkan against 1.444-1.593 for
+# ``nib`` alone and 1.450-1.527 for the same tuning timed again, and 1.633-1.836 through
+# WebGPU against 1.727-1.937 for raking alone: Vulkan and WebGPU take both.
 ITEMS = 8               # the default (every target but cuda)
 MAX_ITEMS = 16          # a 16-bit counter holds MAX_ITEMS * WG
-HIST_WG = 256           # radix_hist's workgroup: one invocation per digit
+HIST_WG = 256           # radix_hist's workgroup
+# tiles a radix_hist workgroup counts: a digit's counts of them are whole 32-byte sectors
+# of ``counts`` (a word per tile, written one by one, cost more than the counting)
+HIST_TILES = 8
 BITS = 8
 BUCKETS = 1 << BITS
 PASSES = 32 // BITS
@@ -111,10 +118,8 @@ def tuning(dev: ps.Device) -> tuple[int, int, bool, bool, bool]:
     in 4-bit counters (else 16-bit). Only the speed depends on them."""
     if dev.target == "cuda":
         return 16, 1, False, True, False
-    if dev.target == "glsl":
-        return ITEMS, ITEMS, False, False, True
-    if dev.target == "wgsl":
-        return ITEMS, ITEMS, False, True, False
+    if dev.target in ("glsl", "wgsl"):
+        return ITEMS, ITEMS, False, True, True
     return ITEMS, ITEMS, False, False, False
 
 
@@ -198,29 +203,44 @@ def radix_hist(keys: ps.Buffer[u32], counts: ps.Buffer[u32], n: u32, shift: u32,
                kind: ps.Const[int], items: ps.Const[int], unroll: ps.Const[int]) -> None:
     """``counts[d * tiles + tile]`` = how many keys of the tile (``items * WG`` keys) have
     digit ``(key >> shift) & 255``, the key of a word being ``key_of(word, kind) ^ flip``
-    (the first pass reads the input's words; the others, keys: ``KIND_U32``, 0)."""
-    hist = ps.shared_array(u32, BUCKETS)
+    (the first pass reads the input's words; the others, keys: ``KIND_U32``, 0). A
+    workgroup counts ``HIST_TILES`` consecutive tiles, each into its own counters, so
+    that it writes each digit's counts of its tiles as consecutive words."""
+    hist = ps.shared_array(u32, HIST_TILES * (BUCKETS + 1))
     lx = ps.local_index()
-    tile = ps.global_id().x // HIST_WG
-    hist[lx] = 0
+    group = ps.global_id().x // HIST_WG
+    for z in ps.unroll(range(HIST_TILES * (BUCKETS + 1) // HIST_WG + 1)):
+        if z * HIST_WG + lx < HIST_TILES * (BUCKETS + 1):
+            hist[z * HIST_WG + lx] = 0
     ps.barrier()
-    base = tile * (items * WG)
+    base = group * (HIST_TILES * items * WG)
+    steps = items * WG // HIST_WG // unroll         # a tile's groups of loads
     got = ps.array(u32, unroll)
-    for k0 in range(u32(items * WG // HIST_WG // unroll)):
+    for k0 in range(u32(HIST_TILES * steps)):
         # the group's loads are all issued before the first is used: one memory latency
         # per group, not one per key
         for k1 in ps.unroll(range(unroll)):
             i = base + (k0 * unroll + k1) * HIST_WG + lx    # consecutive invocations, keys
             if i < n:
                 got[k1] = keys[i]
+        at = k0 // u32(steps) * (BUCKETS + 1)       # this tile's counters
         for k1 in ps.unroll(range(unroll)):
             i = base + (k0 * unroll + k1) * HIST_WG + lx
             if i < n:
                 key = key_of(got[k1], u32(kind)) ^ flip
-                ps.atomic_add(hist, (key >> shift) & (BUCKETS - 1), 1)
+                ps.atomic_add(hist, at + ((key >> shift) & (BUCKETS - 1)), 1)
     ps.barrier()
     tiles = len(counts) // BUCKETS
-    counts[lx * tiles + tile] = hist[lx]
+    # invocation i writes digit i // HIST_TILES of tile i % HIST_TILES: a digit's counts of
+    # the group's tiles are consecutive words (whole memory sectors, not one word each);
+    # the counters' rows are BUCKETS + 1 words apart, so the reads hit different banks
+    for k in ps.unroll(range(HIST_TILES)):
+        p = k * HIST_WG + lx
+        d = p // HIST_TILES
+        j = p % HIST_TILES
+        t = group * HIST_TILES + j
+        if t < tiles:
+            counts[d * tiles + t] = hist[j * (BUCKETS + 1) + d]
 
 
 @ps.kernel(workgroup_size=WG)
@@ -469,7 +489,7 @@ def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U
         write_keys = not (last and kv and dst is None)
         vmode = (INDEX_VALS if p == 0 else CARRY_VALS) if kv else NO_VALS
         radix_hist.launch(keys_in, counts, n, shift, k_flip, k_kind, items, hist_unroll,
-                          threads=tiles * HIST_WG, device=dev)
+                          threads=groups_for(tiles, HIST_TILES) * HIST_WG, device=dev)
         record_scan(dev, counts, offsets, BUCKETS * tiles, False, levels)
         # values: what the last pass wrote (the first pass reads none, vals is bound)
         radix_scatter.launch(keys_in, val_out[1 - o], offsets, key_out[o], val_out[o], n,
