@@ -112,7 +112,8 @@ def profile(name: str, n: int) -> dict[str, float]:
 # settles. ``--before FILE``: a radix.py of an earlier commit, timed first.
 VARIANTS = {
     "cuda": [],
-    "other": [(8, 8, False, False, True), (8, 8, False, True, False)],
+    "other": [(16, 4, False, True, True), (8, 8, False, True, True), (16, 4, False, True, True),
+              (8, 8, False, True, True)],
 }
 
 

@@ -85,7 +85,11 @@ WG = 128                # invocations of radix_scatter's workgroup
 # timing of its run: a small gain. Both together (bench/results/h100_radix_tunings_20261206.txt,
 # two H100 runs, 2^24 keys) took 1.343-1.473 ms through Vulkan against 1.444-1.593 for
 # ``nib`` alone and 1.450-1.527 for the same tuning timed again, and 1.633-1.836 through
-# WebGPU against 1.727-1.937 for raking alone: Vulkan and WebGPU take both.
+# WebGPU against 1.727-1.937 for raking alone: Vulkan and WebGPU take both. With the
+# histogram writing whole sectors, tiles of 2048 keys (16 per invocation, loads and
+# stores issued 4 at a time) took 1.142-1.172 ms through Vulkan against 1.331-1.422 for
+# 8/8 in the same runs (bench/results/h100_radix_tunings_20261206.txt, runs 4 and 6; a
+# run without the cuda device first was disturbed), and no less through WebGPU.
 ITEMS = 8               # the default (every target but cuda)
 MAX_ITEMS = 16          # a 16-bit counter holds MAX_ITEMS * WG
 HIST_WG = 256           # radix_hist's workgroup
@@ -118,7 +122,9 @@ def tuning(dev: ps.Device) -> tuple[int, int, bool, bool, bool]:
     in 4-bit counters (else 16-bit). Only the speed depends on them."""
     if dev.target == "cuda":
         return 16, 1, False, True, False
-    if dev.target in ("glsl", "wgsl"):
+    if dev.target == "glsl":
+        return 16, 4, False, True, True
+    if dev.target == "wgsl":
         return ITEMS, ITEMS, False, True, True
     return ITEMS, ITEMS, False, False, False
 

@@ -297,8 +297,13 @@ class Binder:
         if names:
             lines.append(f"    if {' or '.join(f'{n}.device is not dev' for n in names)}:")
             lines.append("        return slow(args, threads, groups)")
-        if len(names) > 1:
-            pairs = [f"{a} is {b}" for k, a in enumerate(names) for b in names[k + 1:]]
+        # one array bound to two parameters goes the general way (which refuses it) only
+        # where one of them is written: two read-only bindings of it are fine, and a
+        # library launch passing an unread placeholder twice keeps the fast path
+        w = self.written
+        pairs = [f"{a} is {b}" for k, a in enumerate(names) for j, b in enumerate(names)
+                 if j > k and (w[k] or w[j])]
+        if pairs:
             lines.append(f"    if {' or '.join(pairs)}:")
             lines.append("        return slow(args, threads, groups)")
         lines.append(f"    bufs = [{', '.join(names)}]")

@@ -19,11 +19,11 @@ from typing import Any
 
 FIRST_CHUNK = 32
 # Small, so that the GPU starts on a batch's first launches while Python records the
-# rest: a radix sort of 2^24 keys (20 launches, one batch) took 1.86 ms end to end
-# through Vulkan on an H100 against 2.23 with the whole batch submitted at its end,
-# and 2.63 against 3.30 through wgpu (bench/probes/submit_chunk_probe.py,
-# bench/results/h100_submit_chunk_20261206.txt; 1 and 8 gave the same within noise,
-# a submission per launch was slower).
+# rest: a radix sort of 2^24 keys (20 launches, one batch) took 1.90 ms end to end
+# through Vulkan on an H100 against 2.29 with the whole batch submitted at its end,
+# and 2.43 against 2.80 through wgpu (bench/probes/submit_chunk_probe.py,
+# bench/results/h100_submit_chunk_20261206.txt, run 2; 1 and 8 gave the same within
+# noise, a submission per launch was slower).
 BATCH_FIRST_CHUNK = 2
 MAX_RECORDED = 4096
 
