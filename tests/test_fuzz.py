@@ -282,6 +282,25 @@ def test_comparison_rules_are_narrow() -> None:
     ulp3 = np.array([up(1.0, 3).view(np.float32), 0.0, 5.0], np.float32)
     ulp4 = np.array([up(1.0, 4).view(np.float32), 0.0, 5.0], np.float32)
     negz = np.array([1.0, -0.0, 5.0], np.float32)
+    sub = np.float32(-2.0 ** -136)                  # a subnormal, flushed to -0.0
+    want_sub = {"of": np.array([one, sub, 5.0], np.float32)}
+    flushed = np.array([1.0, -0.0, 5.0], np.float32)
+    wrong_sign = np.array([1.0, 0.0, 5.0], np.float32)
+    for label, got, rule in [("vulkan-swiftshader", flushed, "swiftshader-subnormal-flush"),
+                             ("vulkan-hlsl-swiftshader", flushed, "swiftshader-subnormal-flush"),
+                             ("vulkan-swiftshader", wrong_sign, None),
+                             ("vulkan-llvmpipe", flushed, None),
+                             ("wgpu-swiftshader", flushed, "swiftshader-subnormal-flush"),
+                             ("wgpu-llvmpipe", flushed, None),
+                             ("vulkan-nvidia-h200", flushed, None)]:
+        allowed: list = []
+        bad = harness.compare({"sinks": [], "slots": {}}, want_sub, {"of": got},
+                              "wgsl" if label.startswith("wgpu") else "vulkan", "x", label,
+                              allowed)
+        if rule is None:
+            assert bad, label
+        else:
+            assert not bad and rule in str(allowed), (label, allowed)
     meta = {"sinks": [], "slots": {}}
     cases = [("wgpu-swiftshader", "wgsl", ulp1, "wgsl-inexact"),
              ("wgpu-llvmpipe", "wgsl", ulp3, "wgsl-inexact"),
