@@ -74,8 +74,8 @@ def main() -> None:
             "copy n x10": lambda: [copy.launch(keys, out, n, threads=n, device=dev)
                                    for _ in range(10)],
             "radix_hist": lambda: radix.radix_hist.launch(
-                keys, counts, n, 0, 0, u, items, min(unroll, items * radix.WG // radix.HIST_WG),
-                threads=groups_for(tiles, radix.HIST_TILES) * radix.HIST_WG, device=dev),
+                keys, counts, n, 0, 0, u, items, radix.hist_shape(tiles, items, unroll)[1],
+                threads=radix.hist_shape(tiles, items, unroll)[0], device=dev),
             "scan counts": lambda: record_scan(dev, counts, offsets,
                                                radix.BUCKETS * tiles, False, scratch),
             "radix_scatter": lambda: radix.radix_scatter.launch(

@@ -70,7 +70,7 @@ def profile(name: str, n: int) -> dict[str, float]:
     one = dev.empty(1, np.int32)
     one_b = dev.empty(1, np.int32)
     u = radix.KIND_U32
-    h_unroll = min(unroll, items * radix.WG // radix.HIST_WG)
+    h_threads, h_unroll = radix.hist_shape(tiles, items, unroll)
 
     def scatter(v: ps.DeviceArray, v_out: ps.DeviceArray, vmode: int) -> None:
         radix.radix_scatter.launch(keys, v, offsets, k_b, v_out, n, 8, 0, u, u, False, True, vmode,
@@ -79,8 +79,7 @@ def profile(name: str, n: int) -> dict[str, float]:
                                    device=dev)
     res = {
         "hist": timed(dev, lambda: radix.radix_hist.launch(
-            keys, counts, n, 8, 0, u, items, h_unroll,
-            threads=groups_for(tiles, radix.HIST_TILES) * radix.HIST_WG, device=dev)),
+            keys, counts, n, 8, 0, u, items, h_unroll, threads=h_threads, device=dev)),
         "scan": timed(dev, lambda: record_scan(dev, counts, offsets, radix.BUCKETS * tiles, False,
                                                scratch)),
         "scatter": timed(dev, lambda: scatter(one, one_b, radix.NO_VALS)),

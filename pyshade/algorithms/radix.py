@@ -135,6 +135,13 @@ def selects(dev: ps.Device) -> bool:
     return dev.target != "cuda"
 
 
+def hist_shape(tiles: int, items: int, unroll: int) -> tuple[int, int]:
+    """(threads, unroll) of a ``radix_hist`` launch over ``tiles`` tiles of ``items * WG``
+    keys: ``HIST_TILES`` tiles a workgroup, and no more loads issued together than a
+    tile has per invocation."""
+    return groups_for(tiles, HIST_TILES) * HIST_WG, min(unroll, items * WG // HIST_WG)
+
+
 def _slot(j: u32) -> u32:
     """The shared-memory word of tile place ``j``: one word skipped every 32, so that
     invocation i reading place ``i * ITEMS + k`` hits a different bank from its
@@ -485,7 +492,7 @@ def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U
         val_out = (scratch(dev, "radix.no_vals_a", 1, np.int32),
                    scratch(dev, "radix.no_vals_b", 1, np.int32))
     keys_in = src
-    hist_unroll = min(unroll, tile // HIST_WG)
+    hist_threads, hist_unroll = hist_shape(tiles, items, unroll)
     for p in range(PASSES):
         shift = p * BITS
         last = p == PASSES - 1
@@ -495,7 +502,7 @@ def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U
         write_keys = not (last and kv and dst is None)
         vmode = (INDEX_VALS if p == 0 else CARRY_VALS) if kv else NO_VALS
         radix_hist.launch(keys_in, counts, n, shift, k_flip, k_kind, items, hist_unroll,
-                          threads=groups_for(tiles, HIST_TILES) * HIST_WG, device=dev)
+                          threads=hist_threads, device=dev)
         record_scan(dev, counts, offsets, BUCKETS * tiles, False, levels)
         # values: what the last pass wrote (the first pass reads none, vals is bound)
         radix_scatter.launch(keys_in, val_out[1 - o], offsets, key_out[o], val_out[o], n,
