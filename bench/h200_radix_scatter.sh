@@ -5,13 +5,16 @@
 # (bench/probes/radix_stage_profile.py --variants), Nsight Compute's view of one pass's
 # radix_hist and radix_scatter on cuda (sections: speed of light, occupancy, launch, warp
 # states, memory, scheduler), the algorithms' and sorts' tests on the GPU devices (tests),
-# then `pyshade bench --only algorithms` at BENCH_SIZES.
+# then `pyshade bench --only algorithms` at BENCH_SIZES (BENCH_REPS repetitions, 5).
 #   run(command="bash bench/h200_radix_scatter.sh", carry=[".gl", ".whl", ".tools", ".dxc"])
 # RADIX_STEPS picks the steps (default "radix ncu bench"); also "stats" (the register counts
 # NVIDIA's Vulkan driver gives the radix kernels, bench/probes/vulkan_pipeline_stats.py) and
 # "tests" (TESTS_K, TESTS_FILES), "chunk" (bench/probes/submit_chunk_probe.py: a batch's
 # first submission) and "mem" (bench/probes/memory_pattern_probe.py: copy, ALU, random
-# writes and histogram layouts per device). Logs under $OUT; tables printed last.
+# writes and histogram layouts per device), "host" (bench/probes/record_host_probe.py: the
+# host's timeline of one sort through Vulkan and wgpu) and "checks"
+# (bench/probes/wgpu_checks_probe.py: naga's runtime checks on and off). Logs under $OUT;
+# tables printed last.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-/tmp/out}
@@ -24,6 +27,10 @@ for step in ${RADIX_STEPS:-radix ncu bench}; do
     case $step in
     chunk) timeout -k 5 "${CHUNK_TIMEOUT:-120}" python3 bench/probes/submit_chunk_probe.py \
             > "$OUT/chunk.txt" 2>&1 ;;
+    host) timeout -k 5 "${HOST_TIMEOUT:-90}" python3 bench/probes/record_host_probe.py \
+            > "$OUT/host.txt" 2>&1 ;;
+    checks) timeout -k 5 "${CHECKS_TIMEOUT:-150}" python3 bench/probes/wgpu_checks_probe.py \
+            > "$OUT/checks.txt" 2>&1 ;;
     mem) timeout -k 5 60 python3 bench/probes/memory_pattern_probe.py > "$OUT/mem.txt" 2>&1 ;;
     stats) timeout -k 5 60 python3 bench/probes/vulkan_pipeline_stats.py > "$OUT/stats.txt" 2>&1 ;;
     radix) PYSHADE_CACHE=0 timeout -k 5 "${RADIX_TIMEOUT:-200}" python3 bench/probes/radix_stage_profile.py \
@@ -46,7 +53,7 @@ for _ in range(2):
             -k "${TESTS_K:-not cpu and not tint}" ${TESTS_FILES:-tests/test_algorithms.py tests/test_exec_sort.py} \
             > "$OUT/tests.txt" 2>&1 ;;
     bench) timeout -k 5 "${BENCH_TIMEOUT:-110}" python3 -m pyshade bench --only algorithms \
-            --device cuda wgpu vulkan --sizes ${BENCH_SIZES:-16777216} --reps 5 \
+            --device cuda wgpu vulkan --sizes ${BENCH_SIZES:-16777216} --reps ${BENCH_REPS:-5} \
             --out "$OUT/algorithms" > "$OUT/bench.txt" 2>&1 ;;
     esac
     echo "== $step done (rc $?) $(date -u +%T)"
@@ -54,7 +61,7 @@ done
 echo "=== ncu"
 grep -iE "radix_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|Issue Slot|No Eligible|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Stall|==PROF==|==ERROR==" \
     "$OUT/ncu.txt" | cut -c1-150 | head -70
-for f in stats chunk mem tests bench radix; do
+for f in stats chunk mem host checks tests bench radix; do
     [ -f "$OUT/$f.txt" ] && { echo "=== $f"; grep -vE "^\s*$" "$OUT/$f.txt" | tail -60 | cut -c1-200; }
 done
 exit 0

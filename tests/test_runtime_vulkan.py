@@ -426,6 +426,34 @@ def test_synchronize_waits(dev) -> None:
     assert after < work / 2, (after, work)         # synchronize did
 
 
+def test_synchronize_polls_then_blocks(dev, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wait for results polls the fence for ``spin_wait`` seconds (GPU adapters; 0 on CPU
+    drivers), then blocks: with a blocking wait that cannot wait (timeout 0) a long poll
+    must see the work through alone, and a poll shorter than the work must hand over to
+    the blocking wait. Either way the results are complete."""
+    from pyshade.runtime import recording, vulkan_memory
+    assert dev.spin_wait == (0.0 if dev.kind == "CPU" else recording.SPIN_WAIT_S)
+    n = 64 * 64
+    k = _compiled(SLOW, (BufferSlot("data", 0, U32, True),), ParamBlock(1, 16, "push"),
+                  key=("slow",))
+    start = np.random.default_rng().integers(0, 2**32, n, dtype=np.uint32)
+    want = start.copy()
+    with np.errstate(over="ignore"):
+        for _ in range(3000):
+            want = want * np.uint32(1664525) + np.uint32(1013904223)
+    spin = dev.spin_wait
+    try:
+        for poll, wait_ns in ((30.0, 0), (1e-6, vulkan_memory._WAIT_NS)):
+            dev.spin_wait = poll
+            monkeypatch.setattr(vulkan_memory, "_WAIT_NS", wait_ns)
+            arr = dev.array(start)
+            dev.launch_compiled(k, [arr], _u32s(3000), (n // 64, 1, 1))
+            dev.synchronize()
+            np.testing.assert_array_equal(arr.numpy(), want)
+    finally:
+        dev.spin_wait = spin
+
+
 def test_subnormals_survive_where_denorm_preserve_is_reported(dev) -> None:
     if "float-controls-denorm-preserve" not in dev.features:
         pytest.skip(f"{dev.adapter} does not report shaderDenormPreserveFloat32")
@@ -506,13 +534,14 @@ def test_freed_arrays_are_pooled_and_reused(dev) -> None:
     dev.synchronize()
     mem.release_pool()
     a = dev.array(np.arange(3000, dtype=np.uint32))
-    handle = a.buf.handle
+    handle, uid = a.buf.handle, a.uid
     del a
     gc.collect()
     dev.synchronize()
     assert mem.pool_bytes == 12000 and len(mem.pool[12000]) == 1
     b = dev.array(np.arange(3000, dtype=np.float32) * 2)       # same bytes, other dtype
-    assert b.buf.handle == handle and mem.pool_bytes == 0
+    # the buffer's uid too: the descriptor sets cached for the old array serve the new
+    assert b.buf.handle == handle and b.uid == uid and mem.pool_bytes == 0
     np.testing.assert_array_equal(b.numpy(), np.arange(3000, dtype=np.float32) * 2)
     c = dev.empty(3001, np.uint32)                              # another size: a new buffer
     assert c.buf.handle != handle

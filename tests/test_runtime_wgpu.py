@@ -203,6 +203,79 @@ def test_shapes_and_empty(dev):
     np.testing.assert_array_equal(odd.numpy(), [1, 2, 3])
 
 
+def test_freed_arrays_are_pooled_and_reused(dev, monkeypatch):
+    """A freed array's buffer (a new one costs milliseconds) goes to the next ``empty``
+    array of the same byte size at once, even while a recorded launch still reads it:
+    the queue orders the uses. The new array keeps the buffer's uid, so the bind group
+    made for the old one serves it. A view keeps the buffer; ``zeros`` clears a pooled
+    buffer in order with the launches; the pool holds at most POOL_BYTES."""
+    import gc
+
+    from pyshade.runtime import wgpu as runtime
+    n = 3000
+    rng = np.random.default_rng()
+    x = rng.random(n, dtype=np.float32)
+    axpb = _compiled(AXPB, (BufferSlot("src", 0, F32, False), BufferSlot("dst", 1, F32, True)),
+                     ParamBlock(2, 16), entry="axpb", key=("axpb", "pool"))
+    params = np.array([2.0, 1.0], np.float32).tobytes() + _u32s(n, 0)
+    groups = ((n + 63) // 64, 1, 1)
+    gc.collect()
+    dev._pool.clear()
+    dev._pool_bytes = 0
+    y = dev.empty(n, np.float32)
+    with dev.batch():
+        a = dev.empty(n, np.float32)
+        a.write(x)
+        dev.launch_compiled(axpb, [a, y], params, groups)     # recorded, not yet run
+        buf, uid = a.buffer, a.uid
+        view = a.view(np.uint32)
+        del a
+        gc.collect()
+        assert dev._pool_bytes == 0                          # the view holds it
+        del view
+        gc.collect()
+        assert dev._pool_bytes == 12000
+        b = dev.empty(n, np.float32)
+        assert b.buffer is buf and b.uid == uid and dev._pool_bytes == 0
+        b.write(np.full(n, 5, np.float32))
+        dev.launch_compiled(_add_kernel(), [b.view(np.uint32)], _u32s(0, n), groups)
+    np.testing.assert_array_equal(y.numpy(), x * 2 + 1)    # a's values, not b's
+    bind_groups = len(dev._bind_groups)
+    dev.launch_compiled(axpb, [b, y], params, groups)
+    assert len(dev._bind_groups) == bind_groups
+    np.testing.assert_array_equal(y.numpy(), np.full(n, 11, np.float32))
+    with dev.batch():
+        dev.launch_compiled(axpb, [b, y], params, groups)   # recorded before the clear
+        del b
+        gc.collect()
+        z = dev.zeros(n, np.float32)                        # b's buffer, cleared after
+        assert z.buffer is buf and dev._pool_bytes == 0
+        dev.launch_compiled(_add_kernel(), [z.view(np.uint32)], _u32s(3, n), groups)
+    np.testing.assert_array_equal(y.numpy(), np.full(n, 11, np.float32))
+    np.testing.assert_array_equal(z.numpy().view(np.uint32), np.full(n, 3, np.uint32))
+    del z
+    gc.collect()
+    z = dev.zeros(n, np.float32)                            # outside a batch
+    assert z.buffer is buf
+    np.testing.assert_array_equal(z.numpy(), np.zeros(n, np.float32))
+    # an array collected in a reference cycle: its GPUBuffer's own finalizer may release
+    # the buffer after ours pooled it (a released buffer crashed wgpu-native's bind group)
+    for _ in range(3):
+        a = dev.empty(n, np.float32)
+        a.cycle = [a]
+        del a
+        gc.collect()
+        c = dev.zeros(n, np.float32)
+        dev.launch_compiled(_add_kernel(), [c.view(np.uint32)], _u32s(4, n), groups)
+        np.testing.assert_array_equal(c.numpy().view(np.uint32), np.full(n, 4, np.uint32))
+        del c
+    monkeypatch.setattr(runtime, "POOL_BYTES", 40000)
+    many = [dev.empty(n, np.float32) for _ in range(5)]
+    del many
+    gc.collect()
+    assert dev._pool_bytes == 36000 and len(dev._pool[12000]) == 3
+
+
 def test_validate_wgsl_maps_python_line(dev):
     from pyshade.toolchains.naga import validate_wgsl
 
@@ -234,6 +307,34 @@ def test_launch_of_bad_wgsl_raises_compile_error(dev):
     with pytest.raises(CompileError) as info:
         dev.launch_compiled(k, [], None, (1, 1, 1))
     assert info.value.lineno == 3
+
+
+def test_kernels_run_without_naga_runtime_checks(dev, monkeypatch):
+    """The device makes its shader modules through wgpu-native's
+    wgpuDeviceCreateShaderModuleTrusted with no runtime checks (as every other GPU device,
+    out-of-bounds indexing is undefined); PYSHADE_WGPU_CHECKS=1 keeps naga's checks. Both
+    run kernels, and both report naga's errors at the Python line."""
+    from pyshade.runtime.wgpu import WgpuDevice
+    from pyshade.toolchains import naga
+    assert dev.runtime_checks is False
+    made = []
+    real = naga._trusted_module
+    monkeypatch.setattr(naga, "_trusted_module", lambda *a: made.append(a[2]) or real(*a))
+    bad = "@compute @workgroup_size(1)\nfn main() {\n    let y: u32 = 1.0;  // k.py:3\n}\n"
+    for checks in ("0", "1"):
+        monkeypatch.setenv("PYSHADE_WGPU_CHECKS", checks)
+        d = WgpuDevice()
+        assert d.runtime_checks is (checks == "1")
+        made.clear()
+        data = np.random.default_rng().integers(0, 2**31, 256, dtype=np.uint32)
+        arr = d.array(data)
+        k = _compiled(DOUBLE, (BufferSlot("data", 0, U32, True),), key=("double", checks))
+        d.launch_compiled(k, [arr], None, (4, 1, 1))
+        np.testing.assert_array_equal(arr.numpy(), data * 2)
+        assert made == ([] if checks == "1" else ["main"])
+        with pytest.raises(CompileError) as info:
+            d.launch_compiled(_compiled(bad, (), key=("bad", checks)), [], None, (1, 1, 1))
+        assert info.value.lineno == 3
 
 
 def test_synchronize_waits(dev):

@@ -83,7 +83,6 @@ MAX_IN_FLIGHT = 16
 # The languages a VulkanDevice compiles kernels from (SPIR-V by glslang or by DXC).
 VIA = ("glsl", "hlsl")
 
-_array_ids = itertools.count()
 _prep_ids = itertools.count()
 _UID = operator.attrgetter("uid")
 
@@ -101,7 +100,8 @@ class VulkanArray(DeviceArray):
     def __init__(self, device: VulkanDevice, buf: Any, dtype: np.dtype, shape: tuple[int, ...]):
         self.device = device
         self.buf = buf                 # vulkan_memory.Buffer; destroyed (deferred) with it
-        self.uid = next(_array_ids)    # never reused, unlike id(): keys cached descriptor sets
+        # its buffer's: keys cached descriptor sets and the barrier checks (views share it)
+        self.uid = buf.uid
         self.dtype = np.dtype(dtype)
         self.shape = tuple(int(s) for s in shape)
 
@@ -194,6 +194,8 @@ class VulkanDevice(Recording, Device):
         self.name = "vulkan" if index == 0 else f"vulkan:{index}"
         self.adapter = ad.label
         self.kind = ad.kind
+        #: seconds a wait for results polls before it blocks (``recording.SPIN_WAIT_S``)
+        self.spin_wait = self._spin_wait_s(self.kind)
         self.note = LLVMPIPE_NOTE if "llvmpipe" in ad.name.lower() else ""
         L = ad.limits
         self.limits = {
@@ -369,7 +371,7 @@ class VulkanDevice(Recording, Device):
         """Submit what is recorded and wait for every submission (the caller holds the lock)."""
         self._submit()
         for slot in self._in_flight:
-            slot.wait()
+            slot.wait(self.spin_wait)
         self._collect()
 
     def synchronize(self) -> None:

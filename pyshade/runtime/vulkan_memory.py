@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -73,16 +74,19 @@ class Buffer:
     __slots__ = ("mem", "handle", "memory", "size", "view", "uid", "pooled")
 
     def __init__(self, mem: Memory, handle: Any, memory: Any, size: int, view: Any,
-                 pooled: bool = False):
+                 pooled: bool = False, uid: int | None = None):
         self.mem, self.handle, self.memory, self.size, self.view = mem, handle, memory, size, view
-        self.uid = next(_uids)
+        # one per VkBuffer, kept when the pool hands the buffer out again (never reused
+        # for another VkBuffer): the arrays on it take it, so the descriptor sets cached
+        # for an array serve the next array on the same buffer (a sort's fresh output)
+        self.uid = next(_uids) if uid is None else uid
         #: array storage, kept in the memory's pool when freed
         self.pooled = pooled
 
     def __del__(self) -> None:
         try:
             self.mem.retire("pooled" if self.pooled else "buffer", self.handle, self.memory,
-                            self.size, self.view)
+                            self.size, self.view, self.uid)
         except Exception:       # interpreter shutdown: the process frees everything
             pass
 
@@ -170,9 +174,9 @@ class Memory:
         buffer of the same size when there is one (nothing pending uses it)."""
         free = self.pool.get(size)
         if free:
-            handle, memory, view = free.pop()
+            handle, memory, view, uid = free.pop()
             self.pool_bytes -= size
-            return Buffer(self, handle, memory, size, view, pooled=True)
+            return Buffer(self, handle, memory, size, view, pooled=True, uid=uid)
         usage = _USAGE_STORAGE | _USAGE_TRANSFER_SRC | _USAGE_TRANSFER_DST
         need = _DEVICE_LOCAL | (_HOST_VISIBLE | _HOST_COHERENT if self.unified else 0)
         try:
@@ -189,7 +193,7 @@ class Memory:
         """Destroy every pooled buffer (before an allocation that failed is retried)."""
         ffi, lib, dev = self.ffi, self.lib, self.device
         for free in self.pool.values():
-            for handle, memory, _ in free:
+            for handle, memory, _, _ in free:
                 lib.vkDestroyBuffer(dev, handle, ffi.NULL)
                 lib.vkFreeMemory(dev, memory, ffi.NULL)
         self.pool.clear()
@@ -229,7 +233,7 @@ class Memory:
                 queue.append(item)
                 continue
             if kind == "pooled" and self.pool_bytes + h[2] <= POOL_BYTES:
-                self.pool.setdefault(h[2], []).append((h[0], h[1], h[3]))
+                self.pool.setdefault(h[2], []).append((h[0], h[1], h[3], h[4]))
                 self.pool_bytes += h[2]
             elif kind in ("buffer", "pooled"):
                 lib.vkDestroyBuffer(dev, h[0], ffi.NULL)
@@ -346,7 +350,16 @@ class Slot:
     def done(self) -> bool:
         return self.lib.vkGetFenceStatus(self.device, self.fence) == 0
 
-    def wait(self) -> None:
+    def wait(self, spin: float = 0.0) -> None:
+        """Wait for the submission; poll the fence for ``spin`` seconds first."""
+        if spin:
+            status, device, fence = self.lib.vkGetFenceStatus, self.device, self.fence
+            end = time.perf_counter() + spin
+            while status(device, fence) != 0:
+                if time.perf_counter() > end:
+                    break
+            else:
+                return
         result = self.lib.vkWaitForFences(self.device, 1, self.fence_ptr, 1, _WAIT_NS)
         if result == 2:                 # VK_TIMEOUT
             # whether the fence is signalled right after the wait gave up tells a lost

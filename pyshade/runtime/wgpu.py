@@ -79,7 +79,33 @@ def _limit_key(name: str) -> str:
     return name.replace("-", "_")
 
 
-_array_ids = itertools.count()
+_storage_ids = itertools.count()
+# Freed array buffers kept for reuse, at most this many bytes: a new 64 MiB buffer costs
+# wgpu on an H100 6.5-9 ms (created, then cleared by wgpu before its first use), far more
+# than a radix sort of 2^24 keys that writes it (bench/probes/radix_stage_profile.py,
+# 'empty(n)'). The Vulkan device pools for the same reason.
+POOL_BYTES = 1 << 30
+
+
+class _Storage:
+    """One GPUBuffer behind one or more arrays (views share it); returned to its device's
+    pool when the last of them goes. Reusing it at once is safe: every use is a command
+    on the device's one queue, in order (WebGPU orders them), and writes into it from the
+    host go through the queue too."""
+
+    __slots__ = ("dev", "buffer", "size", "uid")
+
+    def __init__(self, dev: WgpuDevice, buffer: Any, size: int, uid: int | None = None):
+        self.dev, self.buffer, self.size = dev, buffer, size
+        # one per GPUBuffer, kept through the pool: keys the cached bind groups, so those
+        # made for an array serve the next array on the same buffer (a sort's output)
+        self.uid = next(_storage_ids) if uid is None else uid
+
+    def __del__(self) -> None:
+        try:
+            self.dev._pool_put(self.buffer, self.size, self.uid)
+        except Exception:       # interpreter shutdown: the process frees everything
+            pass
 
 
 class WgpuArray(DeviceArray):
@@ -89,11 +115,12 @@ class WgpuArray(DeviceArray):
     numpy dtype (structured dtypes included) round-trips unchanged.
     """
 
-    def __init__(self, device: WgpuDevice, buffer: Any, dtype: np.dtype,
+    def __init__(self, device: WgpuDevice, storage: _Storage, dtype: np.dtype,
                  shape: tuple[int, ...]):
         self.device = device
-        self.buffer = buffer          # the wgpu GPUBuffer
-        self.uid = next(_array_ids)   # never reused, unlike id(): keys cached bind groups
+        self._storage = storage
+        self.buffer = storage.buffer  # the wgpu GPUBuffer
+        self.uid = storage.uid        # never another buffer's: keys cached bind groups
         self.dtype = np.dtype(dtype)
         self.shape = tuple(int(s) for s in shape)
 
@@ -290,6 +317,11 @@ class WgpuDevice(Recording, Device):
             raise BackendUnavailable(
                 "wgpu-py is not installed: pip install 'pyshade[wgpu]'") from exc
         self._wgpu = wgpu
+        #: whether naga adds its runtime checks (index clamping, loop bounding) to the code
+        #: it generates: off unless PYSHADE_WGPU_CHECKS=1, as no other GPU device checks
+        #: (out-of-bounds indexing is undefined, docs/devices/wgpu.md); the checks made the
+        #: radix sort's kernels slower on an H100 (bench/probes/wgpu_checks_probe.py)
+        self.runtime_checks = os.environ.get("PYSHADE_WGPU_CHECKS") == "1"
         if adapter is None:
             found = list_adapters()
             if not found:
@@ -306,6 +338,7 @@ class WgpuDevice(Recording, Device):
         self.wgpu_adapter = adapter
         self.adapter = adapter_label(adapter)
         self.note = adapter_note(adapter)
+
 
         adapter_limits = {_limit_key(k): v for k, v in dict(adapter.limits).items()}
         required_limits = {k: adapter_limits[k] for k in _RAISED_LIMITS if k in adapter_limits}
@@ -329,6 +362,8 @@ class WgpuDevice(Recording, Device):
         U = wgpu.BufferUsage
         self._array_usage = U.STORAGE | U.COPY_SRC | U.COPY_DST
         self._sync_buffer = self.wgpu_device.create_buffer(size=4, usage=U.COPY_SRC | U.COPY_DST)
+        self._pool: dict[int, list[tuple[Any, int]]] = {}    # size -> [(GPUBuffer, uid)]
+        self._pool_bytes = 0
         self._init_recording()
 
     # ---- arrays -----------------------------------------------------------
@@ -355,22 +390,51 @@ class WgpuDevice(Recording, Device):
             # with no staging copy; padding stays zero.
             buf.write_mapped(raw, 0)
         buf.unmap()
-        return WgpuArray(self, buf, arr.dtype, arr.shape)
+        return WgpuArray(self, _Storage(self, buf, size), arr.dtype, arr.shape)
 
     def zeros(self, shape: int | Sequence[int], dtype: Any = np.float32) -> WgpuArray:
-        """A zero-filled array (WebGPU zero-initialises every new buffer)."""
-        dt = np.dtype(dtype)
-        shp = shape_tuple(shape)
-        nbytes = shape_bytes(shp, dt)
-        size = self._buffer_size(nbytes, dt.itemsize)
-        self._check_buffer_size(size)
-        buf = self.wgpu_device.create_buffer(label="pyshade.array", size=size,
-                                             usage=self._array_usage)
-        return WgpuArray(self, buf, dt, shp)
+        """A zero-filled array: a new buffer (WebGPU zero-initialises it), or a freed
+        array's buffer cleared in order with the recorded launches."""
+        return self._new_array(shape, dtype, clear=True)
 
     def empty(self, shape: int | Sequence[int], dtype: Any = np.float32) -> WgpuArray:
-        """An array with unspecified contents (zeros, in fact, on WebGPU)."""
-        return self.zeros(shape, dtype)
+        """An array with unspecified contents: a freed array's buffer of the same size when
+        there is one (its old bytes), else a new buffer (zeros)."""
+        return self._new_array(shape, dtype, clear=False)
+
+    def _new_array(self, shape: int | Sequence[int], dtype: Any, clear: bool) -> WgpuArray:
+        dt = np.dtype(dtype)
+        shp = shape_tuple(shape)
+        size = self._buffer_size(shape_bytes(shp, dt), dt.itemsize)
+        self._check_buffer_size(size)
+        if self._pool.get(size):
+            with self._lock:
+                free = self._pool.get(size)
+                while free:
+                    buf, uid = free.pop()
+                    self._pool_bytes -= size
+                    if getattr(buf, "_internal", True) is None:
+                        # released by its own finalizer: garbage collected in a cycle
+                        # with the array, when ours put it in the pool
+                        continue
+                    if clear:
+                        # after what is recorded, before what follows (the encoder
+                        # goes with the next submission)
+                        self._end_pass()
+                        if self._encoder is None:
+                            self._encoder = self.wgpu_device.create_command_encoder()
+                        self._encoder.clear_buffer(buf, 0, size)
+                    return WgpuArray(self, _Storage(self, buf, size, uid), dt, shp)
+        buf = self.wgpu_device.create_buffer(label="pyshade.array", size=size,
+                                             usage=self._array_usage)
+        return WgpuArray(self, _Storage(self, buf, size), dt, shp)
+
+    def _pool_put(self, buffer: Any, size: int, uid: int) -> None:
+        """Keep a freed array's buffer for ``empty`` (dropped beyond ``POOL_BYTES``)."""
+        with self._lock:
+            if self._pool_bytes + size <= POOL_BYTES:
+                self._pool.setdefault(size, []).append((buffer, uid))
+                self._pool_bytes += size
 
     def _check_buffer_size(self, size: int) -> None:
         limit = self.limits.get("max_buffer_size")
@@ -409,7 +473,7 @@ class WgpuDevice(Recording, Device):
         self._pass_pipeline: Any = None
         self._keepalive: list[Any] = []
         self._recorded = 0
-        self._last_bind: tuple = (None, None, None, None)  # (prep, arena, buffers, group)
+        self._last_bind: tuple = (None, None, None, None)  # (prep, arena, uids, group)
         self._arenas: dict[str, _ParamArena] = {}
         self._pipelines = LRU(PIPELINE_CACHE_SIZE)
         self._bind_groups: dict = {}          # FIFO-bounded; used under self._lock
@@ -477,7 +541,8 @@ class WgpuDevice(Recording, Device):
                             self.limits.get("max_compute_workgroup_storage_size")},
                            self.adapter, compiled.target)
         wgpu = self._wgpu
-        module = create_shader_module(compiled.binary, self, label=compiled.entry or "pyshade")
+        module = create_shader_module(compiled.binary, self, label=compiled.entry or "pyshade",
+                                      checks=self.runtime_checks)
         entries = []
         for slot in compiled.layout.buffers:
             kind = "storage" if slot.writable or slot.atomic else "read-only-storage"
@@ -562,15 +627,17 @@ class WgpuDevice(Recording, Device):
                 offsets = _NO_OFFSETS
             # Repeated launches on the same arrays (a sort's network) reuse the last
             # bind group without building its cache key.
+            # (uids, not the arrays: holding the last arrays would keep them from the pool)
             last = self._last_bind
-            if last[0] is prep and last[1] is arena and last[2] == buffers:
+            uids = tuple(map(_UID, buffers))
+            if last[0] is prep and last[1] is arena and last[2] == uids:
                 bind_group = last[3]
             else:
-                key = (prep.bgl_id, arena, *map(_UID, buffers))
+                key = (prep.bgl_id, arena, *uids)
                 hit = self._bind_groups.get(key)
                 bind_group = hit[0] if hit is not None else \
                     self._bind_group(prep, buffers, arena, key)
-                self._last_bind = (prep, arena, list(buffers), bind_group)
+                self._last_bind = (prep, arena, uids, bind_group)
                 self._keepalive.append(bind_group)
             cpass = self._pass
             if cpass is None:

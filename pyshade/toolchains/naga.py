@@ -64,13 +64,44 @@ def naga_error(log: str, source: str) -> CompileError:
                         source=source)
 
 
-def create_shader_module(source: str, device: WgpuDevice, label: str = "pyshade") -> Any:
+def create_shader_module(source: str, device: WgpuDevice, label: str = "pyshade",
+                         checks: bool = True) -> Any:
     """Create a ``GPUShaderModule`` from WGSL ``source`` on ``device`` (a ``WgpuDevice``:
-    naga runs inside it); naga errors raise ``CompileError``."""
+    naga runs inside it); naga errors raise ``CompileError``. With ``checks=False`` naga
+    adds no runtime checks to the code it generates (index clamping, loop bounding):
+    out-of-bounds indexing is then undefined, as on every other GPU device (where
+    wgpu-py cannot make such a module, the checks stay)."""
     try:
+        if not checks:
+            module = _trusted_module(device.wgpu_device, source, label)
+            if module is not None:
+                return module
         return device.wgpu_device.create_shader_module(label=label, code=source)
     except device._wgpu.GPUError as exc:
         raise naga_error(str(exc), source) from None
+
+
+def _trusted_module(gpu_device: Any, source: str, label: str) -> Any:
+    """wgpu-native's ``wgpuDeviceCreateShaderModuleTrusted`` with no runtime checks, through
+    wgpu-py's own FFI (wgpu-py has no method for it); None where that is missing. Same
+    validation and errors as ``create_shader_module``."""
+    try:
+        from wgpu.backends.wgpu_native import _api
+        ffi, lib, libf = _api.ffi, _api.lib, _api.libf
+        create = libf.wgpuDeviceCreateShaderModuleTrusted
+        internal = gpu_device._internal
+    except (ImportError, AttributeError):
+        return None
+    code = _api.new_struct_p("WGPUShaderSourceWGSL *", code=_api.to_c_string_view(source))
+    code[0].chain.next = ffi.NULL
+    code[0].chain.sType = lib.WGPUSType_ShaderSourceWGSL
+    desc = _api.new_struct_p("WGPUShaderModuleDescriptor *",
+                             nextInChain=ffi.cast("WGPUChainedStruct *", code),
+                             label=_api.to_c_string_view(label))
+    handle = create(internal, desc, 0)      # WGPUShaderRuntimeChecks_None
+    if handle == ffi.NULL:
+        raise RuntimeError("wgpuDeviceCreateShaderModuleTrusted failed")
+    return _api.GPUShaderModule(label, handle, gpu_device)
 
 
 def validate_wgsl(source: str, device: WgpuDevice) -> None:
