@@ -248,7 +248,7 @@ def step(a: ps.Buffer[u32], b: ps.Buffer[u32], k: u32):
 @needs_gxx
 def test_batch_of_dependent_launches_is_committed_in_chunks(dev, fake) -> None:
     from pyshade.runtime import recording
-    assert recording.BATCH_FIRST_CHUNK == 2
+    assert recording.BATCH_FIRST_CHUNK == 1
     n = 129
     a, b = dev.array(np.arange(n, dtype=np.uint32)), dev.zeros(n, np.uint32)
     want = np.arange(n, dtype=np.uint32)
@@ -257,10 +257,10 @@ def test_batch_of_dependent_launches_is_committed_in_chunks(dev, fake) -> None:
             step.launch(a, b, k, threads=n, device=dev)
             a, b = b, a
             want = want * np.uint32(3) + np.uint32(k)
-        # the first 2 went at once (the GPU starts while Python records the rest); the
-        # next chunk would be 8, so the other 4 wait for the batch's end
-        assert fake.devices[0].commits == 1
-    assert fake.devices[0].commits == 2 and fake.devices[0].dispatches == 6
+        # the first went at once (the GPU starts while Python records the rest), then a
+        # chunk of 4; the last one waits for the batch's end
+        assert fake.devices[0].commits == 2
+    assert fake.devices[0].commits == 3 and fake.devices[0].dispatches == 6
     np.testing.assert_array_equal(a.numpy(), want)
     with dev.batch():     # write() and numpy() inside a batch see what was recorded before
         step.launch(a, b, 1, threads=n, device=dev)

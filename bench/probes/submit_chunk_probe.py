@@ -22,7 +22,7 @@ from pyshade.algorithms import sort
 from pyshade.algorithms.radix import record_radix
 from pyshade.benchmarks.common import median_ms
 
-CHUNKS = {"32 (before)": (32, 4096), "1": (1, 4096), "2 (pyshade)": (2, 4096),
+CHUNKS = {"32 (before)": (32, 4096), "1": (1, 4096), "2 (pyshade)": (2, 4096), "4": (4, 4096),
           "8": (8, 4096), "each": (1, 1)}
 ROUNDS = 7
 

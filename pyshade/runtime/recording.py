@@ -22,9 +22,11 @@ FIRST_CHUNK = 32
 # rest: a radix sort of 2^24 keys (20 launches, one batch) took 1.90 ms end to end
 # through Vulkan on an H100 against 2.29 with the whole batch submitted at its end,
 # and 2.43 against 2.80 through wgpu (bench/probes/submit_chunk_probe.py,
-# bench/results/h100_submit_chunk_20261206.txt, run 2; 1 and 8 gave the same within
-# noise, a submission per launch was slower).
-BATCH_FIRST_CHUNK = 2
+# bench/results/h100_submit_chunk_20261206.txt, run 2, with a first chunk of 2). Once the
+# host's side was faster (run 3), a first chunk of 1 took 0.993 ms through Vulkan against
+# 1.046 for 2, 1.091 for 4, 1.051 for 8 and 1.132 for the whole batch, and 1.215 ms
+# through wgpu against 1.233, 1.304, 1.198 and 1.306 (ranges of 7 rounds within 0.04 ms).
+BATCH_FIRST_CHUNK = 1
 MAX_RECORDED = 4096
 # How long the Vulkan device's waits for results poll the fence before they block in the
 # driver, on GPU adapters (CPU drivers need every core for the work itself). Blocking

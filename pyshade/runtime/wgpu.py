@@ -339,7 +339,6 @@ class WgpuDevice(Recording, Device):
         self.adapter = adapter_label(adapter)
         self.note = adapter_note(adapter)
 
-
         adapter_limits = {_limit_key(k): v for k, v in dict(adapter.limits).items()}
         required_limits = {k: adapter_limits[k] for k in _RAISED_LIMITS if k in adapter_limits}
         required_features = ["shader-f16"] if "shader-f16" in adapter.features else []
@@ -430,7 +429,8 @@ class WgpuDevice(Recording, Device):
         return WgpuArray(self, _Storage(self, buf, size), dt, shp)
 
     def _pool_put(self, buffer: Any, size: int, uid: int) -> None:
-        """Keep a freed array's buffer for ``empty`` (dropped beyond ``POOL_BYTES``)."""
+        """Keep a freed array's buffer for ``empty`` and ``zeros`` (dropped beyond
+        ``POOL_BYTES``)."""
         with self._lock:
             if self._pool_bytes + size <= POOL_BYTES:
                 self._pool.setdefault(size, []).append((buffer, uid))
