@@ -9,36 +9,37 @@ Design notes
 ------------
 * Every array is one ``GPUBuffer`` with STORAGE|COPY_SRC|COPY_DST usage; its
   size is rounded up to a multiple of 4 (copies need it) and to at least 16
-  bytes (WebGPU cannot bind a zero-sized buffer).
+  bytes (WebGPU cannot bind a zero-sized buffer). A freed array's buffer is
+  pooled (``POOL_BYTES``) and given to the next array of its size at once: the
+  queue orders every use.
 * Parameter blocks live in one arena buffer per device, bound at dynamic
-  offsets (``_ParamArena``); bind groups are cached per set of arrays, so a
+  offsets (``_ParamArena``); bind groups are cached per set of buffers, so a
   repeated launch on the same arrays records three calls: set_pipeline (only
   when it changes), set_bind_group and dispatch_workgroups.
 * Launches are recorded into one command encoder and one compute pass, and
-  submitted in chunks (after 32 launches; inside ``batch()`` the chunks grow to
-  128, 512, ... so a long batch costs few submissions while the GPU starts
-  early), at the end of a batch, at ``flush()``, and whenever the host needs a
-  result (``numpy()``, ``synchronize()``, a numpy argument copied back).
-  Recording is what a launch costs on the host; one submission per launch
-  would cost more than the dispatch itself.
+  submitted in chunks (``recording``: after 32 launches; inside ``batch()`` the
+  first at once, then 4, 16, ...), at the end of a batch, at ``flush()``, and
+  whenever the host needs a result (``numpy()``, ``synchronize()``, a numpy
+  argument copied back). Recording is what a launch costs on the host; one
+  submission per launch would cost more than the dispatch itself.
 * One lock serialises recording, submission and read-back, so a device may
   be used from several Python threads; batch nesting is per thread.
 * Pipelines use an explicit bind group layout built from ``Layout``: with
   ``layout="auto"`` naga drops bindings the shader does not use, and binding
-  them would then fail.
-* ``synchronize()`` reads back a 4-byte buffer: wgpu-py 0.32's
-  ``queue.on_submitted_work_done_sync()`` is broken (cffi signature mismatch),
-  while ``read_buffer`` maps a staging buffer and polls the device until the
-  copy, which is queued after all earlier work, has finished.
+  them would then fail. Shader modules carry no naga runtime checks unless
+  ``PYSHADE_WGPU_CHECKS=1`` (``runtime_checks``).
+* ``synchronize()`` blocks in wgpu-native's device poll after an empty
+  submission (wgpu-py 0.32's ``queue.on_submitted_work_done_sync()`` is broken:
+  a cffi signature mismatch); without the poll it reads back a 4-byte buffer.
+* Finding and ordering adapters is ``wgpu_support``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import operator
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,7 @@ from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
 from .base import Compiled, Device, DeviceArray, check_requirements, shape_bytes, shape_tuple
 from .recording import Recording
+from .wgpu_support import adapter_label, adapter_note, list_adapters
 
 __all__ = ["WgpuArray", "WgpuDevice", "adapter_label", "adapter_note", "list_adapters"]
 
@@ -202,97 +204,6 @@ class _Prepared:
         self.slots = compiled.layout.buffers
         self.pb = compiled.layout.params
         self.pb_size = max(self.pb.size, 16) if self.pb is not None else 0
-
-
-# Preference when ordering adapters: "wgpu" ("wgpu:0") is the first one.
-_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
-_BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0}   # native APIs before OpenGL/D3D11
-
-_LLVMPIPE_NOTE = ("Mesa's llvmpipe/lavapipe: Mesa 22.3 ends every shader loop after 65535 "
-                  "iterations (kernels that loop longer give wrong results)")
-
-
-_backends_chosen = False
-
-
-def _choose_backends() -> None:
-    """Ask wgpu-native for its native backends only (Vulkan, Metal, DX12) before it makes
-    its instance: enumerating its OpenGL backend printed EGL's "XDG_RUNTIME_DIR is
-    invalid" on every use on a headless Linux machine. ``PYSHADE_WGPU_GL=1`` keeps
-    OpenGL. An instance the program already made keeps its own backends."""
-    global _backends_chosen
-    if _backends_chosen:
-        return
-    _backends_chosen = True
-    backends = ["All"] if os.environ.get("PYSHADE_WGPU_GL") == "1" else \
-        ["Vulkan", "Metal", "DX12"]
-    try:
-        from wgpu.backends.wgpu_native.extras import set_instance_extras
-        set_instance_extras(backends=backends)
-    except (ImportError, RuntimeError, KeyError):   # older wgpu-py, or an instance exists
-        pass
-
-
-@contextlib.contextmanager
-def _no_wayland_probe() -> Iterator[None]:
-    """On a machine with no Wayland session, wgpu's Vulkan instance still asks
-    libwayland for a display, which prints "error: XDG_RUNTIME_DIR is invalid or not set"
-    on every use. An absolute WAYLAND_DISPLAY that does not exist makes that probe fail
-    quietly; it is set only while the instance is made, and only when no Wayland
-    variable is set (then no display could be found anyway)."""
-    quiet = not any(os.environ.get(v) for v in
-                    ("XDG_RUNTIME_DIR", "WAYLAND_DISPLAY", "WAYLAND_SOCKET"))
-    if quiet:
-        os.environ["WAYLAND_DISPLAY"] = "/nonexistent/pyshade-no-wayland"
-    try:
-        yield
-    finally:
-        if quiet:
-            os.environ.pop("WAYLAND_DISPLAY", None)
-
-
-def list_adapters() -> list[Any]:
-    """Every WebGPU adapter that wgpu-native finds, best first; index N is device ``"wgpu:N"``.
-
-    Order: discrete, integrated, virtual, then CPU adapters; within each, native
-    APIs (Vulkan, Metal, D3D12) before OpenGL; ties keep wgpu-native's order,
-    which is stable for a given set of drivers. Each call enumerates afresh, so
-    every device gets its own adapter object. Raises ``BackendUnavailable``
-    without wgpu-py; returns [] when there is no adapter.
-    """
-    try:
-        import wgpu
-    except ImportError as exc:
-        raise BackendUnavailable("wgpu-py is not installed: pip install 'pyshade[wgpu]'") from exc
-    _choose_backends()
-    try:
-        with _no_wayland_probe():
-            found = list(wgpu.gpu.enumerate_adapters_sync())
-    except Exception as exc:  # wgpu-native raises plain RuntimeErrors here
-        raise BackendUnavailable(f"wgpu could not enumerate adapters ({exc})") from exc
-
-    def rank(adapter: Any) -> tuple[int, int]:
-        info = adapter.info
-        return (_TYPE_RANK.get(info.get("adapter_type", ""), 4),
-                _BACKEND_RANK.get(info.get("backend_type", ""), 1))
-
-    return sorted(found, key=rank)
-
-
-def adapter_label(adapter: Any) -> str:
-    """``"<device> / <backend>"``, e.g. ``"llvmpipe (LLVM 15.0.6, 256 bits) / Vulkan"``."""
-    info = adapter.info
-    desc = info.get("device") or info.get("description") or info.get("vendor") or "?"
-    return f"{desc} / {info.get('backend_type', '?')}"
-
-
-def adapter_note(adapter: Any) -> str:
-    """A known limitation of the adapter's driver that users should know about, or ""."""
-    info = adapter.info
-    text = " ".join(str(info.get(k, "")) for k in ("device", "description", "vendor")).lower()
-    if "llvmpipe" in text:
-        return _LLVMPIPE_NOTE
-    return ""
 
 
 class WgpuDevice(Recording, Device):
