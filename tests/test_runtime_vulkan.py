@@ -431,8 +431,8 @@ def test_synchronize_polls_then_blocks(dev, monkeypatch: pytest.MonkeyPatch) -> 
     drivers), then blocks: with a blocking wait that cannot wait (timeout 0) a long poll
     must see the work through alone, and a poll shorter than the work must hand over to
     the blocking wait. Either way the results are complete."""
-    from pyshade.runtime import recording, vulkan_memory
-    assert dev.spin_wait == (0.0 if dev.kind == "CPU" else recording.SPIN_WAIT_S)
+    from pyshade.runtime import vulkan_memory
+    assert dev.spin_wait == (0.0 if dev.kind == "CPU" else vulkan_memory.SPIN_WAIT_S)
     n = 64 * 64
     k = _compiled(SLOW, (BufferSlot("data", 0, U32, True),), ParamBlock(1, 16, "push"),
                   key=("slow",))
@@ -538,10 +538,10 @@ def test_freed_arrays_are_pooled_and_reused(dev) -> None:
     del a
     gc.collect()
     dev.synchronize()
-    assert mem.pool_bytes == 12000 and len(mem.pool[12000]) == 1
+    assert mem.pool.bytes == 12000 and len(mem.pool.free[12000]) == 1
     b = dev.array(np.arange(3000, dtype=np.float32) * 2)       # same bytes, other dtype
     # the buffer's uid too: the descriptor sets cached for the old array serve the new
-    assert b.buf.handle == handle and b.uid == uid and mem.pool_bytes == 0
+    assert b.buf.handle == handle and b.uid == uid and mem.pool.bytes == 0
     np.testing.assert_array_equal(b.numpy(), np.arange(3000, dtype=np.float32) * 2)
     c = dev.empty(3001, np.uint32)                              # another size: a new buffer
     assert c.buf.handle != handle
@@ -549,9 +549,9 @@ def test_freed_arrays_are_pooled_and_reused(dev) -> None:
     del big
     gc.collect()
     dev.synchronize()
-    assert mem.pool_bytes <= POOL_BYTES and mem.pool_bytes >= POOL_BYTES // 2
+    assert mem.pool.bytes <= POOL_BYTES and mem.pool.bytes >= POOL_BYTES // 2
     mem.release_pool()
-    assert mem.pool_bytes == 0 and not mem.pool
+    assert mem.pool.bytes == 0 and not mem.pool.free
 
 
 def test_gpu_wait_setting(monkeypatch: pytest.MonkeyPatch) -> None:

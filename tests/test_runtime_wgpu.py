@@ -208,10 +208,8 @@ def test_freed_arrays_are_pooled_and_reused(dev, monkeypatch):
     array of the same byte size at once, even while a recorded launch still reads it:
     the queue orders the uses. The new array keeps the buffer's uid, so the bind group
     made for the old one serves it. A view keeps the buffer; ``zeros`` clears a pooled
-    buffer in order with the launches; the pool holds at most POOL_BYTES."""
+    buffer in order with the launches; the pool holds at most its limit."""
     import gc
-
-    from pyshade.runtime import wgpu as runtime
     n = 3000
     rng = np.random.default_rng()
     x = rng.random(n, dtype=np.float32)
@@ -220,8 +218,7 @@ def test_freed_arrays_are_pooled_and_reused(dev, monkeypatch):
     params = np.array([2.0, 1.0], np.float32).tobytes() + _u32s(n, 0)
     groups = ((n + 63) // 64, 1, 1)
     gc.collect()
-    dev._pool.clear()
-    dev._pool_bytes = 0
+    dev._pool.drain()
     y = dev.empty(n, np.float32)
     with dev.batch():
         a = dev.empty(n, np.float32)
@@ -231,12 +228,12 @@ def test_freed_arrays_are_pooled_and_reused(dev, monkeypatch):
         view = a.view(np.uint32)
         del a
         gc.collect()
-        assert dev._pool_bytes == 0                          # the view holds it
+        assert dev._pool.bytes == 0                          # the view holds it
         del view
         gc.collect()
-        assert dev._pool_bytes == 12000
+        assert dev._pool.bytes == 12000
         b = dev.empty(n, np.float32)
-        assert b.buffer is buf and b.uid == uid and dev._pool_bytes == 0
+        assert b.buffer is buf and b.uid == uid and dev._pool.bytes == 0
         b.write(np.full(n, 5, np.float32))
         dev.launch_compiled(_add_kernel(), [b.view(np.uint32)], _u32s(0, n), groups)
     np.testing.assert_array_equal(y.numpy(), x * 2 + 1)    # a's values, not b's
@@ -249,7 +246,7 @@ def test_freed_arrays_are_pooled_and_reused(dev, monkeypatch):
         del b
         gc.collect()
         z = dev.zeros(n, np.float32)                        # b's buffer, cleared after
-        assert z.buffer is buf and dev._pool_bytes == 0
+        assert z.buffer is buf and dev._pool.bytes == 0
         dev.launch_compiled(_add_kernel(), [z.view(np.uint32)], _u32s(3, n), groups)
     np.testing.assert_array_equal(y.numpy(), np.full(n, 11, np.float32))
     np.testing.assert_array_equal(z.numpy().view(np.uint32), np.full(n, 3, np.uint32))
@@ -269,11 +266,11 @@ def test_freed_arrays_are_pooled_and_reused(dev, monkeypatch):
         dev.launch_compiled(_add_kernel(), [c.view(np.uint32)], _u32s(4, n), groups)
         np.testing.assert_array_equal(c.numpy().view(np.uint32), np.full(n, 4, np.uint32))
         del c
-    monkeypatch.setattr(runtime, "POOL_BYTES", 40000)
+    monkeypatch.setattr(dev._pool, "limit", 40000)
     many = [dev.empty(n, np.float32) for _ in range(5)]
     del many
     gc.collect()
-    assert dev._pool_bytes == 36000 and len(dev._pool[12000]) == 3
+    assert dev._pool.bytes == 36000 and len(dev._pool.free[12000]) == 3
 
 
 def test_validate_wgsl_maps_python_line(dev):

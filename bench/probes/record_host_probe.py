@@ -2,7 +2,7 @@
 devices? (issue 17) Times each command-buffer begin, launch, submission (split into its
 API calls) and the final wait of one sort, end to end, and prints the timeline of the
 median call (microseconds from the call) and the totals per kind; with ``synchronize()``
-polling first (``recording.SPIN_WAIT_S``) and blocking at once, interleaved.
+polling first (``vulkan_memory.SPIN_WAIT_S``) and blocking at once, interleaved.
 
     python bench/probes/record_host_probe.py [--n 16777216] [--devices vulkan,wgpu]
 """

@@ -28,13 +28,6 @@ FIRST_CHUNK = 32
 # through wgpu against 1.233, 1.304, 1.198 and 1.306 (ranges of 7 rounds within 0.04 ms).
 BATCH_FIRST_CHUNK = 1
 MAX_RECORDED = 4096
-# How long the Vulkan device's waits for results poll the fence before they block in the
-# driver, on GPU adapters (CPU drivers need every core for the work itself). Blocking
-# costs a wake-up, and the thread comes back to a cold core: the next call's Python ran
-# about 2x slower (bench/probes/record_host_probe.py; CUDA's own synchronisation spins by
-# default). wgpu blocks: wgpuDevicePoll without waiting said "queue empty" while the GPU
-# still ran (NVIDIA, wgpu-py 0.32), so it cannot be polled.
-SPIN_WAIT_S = 0.002
 
 
 class Recording:
@@ -48,10 +41,6 @@ class Recording:
         self._lock = threading.RLock()
         self._local = threading.local()
         self._submit_at = FIRST_CHUNK
-
-    def _spin_wait_s(self, kind: str) -> float:
-        """``SPIN_WAIT_S`` for a GPU adapter (``kind``), 0 for a CPU driver."""
-        return 0.0 if kind.lower() == "cpu" else SPIN_WAIT_S
 
     def _submit(self) -> None:  # pragma: no cover - every device defines it
         raise NotImplementedError

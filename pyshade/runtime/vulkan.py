@@ -67,7 +67,7 @@ from .base import (
     with_group_counts,
 )
 from .recording import Recording
-from .vulkan_memory import BARRIER_STAGES, LLVMPIPE_NOTE, Memory, Slot
+from .vulkan_memory import BARRIER_STAGES, LLVMPIPE_NOTE, SPIN_WAIT_S, Memory, Slot
 from .vulkan_support import binding, list_adapters, open_device
 
 __all__ = ["VulkanArray", "VulkanDevice", "list_adapters"]
@@ -194,8 +194,9 @@ class VulkanDevice(Recording, Device):
         self.name = "vulkan" if index == 0 else f"vulkan:{index}"
         self.adapter = ad.label
         self.kind = ad.kind
-        #: seconds a wait for results polls before it blocks (``recording.SPIN_WAIT_S``)
-        self.spin_wait = self._spin_wait_s(self.kind)
+        #: seconds a wait for results polls the fence before it blocks
+        #: (``vulkan_memory.SPIN_WAIT_S``; 0 on CPU drivers)
+        self.spin_wait = 0.0 if self.kind == "CPU" else SPIN_WAIT_S
         self.note = LLVMPIPE_NOTE if "llvmpipe" in ad.name.lower() else ""
         L = ad.limits
         self.limits = {

@@ -15,6 +15,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CompileError, LaunchError
+from .pool import POOL_BYTES, SizePool
 from .vulkan_support import check
 
 if TYPE_CHECKING:
@@ -58,12 +59,12 @@ _WAIT_NS = int(_wait_seconds() * 10**9)
 _POOL_SETS, _POOL_STORAGE = 128, 128 * 8
 # Parameter arena per command buffer (uniform/storage parameter blocks).
 ARENA_SIZE = 1 << 18
-# Freed array storage kept for reuse, at most this many bytes: creating and binding
-# VkDeviceMemory costs NVIDIA's driver about 2.5 ms per 64 MiB (it clears it), far more
-# than the kernels that use it (bench/probes/algos_profile.py; CuPy pools for the same
-# reason). A new array of the same byte size takes a pooled buffer once the GPU is done
-# with it.
-POOL_BYTES = 1 << 30
+# How long a wait for results polls the fence before it blocks in the driver, on GPU
+# adapters (CPU drivers need every core for the work itself; VulkanDevice.spin_wait).
+# Blocking costs a wake-up, and the thread comes back to a cold core: a sort of 2^24 keys
+# on an H100 took 0.07 ms less end to end polling (bench/probes/record_host_probe.py,
+# bench/results/h100_host_20261206.txt); CUDA's own synchronisation spins by default.
+SPIN_WAIT_S = 0.002
 
 _uids = itertools.count()
 
@@ -102,9 +103,9 @@ class Memory:
         mp = dev.vk_adapter.memory
         self.types = [int(mp.memoryTypes[i].propertyFlags) for i in range(mp.memoryTypeCount)]
         self.retired: deque = deque()
-        # size in bytes -> [(handle, memory, view)] of freed array buffers, and their total
-        self.pool: dict[int, list[tuple[Any, Any, Any]]] = {}
-        self.pool_bytes = 0
+        # freed array buffers (pool.py): (handle, memory, view, uid) by size in bytes; a
+        # new array of the same byte size takes one once the GPU is done with it
+        self.pool = SizePool(POOL_BYTES)
         self._readback: Buffer | None = None
         self.unified = False
         probe = self._create(16, _USAGE_STORAGE | _USAGE_TRANSFER_SRC | _USAGE_TRANSFER_DST)
@@ -172,17 +173,16 @@ class Memory:
     def array_buffer(self, size: int) -> Buffer:
         """Storage for a device array: device-local (mapped when unified); a pooled
         buffer of the same size when there is one (nothing pending uses it)."""
-        free = self.pool.get(size)
-        if free:
-            handle, memory, view, uid = free.pop()
-            self.pool_bytes -= size
+        hit = self.pool.take(size)
+        if hit is not None:
+            handle, memory, view, uid = hit
             return Buffer(self, handle, memory, size, view, pooled=True, uid=uid)
         usage = _USAGE_STORAGE | _USAGE_TRANSFER_SRC | _USAGE_TRANSFER_DST
         need = _DEVICE_LOCAL | (_HOST_VISIBLE | _HOST_COHERENT if self.unified else 0)
         try:
             buf = self.buffer(size, usage, need, mapped=self.unified)
         except MemoryError:
-            if not self.pool_bytes:
+            if not self.pool.bytes:
                 raise
             self.release_pool()
             buf = self.buffer(size, usage, need, mapped=self.unified)
@@ -192,12 +192,9 @@ class Memory:
     def release_pool(self) -> None:
         """Destroy every pooled buffer (before an allocation that failed is retried)."""
         ffi, lib, dev = self.ffi, self.lib, self.device
-        for free in self.pool.values():
-            for handle, memory, _, _ in free:
-                lib.vkDestroyBuffer(dev, handle, ffi.NULL)
-                lib.vkFreeMemory(dev, memory, ffi.NULL)
-        self.pool.clear()
-        self.pool_bytes = 0
+        for handle, memory, _, _ in self.pool.drain():
+            lib.vkDestroyBuffer(dev, handle, ffi.NULL)
+            lib.vkFreeMemory(dev, memory, ffi.NULL)
 
     def staging(self, size: int) -> Buffer:
         """A host-visible buffer to copy ``size`` bytes from."""
@@ -232,9 +229,8 @@ class Memory:
             if pending is not None and tag >= pending:
                 queue.append(item)
                 continue
-            if kind == "pooled" and self.pool_bytes + h[2] <= POOL_BYTES:
-                self.pool.setdefault(h[2], []).append((h[0], h[1], h[3], h[4]))
-                self.pool_bytes += h[2]
+            if kind == "pooled" and self.pool.put(h[2], (h[0], h[1], h[3], h[4])):
+                pass
             elif kind in ("buffer", "pooled"):
                 lib.vkDestroyBuffer(dev, h[0], ffi.NULL)
                 lib.vkFreeMemory(dev, h[1], ffi.NULL)

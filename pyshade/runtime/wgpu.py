@@ -10,8 +10,8 @@ Design notes
 * Every array is one ``GPUBuffer`` with STORAGE|COPY_SRC|COPY_DST usage; its
   size is rounded up to a multiple of 4 (copies need it) and to at least 16
   bytes (WebGPU cannot bind a zero-sized buffer). A freed array's buffer is
-  pooled (``POOL_BYTES``) and given to the next array of its size at once: the
-  queue orders every use.
+  pooled (``pool.SizePool``) and given to the next array of its size at once:
+  the queue orders every use.
 * Parameter blocks live in one arena buffer per device, bound at dynamic
   offsets (``_ParamArena``); bind groups are cached per set of buffers, so a
   repeated launch on the same arrays records three calls: set_pipeline (only
@@ -47,6 +47,7 @@ import numpy as np
 from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
 from .base import Compiled, Device, DeviceArray, check_requirements, shape_bytes, shape_tuple
+from .pool import POOL_BYTES, SizePool
 from .recording import Recording
 from .wgpu_support import adapter_label, adapter_note, list_adapters
 
@@ -82,11 +83,6 @@ def _limit_key(name: str) -> str:
 
 
 _storage_ids = itertools.count()
-# Freed array buffers kept for reuse, at most this many bytes: a new 64 MiB buffer costs
-# wgpu on an H100 6.5-9 ms (created, then cleared by wgpu before its first use), far more
-# than a radix sort of 2^24 keys that writes it (bench/probes/radix_stage_profile.py,
-# 'empty(n)'). The Vulkan device pools for the same reason.
-POOL_BYTES = 1 << 30
 
 
 class _Storage:
@@ -272,8 +268,7 @@ class WgpuDevice(Recording, Device):
         U = wgpu.BufferUsage
         self._array_usage = U.STORAGE | U.COPY_SRC | U.COPY_DST
         self._sync_buffer = self.wgpu_device.create_buffer(size=4, usage=U.COPY_SRC | U.COPY_DST)
-        self._pool: dict[int, list[tuple[Any, int]]] = {}    # size -> [(GPUBuffer, uid)]
-        self._pool_bytes = 0
+        self._pool = SizePool(POOL_BYTES)         # freed arrays' (GPUBuffer, uid) by size
         self._init_recording()
 
     # ---- arrays -----------------------------------------------------------
@@ -317,35 +312,30 @@ class WgpuDevice(Recording, Device):
         shp = shape_tuple(shape)
         size = self._buffer_size(shape_bytes(shp, dt), dt.itemsize)
         self._check_buffer_size(size)
-        if self._pool.get(size):
-            with self._lock:
-                free = self._pool.get(size)
-                while free:
-                    buf, uid = free.pop()
-                    self._pool_bytes -= size
-                    if getattr(buf, "_internal", True) is None:
-                        # released by its own finalizer: garbage collected in a cycle
-                        # with the array, when ours put it in the pool
-                        continue
-                    if clear:
-                        # after what is recorded, before what follows (the encoder
-                        # goes with the next submission)
-                        self._end_pass()
-                        if self._encoder is None:
-                            self._encoder = self.wgpu_device.create_command_encoder()
-                        self._encoder.clear_buffer(buf, 0, size)
-                    return WgpuArray(self, _Storage(self, buf, size, uid), dt, shp)
+        with self._lock:
+            while (hit := self._pool.take(size)) is not None:
+                buf, uid = hit
+                if getattr(buf, "_internal", True) is None:
+                    # released by its own finalizer: garbage collected in a cycle with
+                    # the array, when ours put it in the pool
+                    continue
+                if clear:
+                    # after what is recorded, before what follows (the encoder goes
+                    # with the next submission)
+                    self._end_pass()
+                    if self._encoder is None:
+                        self._encoder = self.wgpu_device.create_command_encoder()
+                    self._encoder.clear_buffer(buf, 0, size)
+                return WgpuArray(self, _Storage(self, buf, size, uid), dt, shp)
         buf = self.wgpu_device.create_buffer(label="pyshade.array", size=size,
                                              usage=self._array_usage)
         return WgpuArray(self, _Storage(self, buf, size), dt, shp)
 
     def _pool_put(self, buffer: Any, size: int, uid: int) -> None:
-        """Keep a freed array's buffer for ``empty`` and ``zeros`` (dropped beyond
-        ``POOL_BYTES``)."""
+        """Keep a freed array's buffer for ``empty`` and ``zeros`` (dropped beyond the
+        pool's limit)."""
         with self._lock:
-            if self._pool_bytes + size <= POOL_BYTES:
-                self._pool.setdefault(size, []).append((buffer, uid))
-                self._pool_bytes += size
+            self._pool.put(size, (buffer, uid))
 
     def _check_buffer_size(self, size: int) -> None:
         limit = self.limits.get("max_buffer_size")
