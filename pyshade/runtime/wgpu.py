@@ -28,9 +28,11 @@ Design notes
   ``layout="auto"`` naga drops bindings the shader does not use, and binding
   them would then fail. Shader modules carry no naga runtime checks unless
   ``PYSHADE_WGPU_CHECKS=1`` (``runtime_checks``).
-* ``synchronize()`` blocks in wgpu-native's device poll after an empty
-  submission (wgpu-py 0.32's ``queue.on_submitted_work_done_sync()`` is broken:
-  a cffi signature mismatch); without the poll it reads back a 4-byte buffer.
+* ``synchronize()`` blocks in wgpu-native's device poll (wgpu-py 0.32's
+  ``queue.on_submitted_work_done_sync()`` is broken: a cffi signature mismatch),
+  after an empty submission only when a ``queue.write_buffer`` of ours is not
+  submitted yet (the empty submission alone cost 40 us on an H100's host); without
+  the poll it reads back a 4-byte buffer.
 * Finding and ordering adapters is ``wgpu_support``.
 """
 
@@ -348,6 +350,7 @@ class WgpuDevice(Recording, Device):
         with self._lock:
             if self._encoder is None:
                 self.wgpu_device.queue.write_buffer(buffer, 0, raw)
+                self._unsubmitted_write = True
                 return
             # queue.write_buffer would run before the recorded launches: copy instead.
             staging = self.wgpu_device.create_buffer_with_data(
@@ -373,6 +376,8 @@ class WgpuDevice(Recording, Device):
         self._pass: Any = None
         self._pass_pipeline: Any = None
         self._keepalive: list[Any] = []
+        # a queue.write_buffer waits for the next submission; synchronize must make one
+        self._unsubmitted_write = False
         self._recorded = 0
         self._last_bind: tuple = (None, None, None, None)  # (prep, arena, uids, group)
         self._arenas: dict[str, _ParamArena] = {}
@@ -405,6 +410,7 @@ class WgpuDevice(Recording, Device):
             self.wgpu_device.queue.submit([encoder.finish()])
         except self._wgpu.GPUError as exc:
             raise LaunchError(f"WebGPU rejected the recorded launches: {exc}") from None
+        self._unsubmitted_write = False
         del keep   # staging buffers may go once the submission holds them
 
     def synchronize(self) -> None:
@@ -414,10 +420,12 @@ class WgpuDevice(Recording, Device):
             wait = getattr(self.wgpu_device, "_poll_wait", None)
             if wait is not None:
                 # wgpu-native's wgpuDevicePoll(wait=true): blocks until every submission
-                # is done; the empty submission takes queue writes not yet submitted.
-                # 0.19 ms less per call than the read-back below on an H100's host
-                # (bench/results/h100_submit_chunk_20261206.txt, 'sync only').
-                self.wgpu_device.queue.submit([])
+                # is done; 0.19 ms less per call than the read-back below on an H100's
+                # host (bench/results/h100_submit_chunk_20261206.txt, 'sync only'). A
+                # queue write not yet submitted needs a submission (an empty one) first.
+                if self._unsubmitted_write:
+                    self.wgpu_device.queue.submit([])
+                    self._unsubmitted_write = False
                 wait()
                 return
             # read_buffer queues a copy after all earlier work and blocks until the
