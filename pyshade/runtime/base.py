@@ -22,9 +22,14 @@ from ..interface import BufferSlot, Layout, ParamBlock
 
 # The records devices consume, defined below the runtime (``interface``, ``artifact``)
 # and re-exported here for the backends.
-__all__ = ["BufferSlot", "Compiled", "Device", "DeviceArray", "Layout", "ParamBlock",
+__all__ = ["LLVMPIPE_NOTE", "BufferSlot", "Compiled", "Device", "DeviceArray", "Layout", "ParamBlock",
            "check_requirements", "check_target", "choose_adapter", "host_data",
            "shape_bytes", "shape_tuple", "with_group_counts"]
+
+
+#: ``Device.note`` of an adapter that is Mesa's llvmpipe, through Vulkan or wgpu
+LLVMPIPE_NOTE = ("Mesa's llvmpipe/lavapipe: Mesa 22.3 ends every shader loop after 65535 "
+                 "iterations (kernels that loop longer give wrong results)")
 
 
 def with_group_counts(params: bytes, offset: int, groups: Sequence[int]) -> bytes:

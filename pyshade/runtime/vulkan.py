@@ -59,6 +59,7 @@ import numpy as np
 from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
 from .base import (
+    LLVMPIPE_NOTE,
     Compiled,
     Device,
     DeviceArray,
@@ -67,7 +68,7 @@ from .base import (
     with_group_counts,
 )
 from .recording import Recording
-from .vulkan_memory import BARRIER_STAGES, LLVMPIPE_NOTE, SPIN_WAIT_S, Memory, Slot
+from .vulkan_memory import BARRIER_STAGES, SPIN_WAIT_S, Memory, Slot
 from .vulkan_support import binding, list_adapters, open_device
 
 __all__ = ["VulkanArray", "VulkanDevice", "list_adapters"]

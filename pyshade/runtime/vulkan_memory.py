@@ -21,10 +21,7 @@ from .vulkan_support import check
 if TYPE_CHECKING:
     from .vulkan import VulkanDevice
 
-__all__ = ["LLVMPIPE_NOTE", "Buffer", "Memory", "Slot", "make_descriptor_set", "make_pipeline"]
-
-LLVMPIPE_NOTE = ("Mesa's llvmpipe/lavapipe: Mesa 22.3 ends every shader loop after 65535 "
-                 "iterations (kernels that loop longer give wrong results)")
+__all__ = ["Buffer", "Memory", "Slot", "make_descriptor_set", "make_pipeline"]
 
 # Vulkan constants used here (spelled out: the hot path avoids module lookups).
 _DEVICE_LOCAL, _HOST_VISIBLE, _HOST_COHERENT, _HOST_CACHED = 1, 2, 4, 8
@@ -230,8 +227,8 @@ class Memory:
                 queue.append(item)
                 continue
             if kind == "pooled" and self.pool.put(h[2], (h[0], h[1], h[3], h[4])):
-                pass
-            elif kind in ("buffer", "pooled"):
+                continue                        # kept for the next array of its size
+            if kind in ("buffer", "pooled"):
                 lib.vkDestroyBuffer(dev, h[0], ffi.NULL)
                 lib.vkFreeMemory(dev, h[1], ffi.NULL)
             elif kind == "set":

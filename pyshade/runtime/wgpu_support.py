@@ -11,16 +11,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import BackendUnavailable
+from .base import LLVMPIPE_NOTE
 
 __all__ = ["adapter_label", "adapter_note", "list_adapters"]
 
 # Preference when ordering adapters: "wgpu" ("wgpu:0") is the first one.
 _TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
 _BACKEND_RANK = {"Vulkan": 0, "Metal": 0, "D3D12": 0}   # native APIs before OpenGL/D3D11
-
-_LLVMPIPE_NOTE = ("Mesa's llvmpipe/lavapipe: Mesa 22.3 ends every shader loop after 65535 "
-                  "iterations (kernels that loop longer give wrong results)")
-
 
 _backends_chosen = False
 
@@ -101,5 +98,5 @@ def adapter_note(adapter: Any) -> str:
     info = adapter.info
     text = " ".join(str(info.get(k, "")) for k in ("device", "description", "vendor")).lower()
     if "llvmpipe" in text:
-        return _LLVMPIPE_NOTE
+        return LLVMPIPE_NOTE
     return ""
