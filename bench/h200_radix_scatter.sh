@@ -13,7 +13,12 @@
 # first submission) and "mem" (bench/probes/memory_pattern_probe.py: copy, ALU, random
 # writes and histogram layouts per device), "host" (bench/probes/record_host_probe.py: the
 # host's timeline of one sort through Vulkan and wgpu) and "checks"
-# (bench/probes/wgpu_checks_probe.py: naga's runtime checks on and off). Logs under $OUT;
+# (bench/probes/wgpu_checks_probe.py: naga's runtime checks on and off), "benchbefore" (the
+# same bench with the pyshade package of BENCH_BEFORE_TREE, default bench/probes/_main_tree,
+# made with `git archive main pyshade | tar -x -C bench/probes/_main_tree`), "ab" (RADIX_BEFORE
+# against the current radix.py, interleaved: radix_stage_profile.py --ab) and "robust" (the
+# stages through Vulkan with and without robustBufferAccess, twice) and "spin"
+# (bench/probes/wgpu_spin_probe.py: the wgpu device's wait, polling against blocking). Logs under $OUT;
 # tables printed last.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -36,6 +41,12 @@ for step in ${RADIX_STEPS:-radix ncu bench}; do
     radix) PYSHADE_CACHE=0 timeout -k 5 "${RADIX_TIMEOUT:-200}" python3 bench/probes/radix_stage_profile.py \
             --variants $before_arg --devices "${RADIX_DEVICES:-cuda,vulkan,wgpu}" \
             > "$OUT/radix.txt" 2>&1 ;;
+    ab) PYSHADE_CACHE=0 timeout -k 5 "${RADIX_TIMEOUT:-200}" python3 bench/probes/radix_stage_profile.py \
+            --ab $before_arg --devices "${RADIX_DEVICES:-cuda,vulkan,wgpu}" > "$OUT/ab.txt" 2>&1 ;;
+    robust) for r in "" --robust "" --robust; do
+            timeout -k 5 100 python3 bench/probes/radix_stage_profile.py --devices vulkan $r
+        done > "$OUT/robust.txt" 2>&1 ;;
+    spin) timeout -k 5 120 python3 bench/probes/wgpu_spin_probe.py > "$OUT/spin.txt" 2>&1 ;;
     ncu) timeout -k 5 "${NCU_TIMEOUT:-60}" ncu --clock-control none -k regex:radix_ \
             --launch-skip 8 --launch-count 2 --section SpeedOfLight --section Occupancy \
             --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
@@ -55,13 +66,17 @@ for _ in range(2):
     bench) timeout -k 5 "${BENCH_TIMEOUT:-110}" python3 -m pyshade bench --only algorithms \
             --device cuda wgpu vulkan --sizes ${BENCH_SIZES:-16777216} --reps ${BENCH_REPS:-5} \
             --out "$OUT/algorithms" > "$OUT/bench.txt" 2>&1 ;;
+    benchbefore) PYTHONPATH=/tmp/site:$PWD/${BENCH_BEFORE_TREE:-bench/probes/_main_tree} \
+            timeout -k 5 "${BENCH_TIMEOUT:-110}" python3 -P -m pyshade bench --only algorithms \
+            --device cuda wgpu vulkan --sizes ${BENCH_SIZES:-16777216} --reps ${BENCH_REPS:-5} \
+            --out "$OUT/algorithms_before" > "$OUT/benchbefore.txt" 2>&1 ;;
     esac
     echo "== $step done (rc $?) $(date -u +%T)"
 done
 echo "=== ncu"
 grep -iE "radix_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|Issue Slot|No Eligible|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Stall|==PROF==|==ERROR==" \
     "$OUT/ncu.txt" | cut -c1-150 | head -70
-for f in stats chunk mem host checks tests bench radix; do
+for f in stats chunk mem host checks tests benchbefore bench radix ab robust spin; do
     [ -f "$OUT/$f.txt" ] && { echo "=== $f"; grep -vE "^\s*$" "$OUT/$f.txt" | tail -60 | cut -c1-200; }
 done
 exit 0

@@ -314,6 +314,30 @@ def test_radix_tunings(dev: ps.Device, rng: np.random.Generator, monkeypatch: py
                                       _argsort_desc(x))
 
 
+def test_radix_sort_stopped_half_recorded(dev: ps.Device, rng: np.random.Generator,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the radix sort's scan is fused (WebGPU), its histogram adds to scan totals
+    that its scatter sets back to zero; a sort that stops after a histogram was recorded
+    (here: the scatter refused) must not leave them for the next sort, which would place
+    its keys wrong."""
+    import pyshade.algorithms.radix as radix
+    # more counts than one scan tile holds, so that the totals are read
+    x = _data(rng, np.uint32, 20000)
+    assert sort(x, device=dev, method="radix").tobytes() == np.sort(x).tobytes()
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("scatter refused")
+
+    monkeypatch.setattr(radix.radix_scatter, "launch", refused)
+    with pytest.raises(RuntimeError, match="scatter refused"):
+        sort(x, device=dev, method="radix")
+    monkeypatch.undo()
+    for _ in range(2):
+        assert sort(x, device=dev, method="radix").tobytes() == np.sort(x).tobytes()
+        np.testing.assert_array_equal(argsort(x, device=dev, method="radix"),
+                                      np.argsort(x, kind="stable"))
+
+
 def test_sort_in_place_any_length(dev: ps.Device, rng: np.random.Generator) -> None:
     for dtype in DTYPES:
         x = _data(rng, dtype, 1000)

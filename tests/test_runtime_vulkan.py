@@ -431,8 +431,8 @@ def test_synchronize_polls_then_blocks(dev, monkeypatch: pytest.MonkeyPatch) -> 
     drivers), then blocks: with a blocking wait that cannot wait (timeout 0) a long poll
     must see the work through alone, and a poll shorter than the work must hand over to
     the blocking wait. Either way the results are complete."""
-    from pyshade.runtime import vulkan_memory
-    assert dev.spin_wait == (0.0 if dev.kind == "CPU" else vulkan_memory.SPIN_WAIT_S)
+    from pyshade.runtime import recording, vulkan_memory
+    assert dev.spin_wait == (0.0 if dev.kind == "CPU" else recording.SPIN_WAIT_S)
     n = 64 * 64
     k = _compiled(SLOW, (BufferSlot("data", 0, U32, True),), ParamBlock(1, 16, "push"),
                   key=("slow",))

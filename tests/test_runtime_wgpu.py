@@ -361,6 +361,46 @@ def test_synchronize_waits(dev):
     assert after < work / 2, (after, work)
 
 
+def test_synchronize_polls_for_work_done_then_blocks(dev):
+    """On a GPU adapter ``synchronize()`` polls wgpu-native until the queue's work-done
+    callback has run (``WorkDoneWaiter``), for at most its ``spin_s``, then blocks; CPU
+    adapters (CI's) block at once, so the waiter is forced on here. A long poll must see
+    the work through alone; a poll shorter than the work hands over to the blocking wait.
+    Either way the results are complete when it returns."""
+    from pyshade.runtime.recording import SPIN_WAIT_S
+    from pyshade.runtime.wgpu_support import WorkDoneWaiter
+    cpu = dev.wgpu_adapter.info.get("adapter_type") == "CPU"
+    assert (dev._waiter is None) == cpu
+    if not cpu:
+        assert dev._waiter.spin_s == SPIN_WAIT_S
+    waiter = WorkDoneWaiter.make(dev.wgpu_device, 0.0)
+    assert waiter is not None
+    polled = []
+    real_wait = waiter.wait
+    waiter.wait = lambda: polled.append(real_wait()) or polled[-1]
+    n = 64 * 64
+    k = _compiled(SLOW, (BufferSlot("data", 0, U32, True),), ParamBlock(1, 16), key=("slow",))
+    start = np.random.default_rng().integers(0, 2**32, n, dtype=np.uint32)
+    want = start.copy()
+    with np.errstate(over="ignore"):
+        for _ in range(3000):
+            want = want * np.uint32(1664525) + np.uint32(1013904223)
+    kept = dev._waiter
+    try:
+        dev._waiter = waiter
+        for spin in (30.0, 1e-6):
+            waiter.spin_s = spin
+            arr = dev.array(start)
+            dev.launch_compiled(k, [arr], _u32s(3000), (n // 64, 1, 1))
+            dev.synchronize()
+            # the results are there: a read-back now needs no wait for the kernel
+            np.testing.assert_array_equal(arr.numpy(), want)
+    finally:
+        dev._waiter = kept
+    assert polled[0] is True                # the long poll saw the callback
+    assert len(polled) == 2
+
+
 def test_synchronize_submits_only_for_an_unsubmitted_write(dev, monkeypatch):
     """An idle ``synchronize()`` submits nothing (an empty submission cost 40 us on an H100's
     host); after ``write()`` outside any recording it submits an empty command list, which

@@ -19,7 +19,7 @@ import pyshade as ps
 from pyshade import u32
 from pyshade.algorithms import radix
 from pyshade.algorithms._arrays import groups_for
-from pyshade.algorithms.scan import record_scan, scan_scratch
+from pyshade.algorithms.scan import TILE, WG, scan_tiles
 
 
 @ps.kernel(workgroup_size=256)
@@ -66,7 +66,15 @@ def main() -> None:
         offsets = dev.empty(radix.BUCKETS * tiles, np.uint32)
         vals = dev.empty(1, np.int32)
         vals2 = dev.empty(1, np.int32)
-        scratch = scan_scratch(dev, radix.BUCKETS * tiles, np.uint32)
+        chunks = groups_for(radix.BUCKETS * tiles, TILE)
+        fused = radix.fused_scan(dev)
+        # radix_hist adds to ``junk`` (timed repeatedly); the scan reads ``sums`` of one
+        # histogram, so the scatter's places stay within n; the scatter clears ``junk_b``
+        junk, junk_b = dev.zeros(chunks, np.uint32), dev.zeros(chunks, np.uint32)
+        sums = dev.zeros(chunks, np.uint32)
+        radix.radix_hist.launch(keys, counts, sums, n, 0, 0, u, items,
+                                radix.hist_shape(tiles, items, unroll)[1], fused,
+                                threads=radix.hist_shape(tiles, items, unroll)[0], device=dev)
         cases = {
             "sync only": lambda: None,
             "empty(n) x1": lambda: dev.empty(n, np.uint32),
@@ -74,13 +82,14 @@ def main() -> None:
             "copy n x10": lambda: [copy.launch(keys, out, n, threads=n, device=dev)
                                    for _ in range(10)],
             "radix_hist": lambda: radix.radix_hist.launch(
-                keys, counts, n, 0, 0, u, items, radix.hist_shape(tiles, items, unroll)[1],
+                keys, counts, junk, n, 0, 0, u, items, radix.hist_shape(tiles, items, unroll)[1], fused,
                 threads=radix.hist_shape(tiles, items, unroll)[0], device=dev),
-            "scan counts": lambda: record_scan(dev, counts, offsets,
-                                               radix.BUCKETS * tiles, False, scratch),
+            "scan counts": lambda: scan_tiles.launch(counts, offsets, sums, radix.BUCKETS * tiles,
+                                                     ps.u32(0), False, False, ps.u32, True,
+                                                     threads=chunks * WG, device=dev),
             "radix_scatter": lambda: radix.radix_scatter.launch(
-                keys, vals, offsets, out, vals2, n, 0, 0, u, u, False, True, radix.NO_VALS,
-                items, unroll, tkeys, rake, nib, radix.selects(dev), threads=tiles * radix.WG,
+                keys, vals, offsets, junk_b, out, vals2, n, 0, 0, u, u, False, True, radix.NO_VALS,
+                items, unroll, tkeys, rake, nib, radix.selects(dev), fused, threads=tiles * radix.WG,
                 device=dev),
             "radix sort": lambda: radix.record_radix(dev, out, n),
         }

@@ -20,7 +20,7 @@ import pyshade as ps
 import pyshade.algorithms.radix as radix
 from pyshade.algorithms import argsort, sort
 from pyshade.algorithms._arrays import groups_for
-from pyshade.algorithms.scan import record_scan, scan_scratch
+from pyshade.algorithms.scan import TILE, WG, record_scan, scan_scratch, scan_tiles
 from pyshade.benchmarks.common import median_ms
 
 REPS = 10
@@ -65,7 +65,17 @@ def profile(name: str, n: int) -> dict[str, float]:
     tiles = groups_for(n, items * radix.WG)
     counts = dev.empty(radix.BUCKETS * tiles, np.uint32)
     offsets = dev.empty(radix.BUCKETS * tiles, np.uint32)
-    scratch = scan_scratch(dev, radix.BUCKETS * tiles, np.uint32)
+    chunks = groups_for(radix.BUCKETS * tiles, TILE)
+    fused = radix.fused_scan(dev)
+    levels = scan_scratch(dev, radix.BUCKETS * tiles, np.uint32)
+    # the hist stage adds to ``junk`` (timed 10 times: totals 10 times too large); the
+    # scan reads ``sums`` from one histogram, so the scatter's places stay within n; the
+    # scatter clears ``junk_b``
+    junk, junk_b = dev.zeros(chunks, np.uint32), dev.zeros(chunks, np.uint32)
+    sums = dev.zeros(chunks, np.uint32)
+    radix.radix_hist.launch(keys, counts, sums, n, 8, 0, radix.KIND_U32, items,
+                            radix.hist_shape(tiles, items, unroll)[1], fused,
+                            threads=radix.hist_shape(tiles, items, unroll)[0], device=dev)
     k_b, v_b = dev.empty(n, np.uint32), dev.empty(n, np.int32)
     one = dev.empty(1, np.int32)
     one_b = dev.empty(1, np.int32)
@@ -73,15 +83,19 @@ def profile(name: str, n: int) -> dict[str, float]:
     h_threads, h_unroll = radix.hist_shape(tiles, items, unroll)
 
     def scatter(v: ps.DeviceArray, v_out: ps.DeviceArray, vmode: int) -> None:
-        radix.radix_scatter.launch(keys, v, offsets, k_b, v_out, n, 8, 0, u, u, False, True, vmode,
-                                   items, unroll, tkeys, rake, nib, radix.selects(dev),
+        radix.radix_scatter.launch(keys, v, offsets, junk_b, k_b, v_out, n, 8, 0, u, u, False, True, vmode,
+                                   items, unroll, tkeys, rake, nib, radix.selects(dev), fused,
                                    threads=tiles * radix.WG,
                                    device=dev)
     res = {
         "hist": timed(dev, lambda: radix.radix_hist.launch(
-            keys, counts, n, 8, 0, u, items, h_unroll, threads=h_threads, device=dev)),
-        "scan": timed(dev, lambda: record_scan(dev, counts, offsets, radix.BUCKETS * tiles, False,
-                                               scratch)),
+            keys, counts, junk, n, 8, 0, u, items, h_unroll, fused, threads=h_threads, device=dev)),
+        # the device's scan of the counts: one launch (fused), else record_scan's three
+        "scan": timed(dev, (lambda: scan_tiles.launch(counts, offsets, sums, radix.BUCKETS * tiles,
+                                                      ps.u32(0), False, False, ps.u32, True,
+                                                      threads=chunks * WG, device=dev))
+                      if fused else (lambda: record_scan(dev, counts, offsets,
+                                                         radix.BUCKETS * tiles, False, levels))),
         "scatter": timed(dev, lambda: scatter(one, one_b, radix.NO_VALS)),
         "scatter_kv": timed(dev, lambda: scatter(vals, v_b, radix.CARRY_VALS)),
         "record_radix": timed(dev, lambda: radix.record_radix(dev, keys, n), reps=3),
@@ -111,8 +125,7 @@ def profile(name: str, n: int) -> dict[str, float]:
 # settles. ``--before FILE``: a radix.py of an earlier commit, timed first.
 VARIANTS = {
     "cuda": [],
-    "other": [(16, 4, False, True, True), (8, 8, False, True, True), (16, 4, False, True, True),
-              (8, 8, False, True, True)],
+    "other": [],
 }
 
 
@@ -125,7 +138,7 @@ def load_before(path: str):
     return mod
 
 
-def variants(name: str, n: int, before: str | None) -> dict[str, float]:
+def variants(name: str, n: int, before: str | None, extra_opt: bool) -> dict[str, float]:
     """record_radix's, sort's and argsort's time per tuning (and the current one's) on
     device ``name``; each result checked against numpy."""
     dev = ps.device(name)
@@ -141,7 +154,12 @@ def variants(name: str, n: int, before: str | None) -> dict[str, float]:
         if not np.array_equal(old.record_radix(dev, keys, n).numpy(), want):
             print(f"{name} before: WRONG RESULT")
     res["current"] = timed(dev, lambda: radix.record_radix(dev, keys, n), reps=3)
-    if name == "vulkan":
+    if not np.array_equal(radix.record_radix(dev, keys, n).numpy(), want) or \
+            not np.array_equal(argsort(keys).numpy(), want_arg):
+        print(f"{name} current: WRONG RESULT")
+    else:
+        print(f"{name} current: sort and argsort equal numpy's")
+    if name == "vulkan" and extra_opt:
         # the radix kernels' SPIR-V through more spirv-opt passes (a fresh copy of
         # radix.py; run with PYSHADE_CACHE=0, or the disk cache gives back the current one)
         from vulkan_pipeline_stats import EXTRA_PASSES
@@ -179,19 +197,64 @@ def variants(name: str, n: int, before: str | None) -> dict[str, float]:
     return res
 
 
+def ab(name: str, n: int, before: str, rounds: int = 7) -> dict[str, float]:
+    """``before`` against the current radix.py, interleaved round by round (drift of the
+    machine falls on both): record_radix one call a batch (a sort's end to end, less its
+    output) and three a batch (the GPU's time), median of 5 per round; the median and
+    the range of the rounds' medians. Each result checked against numpy."""
+    dev = ps.device(name)
+    host = np.random.default_rng(2).integers(0, 2**32, n, dtype=np.uint32)
+    keys = dev.array(host)
+    old = load_before(before)
+    want = np.sort(host)
+    for label, mod in (("before", old), ("current", radix)):
+        if not np.array_equal(mod.record_radix(dev, keys, n).numpy(), want):
+            print(f"{name} {label}: WRONG RESULT")
+    runs: dict[str, list[float]] = {}
+    for _ in range(rounds):
+        for label, mod in (("before", old), ("current", radix)):
+            for reps in (1, 3):
+                t = timed(dev, lambda mod=mod: mod.record_radix(dev, keys, n), reps=reps)
+                runs.setdefault(f"ab {label}, {reps} a batch", []).append(t)
+    res = {}
+    for k, ts in runs.items():
+        res[k] = float(np.median(ts))
+        res[k + " (min)"] = min(ts)
+        res[k + " (max)"] = max(ts)
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1 << 24)
     ap.add_argument("--devices", default="cuda,vulkan,wgpu")
     ap.add_argument("--variants", action="store_true", help="record_radix of VARIANTS too")
     ap.add_argument("--before", help="an earlier radix.py, timed beside the current one")
+    ap.add_argument("--ab", action="store_true",
+                    help="only --before against the current radix.py, interleaved (ab())")
+    ap.add_argument("--robust", action="store_true",
+                    help="vulkan: create the device with robustBufferAccess, as wgpu does")
+    ap.add_argument("--stages", action="store_true", help="with --ab: profile() too")
+    ap.add_argument("--spirv-opt", action="store_true",
+                    help="vulkan: the radix kernels through more spirv-opt passes too")
     a = ap.parse_args()
+    if a.robust:
+        from pyshade.runtime import vulkan_support
+        vulkan_support.ENABLED_FEATURES += ("robustBufferAccess",)
     rows = {}
     for name in a.devices.split(","):
         try:
+            if a.ab:
+                rows[name] = profile(name, a.n) if a.stages else {}
+                rows[name].update(ab(name, a.n, a.before))
+                continue
+            if a.robust and name == "vulkan":
+                rows["vulkan robust"] = profile(name, a.n)
+                continue
             rows[name] = profile(name, a.n)
             if a.variants:
-                rows[name].update({f"radix {k}": v for k, v in variants(name, a.n, a.before).items()})
+                more = variants(name, a.n, a.before, a.spirv_opt)
+                rows[name].update({f"radix {k}": v for k, v in more.items()})
         except Exception as e:  # noqa: BLE001 - a probe: report and go on
             print(f"{name}: {type(e).__name__}: {e}")
     cols = list(rows)

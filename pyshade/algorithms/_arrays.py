@@ -104,14 +104,16 @@ _SCRATCH: weakref.WeakKeyDictionary[ps.Device, dict[tuple[int, str], ps.DeviceAr
 _SCRATCH_LOCK = threading.Lock()
 
 
-def scratch(dev: ps.Device, tag: str, n: int, dtype: Any) -> ps.DeviceArray:
+def scratch(dev: ps.Device, tag: str, n: int, dtype: Any, zeroed: bool = False) -> ps.DeviceArray:
     """An intermediate array of ``n`` elements of ``dtype`` (contents unspecified), the
     same one as the last call with this device, thread and ``tag`` when the length and
     type match. Why: a large allocation costs more than the work that uses it (a 64 MiB
     buffer takes milliseconds through wgpu on NVIDIA, where the whole radix sort of 2^24
     keys takes a few). Reuse is safe because every use is a launch recorded on the
     device's one queue, in order, by one thread; one array per tag and thread is kept,
-    so what stays allocated is the last call's intermediates, freed with the device."""
+    so what stays allocated is the last call's intermediates, freed with the device.
+    ``zeroed``: a new array is made with ``dev.zeros`` (a caller that keeps it zero
+    between calls drops it with ``drop_scratch`` when it cannot)."""
     key = (threading.get_ident(), tag)
     dt = np.dtype(dtype)
     with _SCRATCH_LOCK:
@@ -119,6 +121,12 @@ def scratch(dev: ps.Device, tag: str, n: int, dtype: Any) -> ps.DeviceArray:
         a = held.get(key)
         if a is None or a.size != n or np.dtype(a.dtype) != dt:
             held.pop(key, None)                 # the old one goes before the new is made
-            a = dev.empty(n, dt)
+            a = dev.zeros(n, dt) if zeroed else dev.empty(n, dt)
             held[key] = a
         return a
+
+
+def drop_scratch(dev: ps.Device, tag: str) -> None:
+    """Forget this thread's ``scratch`` array ``tag`` of ``dev``: the next call makes a new one."""
+    with _SCRATCH_LOCK:
+        _SCRATCH.get(dev, {}).pop((threading.get_ident(), tag), None)

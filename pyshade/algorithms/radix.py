@@ -9,10 +9,14 @@ Four passes of 8-bit digits, least significant first. Each pass:
    of ``items * WG`` keys, each tile into its own 256 counters in shared memory
    (``ps.atomic_add``: a count does not depend on the order the additions land in), and
    writes each tile's count of each digit to ``counts[digit * tiles + tile]``: a
-   digit's counts of the group's tiles are consecutive words.
-2. The exclusive scan of ``counts`` (``scan.record_scan``): digit-major order makes
+   digit's counts of the group's tiles are consecutive words. Where the scan is
+   fused (``fused``, below), it also adds them (``ps.atomic_add`` again) to ``sums``,
+   the totals of the tiles of ``scan.TILE`` counts that the next step scans.
+2. The exclusive scan of ``counts``: digit-major order makes
    ``offsets[digit * tiles + tile]`` the first position of that tile's keys of that
-   digit in the output.
+   digit in the output. ``scan.record_scan`` takes three launches (the tiles' totals,
+   their scan, the tiles); fused, it is one (``scan.scan_tiles`` with ``summed``: each
+   workgroup adds up the ``sums`` before its tile and scans its tile from there).
 3. ``radix_scatter``: each workgroup first reads its tile's 256 output offsets (their
    latency hides behind what follows), then sorts its tile stably by the digit in
    shared memory, as two 4-bit splits. A split gives every invocation ``items``
@@ -35,6 +39,9 @@ Four passes of 8-bit digits, least significant first. Each pass:
    addresses; the value with it. A partial last tile sorts only the keys it has.
    The tile's loads and stores are issued ``unroll`` at a time, all of a group
    before the first is used, so a workgroup waits for memory once per group.
+   Fused, workgroup t also sets ``sums[t]`` back to zero, so ``sums`` is zero before
+   every pass's histogram (it is made zero, and dropped when a sort stops half
+   recorded).
 
 The key transforms of ``keys.py`` cost no pass of their own: the first pass reads the
 caller's words and sorts by their keys (``key_of(word, kind) ^ flip``), the last one
@@ -43,8 +50,9 @@ descending sort) into the caller's output; an argsort's first pass writes each k
 index in the input as its value (no iota launch, no values read) and its last pass
 writes only the values. The tile size and the unrolling of the tile's loads and
 stores, ``tkeys``, ``rake`` and ``nib`` are specialisations chosen per target (``tuning``),
-and so is ``sel``: every target but cuda picks a counter by vector selections, which
-SPIR-V keeps branch-free. The result does not depend on them.
+and so are ``sel`` (every target but cuda picks a counter by vector selections, which
+SPIR-V keeps branch-free) and ``fused`` (WebGPU only, ``fused_scan``). The result does
+not depend on them.
 
 The places come from scans, not from an order of atomics, so every pass is stable and
 the sort is deterministic; with the indices as values it is
@@ -58,9 +66,11 @@ import numpy as np
 import pyshade as ps
 from pyshade import i32, u32, uvec4
 
-from ._arrays import groups_for, scratch
+from ._arrays import drop_scratch, groups_for, scratch
 from .keys import KIND_U32, key_of, word_of
-from .scan import record_scan, scan_scratch
+from .scan import TILE as SCAN_TILE
+from .scan import WG as SCAN_WG
+from .scan import record_scan, scan_scratch, scan_tiles
 
 WG = 128                # invocations of radix_scatter's workgroup
 # entries per invocation in a split, counted serially: a per-target specialisation
@@ -98,6 +108,7 @@ HIST_WG = 256           # radix_hist's workgroup
 # tiles a radix_hist workgroup counts: a digit's counts of them are whole 32-byte sectors
 # of ``counts`` (a word per tile, written one by one, cost more than the counting)
 HIST_TILES = 8
+assert HIST_WG == 256, "radix_hist's invocation lx adds up digit lx's counts"
 BITS = 8
 BUCKETS = 1 << BITS
 PASSES = 32 // BITS
@@ -133,6 +144,16 @@ def selects(dev: ps.Device) -> bool:
     """The scatter's ``sel`` for ``dev``: every target but cuda picks a counter by vector
     selections (``_count_sel``), cuda by ``?:`` (``_count``, 7% faster there)."""
     return dev.target != "cuda"
+
+
+def fused_scan(dev: ps.Device) -> bool:
+    """Whether ``dev`` scans a pass's counts in one launch (``fused``: the histogram adds
+    up the scan tiles' totals with atomics, the scatter sets them back to zero) rather
+    than ``record_scan``'s three. WebGPU only: there the fewer launches took a sort of
+    2^24 keys from 1.238 to 1.190 ms on an H100, where the atomics and the zeroing made
+    it slower through CUDA (0.811 to 0.816 ms) and Vulkan (0.986 to 1.012)
+    (bench/results/h100_radix_fused_20261206.txt: interleaved, 7 rounds)."""
+    return dev.target == "wgsl"
 
 
 def hist_shape(tiles: int, items: int, unroll: int) -> tuple[int, int]:
@@ -212,13 +233,16 @@ def _rake_slot(p: u32) -> u32:
 
 
 @ps.kernel(workgroup_size=HIST_WG)
-def radix_hist(keys: ps.Buffer[u32], counts: ps.Buffer[u32], n: u32, shift: u32, flip: u32,
-               kind: ps.Const[int], items: ps.Const[int], unroll: ps.Const[int]) -> None:
+def radix_hist(keys: ps.Buffer[u32], counts: ps.Buffer[u32], sums: ps.Buffer[u32], n: u32,
+               shift: u32, flip: u32, kind: ps.Const[int], items: ps.Const[int],
+               unroll: ps.Const[int], fused: ps.Const[bool]) -> None:
     """``counts[d * tiles + tile]`` = how many keys of the tile (``items * WG`` keys) have
     digit ``(key >> shift) & 255``, the key of a word being ``key_of(word, kind) ^ flip``
     (the first pass reads the input's words; the others, keys: ``KIND_U32``, 0). A
     workgroup counts ``HIST_TILES`` consecutive tiles, each into its own counters, so
-    that it writes each digit's counts of its tiles as consecutive words."""
+    that it writes each digit's counts of its tiles as consecutive words. ``fused``: it
+    also adds them to ``sums``, the totals of the count scan's tiles (``SCAN_TILE``
+    consecutive words of ``counts`` each), which ``radix_scatter`` leaves zero again."""
     hist = ps.shared_array(u32, HIST_TILES * (BUCKETS + 1))
     lx = ps.local_index()
     group = ps.global_id().x // HIST_WG
@@ -254,15 +278,37 @@ def radix_hist(keys: ps.Buffer[u32], counts: ps.Buffer[u32], n: u32, shift: u32,
         t = group * HIST_TILES + j
         if t < tiles:
             counts[d * tiles + t] = hist[j * (BUCKETS + 1) + d]
+    if not fused:
+        return
+    # invocation lx adds digit lx's counts of the group's tiles to the totals of the
+    # scan's tiles they fall in (at most two: a scan tile is a multiple of HIST_TILES
+    # counts, but a digit's row need not start at a tile's edge)
+    first = group * HIST_TILES
+    row = lx * tiles + first
+    c0 = row // SCAN_TILE
+    s0 = u32(0)
+    s1 = u32(0)
+    for j in ps.unroll(range(HIST_TILES)):
+        if first + j < tiles:
+            v = hist[j * (BUCKETS + 1) + lx]
+            if (row + j) // SCAN_TILE == c0:
+                s0 += v
+            else:
+                s1 += v
+    if s0 > 0:
+        ps.atomic_add(sums, c0, s0)
+    if s1 > 0:
+        ps.atomic_add(sums, c0 + 1, s1)
 
 
 @ps.kernel(workgroup_size=WG)
 def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer[u32],
-                  keys_out: ps.Buffer[u32], vals_out: ps.Buffer[i32], n: u32, shift: u32,
-                  flip: u32, kind: ps.Const[int], out_kind: ps.Const[int], rev: ps.Const[bool],
+                  sums: ps.Buffer[u32], keys_out: ps.Buffer[u32], vals_out: ps.Buffer[i32],
+                  n: u32, shift: u32, flip: u32, kind: ps.Const[int], out_kind: ps.Const[int],
+                  rev: ps.Const[bool],
                   write_keys: ps.Const[bool], vmode: ps.Const[int], items: ps.Const[int],
                   unroll: ps.Const[int], tkeys: ps.Const[bool], rake: ps.Const[bool],
-                  nib: ps.Const[bool], sel: ps.Const[bool]) -> None:
+                  nib: ps.Const[bool], sel: ps.Const[bool], fused: ps.Const[bool]) -> None:
     """Sort the tile (``items * WG`` keys) stably by digit ``(key >> shift) & 255`` in
     shared memory, then write the key at sorted place j, of digit d, to place ``p =
     offsets[d * tiles + tile] + j - first[d]`` (``n - 1 - p`` when ``rev``), as the word
@@ -273,7 +319,8 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
     Hillis-Steele scan of each invocation's counters); ``nib`` counts a split's keys in
     4-bit counters (else in the 16-bit ones); ``sel`` picks a counter by vector selections
     (``_count_sel``: branch-free SPIR-V) rather than ``?:`` (``_count``: cuda's faster
-    form)."""
+    form). ``fused``: workgroup t sets ``sums[t]`` back to zero for the next pass's
+    histogram (the scan that read them is done)."""
     work = ps.shared_array(u32, items * WG + items * WG // 32)
     tile_keys = ps.shared_array(u32, items * WG + items * WG // 32 if tkeys else 1)
     scan_lo = ps.shared_array(uvec4, 1 if rake else WG)
@@ -289,6 +336,8 @@ def radix_scatter(keys: ps.Buffer[u32], vals: ps.Buffer[i32], offsets: ps.Buffer
     dest = ps.array(u32, BUCKETS // WG)
     for q in ps.unroll(range(BUCKETS // WG)):
         dest[q] = offsets[(q * WG + lx) * tiles + tile]
+    if fused and lx == 0 and tile < len(sums):
+        sums[tile] = 0
     # a partial last tile's missing keys enter the splits as digit 255 with their
     # index: they sort behind every present key (stably, indices past theirs) and only
     # the output loop needs to know where the keys end (no bound check per split entry)
@@ -477,7 +526,16 @@ def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U
     tiles = groups_for(n, tile)
     counts = scratch(dev, "radix.counts", BUCKETS * tiles, np.uint32)
     offsets = scratch(dev, "radix.offsets", BUCKETS * tiles, np.uint32)
-    levels = scan_scratch(dev, BUCKETS * tiles, np.uint32)      # once, for every pass
+    if fused_scan(dev):
+        # the totals of the count scan's tiles: zero between passes (each pass's scatter
+        # clears what its histogram added), so zeroed once, when made, and dropped if a
+        # sort stops half recorded
+        sums = scratch(dev, "radix.sums", groups_for(BUCKETS * tiles, SCAN_TILE), np.uint32,
+                       zeroed=True)
+        levels = []
+    else:
+        sums = scratch(dev, "radix.no_sums", 1, np.uint32)     # bound, unused
+        levels = scan_scratch(dev, BUCKETS * tiles, np.uint32)  # once, for every pass
     # pass p writes keys to ``key_out[(PASSES - 1 - p) % 2]`` (values likewise to
     # ``val_out``): the last pass into dst (or keys_a), the one before into keys_b, ...
     keys_a = dst if dst is not None else scratch(dev, "radix.keys_a", n, np.uint32)
@@ -491,6 +549,26 @@ def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U
         # is refused at launch
         val_out = (scratch(dev, "radix.no_vals_a", 1, np.int32),
                    scratch(dev, "radix.no_vals_b", 1, np.int32))
+    try:
+        _record_passes(dev, src, n, kind, flip, out_kind, descending, kv, dst is not None,
+                       key_out, val_out, counts, offsets, sums, levels)
+    except BaseException:
+        drop_scratch(dev, "radix.sums")
+        raise
+    return dst if dst is not None else (None if kv else key_out[0])
+
+
+def _record_passes(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int, flip: int,
+                   out_kind: int, descending: bool, kv: bool, has_dst: bool,
+                   key_out: tuple[ps.DeviceArray, ps.DeviceArray],
+                   val_out: tuple[ps.DeviceArray, ps.DeviceArray], counts: ps.DeviceArray,
+                   offsets: ps.DeviceArray, sums: ps.DeviceArray,
+                   levels: list[ps.DeviceArray]) -> None:
+    """``record_radix``'s launches: per pass, the histogram, the scan of the counts (one
+    launch where ``fused_scan``, else ``record_scan`` with ``levels``) and the scatter."""
+    fused = fused_scan(dev)
+    items, unroll, tkeys, rake, nib = tuning(dev)
+    tiles = groups_for(n, items * WG)
     keys_in = src
     hist_threads, hist_unroll = hist_shape(tiles, items, unroll)
     for p in range(PASSES):
@@ -499,15 +577,18 @@ def record_radix(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int = KIND_U
         k_kind, k_flip = (kind, flip) if p == 0 else (KIND_U32, 0)
         o = (PASSES - 1 - p) % 2
         # argsort's last pass needs only the indices: its keys_a (scratch) is bound, unwritten
-        write_keys = not (last and kv and dst is None)
+        write_keys = not (last and kv and not has_dst)
         vmode = (INDEX_VALS if p == 0 else CARRY_VALS) if kv else NO_VALS
-        radix_hist.launch(keys_in, counts, n, shift, k_flip, k_kind, items, hist_unroll,
-                          threads=hist_threads, device=dev)
-        record_scan(dev, counts, offsets, BUCKETS * tiles, False, levels)
+        radix_hist.launch(keys_in, counts, sums, n, shift, k_flip, k_kind, items, hist_unroll,
+                          fused, threads=hist_threads, device=dev)
+        if fused:
+            scan_tiles.launch(counts, offsets, sums, BUCKETS * tiles, u32(0), False, False,
+                              u32, True, threads=len(sums) * SCAN_WG, device=dev)
+        else:
+            record_scan(dev, counts, offsets, BUCKETS * tiles, False, levels)
         # values: what the last pass wrote (the first pass reads none, vals is bound)
-        radix_scatter.launch(keys_in, val_out[1 - o], offsets, key_out[o], val_out[o], n,
+        radix_scatter.launch(keys_in, val_out[1 - o], offsets, sums, key_out[o], val_out[o], n,
                              shift, k_flip, k_kind, out_kind if last else KIND_U32,
                              last and descending, write_keys, vmode, items, unroll, tkeys,
-                             rake, nib, selects(dev), threads=tiles * WG, device=dev)
+                             rake, nib, selects(dev), fused, threads=tiles * WG, device=dev)
         keys_in = key_out[o]
-    return dst if dst is not None else (None if kv else key_out[0])

@@ -52,18 +52,37 @@ def _pad(j: u32) -> u32:
 @ps.kernel(workgroup_size=WG)
 def scan_tiles(data: ps.Buffer[T], out: ps.Buffer[T], offsets: ps.Buffer[T], n: u32,
                ident: T, inclusive: ps.Const[bool], offset: ps.Const[bool],
-               elem: ps.Const[type[T]]) -> None:
+               elem: ps.Const[type[T]], summed: ps.Const[bool] = False) -> None:
     """Scan each tile of ``TILE`` elements of ``data[:n]`` into ``out`` (inclusive or
     exclusive), starting each tile but the first from ``offsets[tile]`` when
     ``offset`` (the first tile's is the empty sum: adding +0.0 would turn a -0.0
-    prefix into +0.0). ``ident`` (0, or -0.0 for floats) pads the last tile; ``elem``
-    is ``T`` as a value (a type checker takes no TypeVar as an argument), for the
-    shared arrays."""
+    prefix into +0.0), or, when ``summed``, from the sum of ``offsets[:tile]`` (the
+    tiles' totals, added up here by each workgroup: integers only, in no set order).
+    ``ident`` (0, or -0.0 for floats) pads the last tile; ``elem`` is ``T`` as a value
+    (a type checker takes no TypeVar as an argument), for the shared arrays."""
     tile = ps.shared_array(elem, TILE + TILE // 32)
     part = ps.shared_array(elem, WG)
     lx = ps.local_index()
     grp = ps.global_id().x // WG
     base = grp * TILE
+    start = ident
+    if summed:
+        # the totals of the tiles before this one, read WG at a time and added as a tree
+        acc = ident
+        j = lx
+        while j < grp:
+            acc = acc + offsets[j]
+            j += WG
+        part[lx] = acc
+        half = u32(WG // 2)
+        while half > 0:
+            ps.barrier()
+            if lx < half:
+                part[lx] = part[lx] + part[lx + half]
+            half //= 2
+        ps.barrier()
+        start = part[0]
+        ps.barrier()            # part is written again below
     for k in range(u32(ITEMS)):
         v = ident
         if base + k * WG + lx < n:
@@ -88,7 +107,9 @@ def scan_tiles(data: ps.Buffer[T], out: ps.Buffer[T], offsets: ps.Buffer[T], n: 
     run = ident
     if lx > 0:
         run = part[lx - 1]
-    if offset and grp > 0:
+    if summed:
+        run = start + run
+    elif offset and grp > 0:
         if lx > 0:
             run = offsets[grp] + run
         else:

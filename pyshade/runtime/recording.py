@@ -28,6 +28,13 @@ FIRST_CHUNK = 32
 # through wgpu against 1.233, 1.304, 1.198 and 1.306 (ranges of 7 rounds within 0.04 ms).
 BATCH_FIRST_CHUNK = 1
 MAX_RECORDED = 4096
+# How long a wait for results polls (the vulkan device its fence, VulkanDevice.spin_wait;
+# the wgpu device wgpuDevicePoll, wgpu_support.WorkDoneWaiter) before it blocks in the
+# driver, on GPU adapters (CPU drivers need every core for the work itself). Blocking
+# costs a wake-up, and the thread comes back to a cold core: a sort of 2^24 keys on an
+# H100 took 0.07 ms less end to end through Vulkan polling (bench/probes/record_host_probe.py,
+# bench/results/h100_host_20261206.txt); CUDA's own synchronisation spins by default.
+SPIN_WAIT_S = 0.002
 
 
 class Recording:

@@ -67,8 +67,8 @@ from .base import (
     shape_bytes,
     with_group_counts,
 )
-from .recording import Recording
-from .vulkan_memory import BARRIER_STAGES, SPIN_WAIT_S, Memory, Slot
+from .recording import SPIN_WAIT_S, Recording
+from .vulkan_memory import BARRIER_STAGES, Memory, Slot
 from .vulkan_support import binding, list_adapters, open_device
 
 __all__ = ["VulkanArray", "VulkanDevice", "list_adapters"]
@@ -196,7 +196,7 @@ class VulkanDevice(Recording, Device):
         self.adapter = ad.label
         self.kind = ad.kind
         #: seconds a wait for results polls the fence before it blocks
-        #: (``vulkan_memory.SPIN_WAIT_S``; 0 on CPU drivers)
+        #: (``recording.SPIN_WAIT_S``; 0 on CPU drivers)
         self.spin_wait = 0.0 if self.kind == "CPU" else SPIN_WAIT_S
         self.note = LLVMPIPE_NOTE if "llvmpipe" in ad.name.lower() else ""
         L = ad.limits

@@ -56,12 +56,6 @@ _WAIT_NS = int(_wait_seconds() * 10**9)
 _POOL_SETS, _POOL_STORAGE = 128, 128 * 8
 # Parameter arena per command buffer (uniform/storage parameter blocks).
 ARENA_SIZE = 1 << 18
-# How long a wait for results polls the fence before it blocks in the driver, on GPU
-# adapters (CPU drivers need every core for the work itself; VulkanDevice.spin_wait).
-# Blocking costs a wake-up, and the thread comes back to a cold core: a sort of 2^24 keys
-# on an H100 took 0.07 ms less end to end polling (bench/probes/record_host_probe.py,
-# bench/results/h100_host_20261206.txt); CUDA's own synchronisation spins by default.
-SPIN_WAIT_S = 0.002
 
 _uids = itertools.count()
 

@@ -32,6 +32,10 @@ _instance: Any = None
 _instance_error: str | None = None
 
 # VkPhysicalDeviceType -> rank: discrete, integrated, virtual, then CPU drivers.
+# the core features the device is created with, where the GPU has them: only those the
+# emitters may use (robustBufferAccess stays off: no other GPU device checks bounds, and
+# bench/probes/radix_stage_profile.py --robust times what it costs)
+ENABLED_FEATURES = ("shaderInt64", "shaderFloat64", "shaderInt16")
 _TYPE_RANK = {2: 0, 1: 1, 3: 2, 4: 3}
 _TYPE_NAME = {0: "other", 1: "integrated GPU", 2: "discrete GPU", 3: "virtual GPU", 4: "CPU"}
 
@@ -225,7 +229,7 @@ def open_device(vk: Any, ad: Any, adapter: str) -> tuple:
     base = f2.features
     want = ffi.new("VkPhysicalDeviceFeatures2*", {
         "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2})
-    for k in ("shaderInt64", "shaderFloat64", "shaderInt16"):
+    for k in ENABLED_FEATURES:
         setattr(want.features, k, getattr(base, k))
     w16 = ffi.new("VkPhysicalDevice16BitStorageFeatures*", {
         "sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,

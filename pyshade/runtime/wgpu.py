@@ -50,8 +50,8 @@ from ..cache import LRU
 from ..errors import BackendUnavailable, CompileError, LaunchError
 from .base import Compiled, Device, DeviceArray, check_requirements, shape_bytes, shape_tuple
 from .pool import POOL_BYTES, SizePool
-from .recording import Recording
-from .wgpu_support import adapter_label, adapter_note, list_adapters
+from .recording import SPIN_WAIT_S, Recording
+from .wgpu_support import WorkDoneWaiter, adapter_label, adapter_note, list_adapters
 
 __all__ = ["WgpuArray", "WgpuDevice", "adapter_label", "adapter_note", "list_adapters"]
 
@@ -271,6 +271,9 @@ class WgpuDevice(Recording, Device):
         self._array_usage = U.STORAGE | U.COPY_SRC | U.COPY_DST
         self._sync_buffer = self.wgpu_device.create_buffer(size=4, usage=U.COPY_SRC | U.COPY_DST)
         self._pool = SizePool(POOL_BYTES)         # freed arrays' (GPUBuffer, uid) by size
+        # synchronize() polls for the work's end on a GPU; a CPU adapter needs the core
+        cpu = getattr(adapter, "info", {}).get("adapter_type") == "CPU"
+        self._waiter = None if cpu else WorkDoneWaiter.make(self.wgpu_device, SPIN_WAIT_S)
         self._init_recording()
 
     # ---- arrays -----------------------------------------------------------
@@ -426,7 +429,8 @@ class WgpuDevice(Recording, Device):
                 if self._unsubmitted_write:
                     self.wgpu_device.queue.submit([])
                     self._unsubmitted_write = False
-                wait()
+                if self._waiter is None or not self._waiter.wait():
+                    wait()
                 return
             # read_buffer queues a copy after all earlier work and blocks until the
             # staging buffer is mapped, i.e. until the queue has drained up to it.

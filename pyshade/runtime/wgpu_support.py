@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
 from ..errors import BackendUnavailable
 from .base import LLVMPIPE_NOTE
 
-__all__ = ["adapter_label", "adapter_note", "list_adapters"]
+__all__ = ["WorkDoneWaiter", "adapter_label", "adapter_note", "list_adapters"]
 
 # Preference when ordering adapters: "wgpu" ("wgpu:0") is the first one.
 _TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
@@ -100,3 +101,56 @@ def adapter_note(adapter: Any) -> str:
     if "llvmpipe" in text:
         return LLVMPIPE_NOTE
     return ""
+
+
+class WorkDoneWaiter:
+    """Waits for a wgpu-native device's submitted work by polling, not blocking: asks the
+    queue for a callback when everything submitted so far is done, then calls
+    ``wgpuDevicePoll`` without waiting (about 1 us each) until the callback has run,
+    for at most ``spin_s`` seconds before a blocking wait. Why: a blocking wait costs a
+    wake-up and a cold core, as on the vulkan device (``recording.SPIN_WAIT_S``).
+    The callback goes through wgpu-native's C API directly: wgpu-py's
+    ``on_submitted_work_done`` declares the callback without its message argument.
+    ``make()`` returns None where wgpu-native's API is not there to do this."""
+
+    def __init__(self, libf: Any, ffi: Any, lib: Any, device: Any, spin_s: float):
+        self._poll = libf.wgpuDevicePoll
+        self._on_done = libf.wgpuQueueOnSubmittedWorkDone
+        self._ffi = ffi
+        self._device = device._internal
+        self._queue = device.queue._internal
+        self.spin_s = spin_s
+        self._done = [0]
+        done = self._done
+
+        def work_done(status: Any, message: Any, u1: Any, u2: Any) -> None:
+            done[0] += 1        # only a count: the device is not reachable from here
+
+        self._callback = ffi.callback(
+            "void(WGPUQueueWorkDoneStatus, WGPUStringView, void *, void *)", work_done)
+        self._info = ffi.new("WGPUQueueWorkDoneCallbackInfo *", {
+            "mode": lib.WGPUCallbackMode_AllowSpontaneous, "callback": self._callback})
+        self._asked = 0
+
+    @classmethod
+    def make(cls, device: Any, spin_s: float) -> WorkDoneWaiter | None:
+        """A waiter for the wgpu-py ``device``, or None (another wgpu-py, no C API)."""
+        try:
+            from wgpu.backends.wgpu_native._api import ffi, lib, libf
+            return cls(libf, ffi, lib, device, spin_s)
+        except Exception:       # noqa: BLE001 - any mismatch: the blocking wait serves
+            return None
+
+    def wait(self) -> bool:
+        """Poll until the work submitted before this call is done; False when ``spin_s``
+        passed first (the caller then waits blocking)."""
+        self._asked += 1
+        target = self._asked
+        self._on_done(self._queue, self._info[0])
+        poll, dev, null, done = self._poll, self._device, self._ffi.NULL, self._done
+        deadline = time.perf_counter() + self.spin_s
+        while done[0] < target:
+            poll(dev, False, null)
+            if time.perf_counter() > deadline:
+                return False
+        return True
