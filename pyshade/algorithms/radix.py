@@ -70,7 +70,7 @@ from ._arrays import drop_scratch, groups_for, scratch
 from .keys import KIND_U32, key_of, word_of
 from .scan import TILE as SCAN_TILE
 from .scan import WG as SCAN_WG
-from .scan import record_scan, scan_scratch, scan_tiles
+from .scan import element_type, identity, record_scan, scan_scratch, scan_tiles
 
 WG = 128                # invocations of radix_scatter's workgroup
 # entries per invocation in a split, counted serially: a per-target specialisation
@@ -582,8 +582,9 @@ def _record_passes(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int, flip:
         radix_hist.launch(keys_in, counts, sums, n, shift, k_flip, k_kind, items, hist_unroll,
                           fused, threads=hist_threads, device=dev)
         if fused:
-            scan_tiles.launch(counts, offsets, sums, BUCKETS * tiles, u32(0), False, False,
-                              u32, True, threads=len(sums) * SCAN_WG, device=dev)
+            u = np.dtype(np.uint32)
+            scan_tiles.launch(counts, offsets, sums, BUCKETS * tiles, identity(u), False, False,
+                              element_type(u), True, threads=len(sums) * SCAN_WG, device=dev)
         else:
             record_scan(dev, counts, offsets, BUCKETS * tiles, False, levels)
         # values: what the last pass wrote (the first pass reads none, vals is bound)

@@ -52,7 +52,7 @@ def _pad(j: u32) -> u32:
 @ps.kernel(workgroup_size=WG)
 def scan_tiles(data: ps.Buffer[T], out: ps.Buffer[T], offsets: ps.Buffer[T], n: u32,
                ident: T, inclusive: ps.Const[bool], offset: ps.Const[bool],
-               elem: ps.Const[type[T]], summed: ps.Const[bool] = False) -> None:
+               elem: ps.Const[type[T]], summed: ps.Const[bool]) -> None:
     """Scan each tile of ``TILE`` elements of ``data[:n]`` into ``out`` (inclusive or
     exclusive), starting each tile but the first from ``offsets[tile]`` when
     ``offset`` (the first tile's is the empty sum: adding +0.0 would turn a -0.0
@@ -174,13 +174,13 @@ def record_scan(dev: ps.Device, src: ps.DeviceArray, out: ps.DeviceArray, n: int
     tiles = groups_for(n, TILE)
     ident, elem = identity(dtype), element_type(dtype)
     if tiles == 1:
-        scan_tiles.launch(src, out, src, n, ident, inclusive, False, elem, threads=WG,
+        scan_tiles.launch(src, out, src, n, ident, inclusive, False, elem, False, threads=WG,
                           device=dev)
         return
     sums, offsets = scratch[0], scratch[1]
     sum_tiles.launch(src, sums, n, ident, ITEMS, elem, threads=tiles * WG, device=dev)
     record_scan(dev, sums, offsets, tiles, False, scratch[2:])
-    scan_tiles.launch(src, out, offsets, n, ident, inclusive, True, elem,
+    scan_tiles.launch(src, out, offsets, n, ident, inclusive, True, elem, False,
                       threads=tiles * WG, device=dev)
 
 
