@@ -28,11 +28,13 @@ Design notes
   ``layout="auto"`` naga drops bindings the shader does not use, and binding
   them would then fail. Shader modules carry no naga runtime checks unless
   ``PYSHADE_WGPU_CHECKS=1`` (``runtime_checks``).
-* ``synchronize()`` blocks in wgpu-native's device poll (wgpu-py 0.32's
-  ``queue.on_submitted_work_done_sync()`` is broken: a cffi signature mismatch),
-  after an empty submission only when a ``queue.write_buffer`` of ours is not
-  submitted yet (the empty submission alone cost 40 us on an H100's host); without
-  the poll it reads back a 4-byte buffer.
+* ``synchronize()`` submits an empty command list only when a ``queue.write_buffer``
+  of ours is not submitted yet (the empty submission alone cost 40 us on an H100's
+  host). On a GPU adapter it then polls wgpu-native until the queue's work-done
+  callback has run, for up to ``recording.SPIN_WAIT_S`` (``wgpu_support.WorkDoneWaiter``;
+  wgpu-py 0.32's ``queue.on_submitted_work_done_sync()`` is broken: a cffi signature
+  mismatch), and otherwise blocks in wgpu-native's device poll; without that poll it
+  reads back a 4-byte buffer.
 * Finding and ordering adapters is ``wgpu_support``.
 """
 
