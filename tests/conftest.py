@@ -371,3 +371,13 @@ def vk_route_dev(request: pytest.FixtureRequest) -> ps.Device:
 def rng() -> np.random.Generator:
     """Fresh random data every run (seed printed on failure via the repr)."""
     return np.random.default_rng()
+
+
+def lcg_rounds(start: np.ndarray, iters: int) -> np.ndarray:
+    """What the runtimes' slow test kernel (``SLOW``: ``iters`` rounds of the LCG
+    ``x * 1664525 + 1013904223`` per u32 element) leaves in an array that held ``start``."""
+    x = start.astype(np.uint32)
+    with np.errstate(over="ignore"):
+        for _ in range(iters):
+            x = x * np.uint32(1664525) + np.uint32(1013904223)
+    return x

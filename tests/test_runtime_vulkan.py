@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import VK_DRIVERS, WANTED_DRIVERS, icd_file, require
+from conftest import VK_DRIVERS, WANTED_DRIVERS, icd_file, lcg_rounds, require
 
 import pyshade as ps
 from pyshade.errors import BackendUnavailable, CompileError, LaunchError
@@ -437,10 +437,7 @@ def test_synchronize_polls_then_blocks(dev, monkeypatch: pytest.MonkeyPatch) -> 
     k = _compiled(SLOW, (BufferSlot("data", 0, U32, True),), ParamBlock(1, 16, "push"),
                   key=("slow",))
     start = np.random.default_rng().integers(0, 2**32, n, dtype=np.uint32)
-    want = start.copy()
-    with np.errstate(over="ignore"):
-        for _ in range(3000):
-            want = want * np.uint32(1664525) + np.uint32(1013904223)
+    want = lcg_rounds(start, 3000)
     spin = dev.spin_wait
     try:
         for poll, wait_ns in ((30.0, 0), (1e-6, vulkan_memory._WAIT_NS)):

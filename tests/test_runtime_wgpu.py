@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import lcg_rounds
 
 import pyshade as ps
 from pyshade.errors import BackendUnavailable, CompileError
@@ -368,8 +369,8 @@ def test_synchronize_polls_for_work_done_then_blocks(dev):
     the work through alone; a poll shorter than the work hands over to the blocking wait.
     Either way the results are complete when it returns."""
     from pyshade.runtime.recording import SPIN_WAIT_S
-    from pyshade.runtime.wgpu_support import WorkDoneWaiter
-    cpu = dev.wgpu_adapter.info.get("adapter_type") == "CPU"
+    from pyshade.runtime.wgpu_support import WorkDoneWaiter, is_cpu_adapter
+    cpu = is_cpu_adapter(dev.wgpu_adapter)
     assert (dev._waiter is None) == cpu
     if not cpu:
         assert dev._waiter.spin_s == SPIN_WAIT_S
@@ -381,10 +382,7 @@ def test_synchronize_polls_for_work_done_then_blocks(dev):
     n = 64 * 64
     k = _compiled(SLOW, (BufferSlot("data", 0, U32, True),), ParamBlock(1, 16), key=("slow",))
     start = np.random.default_rng().integers(0, 2**32, n, dtype=np.uint32)
-    want = start.copy()
-    with np.errstate(over="ignore"):
-        for _ in range(3000):
-            want = want * np.uint32(1664525) + np.uint32(1013904223)
+    want = lcg_rounds(start, 3000)
     kept = dev._waiter
     try:
         dev._waiter = waiter

@@ -567,6 +567,7 @@ def _record_passes(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int, flip:
     """``record_radix``'s launches: per pass, the histogram, the scan of the counts (one
     launch where ``fused_scan``, else ``record_scan`` with ``levels``) and the scatter."""
     fused = fused_scan(dev)
+    ident, elem = identity(np.dtype(np.uint32)), element_type(np.dtype(np.uint32))
     items, unroll, tkeys, rake, nib = tuning(dev)
     tiles = groups_for(n, items * WG)
     keys_in = src
@@ -582,9 +583,8 @@ def _record_passes(dev: ps.Device, src: ps.DeviceArray, n: int, kind: int, flip:
         radix_hist.launch(keys_in, counts, sums, n, shift, k_flip, k_kind, items, hist_unroll,
                           fused, threads=hist_threads, device=dev)
         if fused:
-            u = np.dtype(np.uint32)
-            scan_tiles.launch(counts, offsets, sums, BUCKETS * tiles, identity(u), False, False,
-                              element_type(u), True, threads=len(sums) * SCAN_WG, device=dev)
+            scan_tiles.launch(counts, offsets, sums, BUCKETS * tiles, ident, False, False,
+                              elem, True, threads=len(sums) * SCAN_WG, device=dev)
         else:
             record_scan(dev, counts, offsets, BUCKETS * tiles, False, levels)
         # values: what the last pass wrote (the first pass reads none, vals is bound)

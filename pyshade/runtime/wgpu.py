@@ -53,7 +53,13 @@ from ..errors import BackendUnavailable, CompileError, LaunchError
 from .base import Compiled, Device, DeviceArray, check_requirements, shape_bytes, shape_tuple
 from .pool import POOL_BYTES, SizePool
 from .recording import SPIN_WAIT_S, Recording
-from .wgpu_support import WorkDoneWaiter, adapter_label, adapter_note, list_adapters
+from .wgpu_support import (
+    WorkDoneWaiter,
+    adapter_label,
+    adapter_note,
+    is_cpu_adapter,
+    list_adapters,
+)
 
 __all__ = ["WgpuArray", "WgpuDevice", "adapter_label", "adapter_note", "list_adapters"]
 
@@ -274,8 +280,8 @@ class WgpuDevice(Recording, Device):
         self._sync_buffer = self.wgpu_device.create_buffer(size=4, usage=U.COPY_SRC | U.COPY_DST)
         self._pool = SizePool(POOL_BYTES)         # freed arrays' (GPUBuffer, uid) by size
         # synchronize() polls for the work's end on a GPU; a CPU adapter needs the core
-        cpu = getattr(adapter, "info", {}).get("adapter_type") == "CPU"
-        self._waiter = None if cpu else WorkDoneWaiter.make(self.wgpu_device, SPIN_WAIT_S)
+        self._waiter = None if is_cpu_adapter(adapter) else \
+            WorkDoneWaiter.make(self.wgpu_device, SPIN_WAIT_S)
         self._init_recording()
 
     # ---- arrays -----------------------------------------------------------

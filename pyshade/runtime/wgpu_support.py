@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import BackendUnavailable
 from .base import LLVMPIPE_NOTE
 
-__all__ = ["WorkDoneWaiter", "adapter_label", "adapter_note", "list_adapters"]
+__all__ = ["WorkDoneWaiter", "adapter_label", "adapter_note", "is_cpu_adapter", "list_adapters"]
 
 # Preference when ordering adapters: "wgpu" ("wgpu:0") is the first one.
 _TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
@@ -85,6 +85,11 @@ def list_adapters() -> list[Any]:
                 _BACKEND_RANK.get(info.get("backend_type", ""), 1))
 
     return sorted(found, key=rank)
+
+
+def is_cpu_adapter(adapter: Any) -> bool:
+    """Whether ``adapter`` is a CPU implementation (lavapipe, SwiftShader)."""
+    return getattr(adapter, "info", {}).get("adapter_type") == "CPU"
 
 
 def adapter_label(adapter: Any) -> str:
