@@ -8,7 +8,7 @@
 #   .gl     Debian's libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 (amd64 .debs)
 #   .whl    cp312 wheels: wgpu 0.32.0, rendercanvas, cffi, pycparser, vulkan 1.3.275.1,
 #           cuda-bindings 13.4.4, cuda-pathfinder 1.9.1 (NVRTC itself is the machine's CUDA 13)
-#   .tools  bin/glslangValidator, bin/spirv-val, bin/spirv-dis unpacked (dpkg -x) from Debian's
+#   .tools  bin/glslangValidator, bin/spirv-val, bin/spirv-opt, bin/spirv-dis copied from Debian's
 #           glslang-tools and spirv-tools (SPIRV-Tools linked in statically: libstdc++ only);
 #           .tools/lib, if present, goes on LD_LIBRARY_PATH
 #   .dxc    optional: as bench/h200_hlsl.sh says; carried, it adds the HLSL route to step c
