@@ -18,7 +18,10 @@
 # made with `git archive main pyshade | tar -x -C bench/probes/_main_tree`), "ab" (RADIX_BEFORE
 # against the current radix.py, interleaved: radix_stage_profile.py --ab) and "robust" (the
 # stages through Vulkan with and without robustBufferAccess, twice) and "spin"
-# (bench/probes/wgpu_spin_probe.py: the wgpu device's wait, polling against blocking). Logs under $OUT;
+# (bench/probes/wgpu_spin_probe.py: the wgpu device's wait, polling against blocking),
+# "fusedsizes" (bench/probes/radix_fused_sizes_probe.py: the fused count scan on and off by
+# size, interleaved) and "overhead" (bench/probes/call_overhead_probe.py: a small call's
+# time to sync and on the host alone, with cProfile's top functions). Logs under $OUT;
 # tables printed last.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -47,6 +50,11 @@ for step in ${RADIX_STEPS:-radix ncu bench}; do
             timeout -k 5 100 python3 bench/probes/radix_stage_profile.py --devices vulkan $r
         done > "$OUT/robust.txt" 2>&1 ;;
     spin) timeout -k 5 120 python3 bench/probes/wgpu_spin_probe.py > "$OUT/spin.txt" 2>&1 ;;
+    fusedsizes) timeout -k 5 "${FUSED_TIMEOUT:-300}" python3 bench/probes/radix_fused_sizes_probe.py \
+            --devices "${RADIX_DEVICES:-cuda,vulkan,wgpu}" > "$OUT/fusedsizes.txt" 2>&1 ;;
+    overhead) timeout -k 5 150 python3 bench/probes/call_overhead_probe.py \
+            --devices "${RADIX_DEVICES:-cuda,vulkan,wgpu}" --n "${OVERHEAD_N:-65536}" \
+            > "$OUT/overhead.txt" 2>&1 ;;
     ncu) timeout -k 5 "${NCU_TIMEOUT:-60}" ncu --clock-control none -k regex:radix_ \
             --launch-skip 8 --launch-count 2 --section SpeedOfLight --section Occupancy \
             --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
@@ -76,7 +84,7 @@ done
 echo "=== ncu"
 grep -iE "radix_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles Per Issued|Issue Slot|No Eligible|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Stall|==PROF==|==ERROR==" \
     "$OUT/ncu.txt" | cut -c1-150 | head -70
-for f in stats chunk mem host checks tests benchbefore bench radix ab robust spin; do
+for f in stats chunk mem host checks tests benchbefore bench radix ab robust spin overhead fusedsizes; do
     [ -f "$OUT/$f.txt" ] && { echo "=== $f"; grep -vE "^\s*$" "$OUT/$f.txt" | tail -60 | cut -c1-200; }
 done
 exit 0
