@@ -16,23 +16,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import numpy as np
 
 import pyshade as ps
 from pyshade.algorithms import radix, sort
-
-
-def _time(fn, sync, reps: int) -> float:
-    ts = []
-    for _ in range(reps):
-        sync()
-        t = time.perf_counter()
-        fn()
-        sync()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts) * 1e3
+from pyshade.benchmarks.common import median_ms
 
 
 def main() -> None:
@@ -66,12 +55,10 @@ def main() -> None:
             for _ in range(args.rounds):
                 for label, flag in (("three", False), ("fused", True)):
                     radix.fused_scan = lambda d, _f=flag: _f
-                    for _ in range(3):
-                        sort(x, method="radix")
-                    times[label].append(_time(lambda: sort(x, method="radix"),
-                                              dev.synchronize, args.reps))
+                    times[label].append(median_ms(lambda: sort(x, method="radix"),
+                                                  dev.synchronize, args.reps))
                 if cupy_sort is not None:
-                    times["cupy"].append(_time(cupy_sort, sync_cp, args.reps))
+                    times["cupy"].append(median_ms(cupy_sort, sync_cp, args.reps))
             radix.fused_scan = original
             rows.append((name, n, {k: (statistics.median(v), min(v), max(v))
                                    for k, v in times.items()}))
