@@ -22,18 +22,17 @@ import numpy as np
 
 import pyshade as ps
 from pyshade.algorithms import reduce, scan, sort
+from pyshade.benchmarks.common import median_ms
 
 
-def _ms(fn, sync, reps: int, to_sync: bool) -> float:
-    """Median of ``reps`` calls of ``fn`` (each after the device is idle), timed to
-    ``sync()`` when ``to_sync``, else to ``fn``'s return (the host's part alone)."""
+def _host_ms(fn, sync, reps: int) -> float:
+    """Median of ``reps`` calls of ``fn``, each after the device is idle, timed to
+    ``fn``'s return: the host's part alone."""
     ts = []
     for _ in range(reps):
         sync()
         t = time.perf_counter()
         fn()
-        if to_sync:
-            sync()
         ts.append(time.perf_counter() - t)
     sync()
     return statistics.median(ts) * 1e3
@@ -60,8 +59,8 @@ def main() -> None:
         for label, fn in calls.items():
             for _ in range(20):
                 fn()
-            full = _ms(fn, dev.synchronize, args.reps, True)
-            host = _ms(fn, dev.synchronize, args.reps, False)
+            full = median_ms(fn, dev.synchronize, args.reps)
+            host = _host_ms(fn, dev.synchronize, args.reps)
             rows.append((name, label, full, host))
             prof = cProfile.Profile()
             dev.synchronize()
@@ -82,8 +81,8 @@ def main() -> None:
                               "sort u32": lambda: cp.sort(cu)}.items():
                 for _ in range(20):
                     fn()
-                rows.append(("cupy", label, _ms(fn, sync, args.reps, True),
-                             _ms(fn, sync, args.reps, False)))
+                rows.append(("cupy", label, median_ms(fn, sync, args.reps),
+                             _host_ms(fn, sync, args.reps)))
     print(f"n = {args.n}, median of {args.reps}, ms")
     print(f"{'device':8s} {'call':16s} {'to sync':>9s} {'host only':>10s}")
     for name, label, full, host in rows:
